@@ -1,0 +1,94 @@
+# iodig: one static binary with its BPF programs embedded as skeletons.
+# Build:  make            Run: sudo make run ARGS="lat 1 5"      Test: sudo make test
+
+CLANG      ?= clang-19
+BPFTOOL    ?= bpftool
+CC         ?= gcc
+VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
+VERSION    := 0.1.0
+ARCH       := x86
+
+BUILD  := build
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
+          -I$(BUILD) -Isrc -Isrc/lib -DIODIG_VERSION='"$(VERSION)"' -MMD -MP
+LDFLAGS += -static
+LDLIBS  := -lbpf -lelf -lz -lzstd -lm
+
+BPF_CFLAGS := -target bpf -g -O2 -Wall -Wno-unused-function -D__TARGET_ARCH_$(ARCH) \
+              -I$(BUILD) -Isrc -Isrc/bpf -MMD -MP
+
+# One trio per command: src/<cmd>.c, src/bpf/<cmd>.bpf.c, src/<cmd>.h
+BPF_SRCS  := $(wildcard src/bpf/*.bpf.c)
+SKELS     := $(patsubst src/bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
+LIB_SRCS  := $(wildcard src/lib/*.c)
+CMD_SRCS  := $(wildcard src/*.c)
+OBJS      := $(patsubst src/%.c,$(BUILD)/%.o,$(CMD_SRCS) $(LIB_SRCS))
+LIB_OBJS  := $(patsubst src/%.c,$(BUILD)/%.o,$(LIB_SRCS))
+UNIT_SRCS := $(wildcard tests/unit/*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+
+.PHONY: all deps test-deps run test unit live vm bench clean check-static
+.DELETE_ON_ERROR:
+.SECONDARY:
+
+all: iodig
+
+deps:
+	@scripts/install-deps build
+
+test-deps: deps
+	@scripts/install-deps test
+
+iodig: $(OBJS) | deps
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(OBJS) $(LDLIBS)
+	@$(MAKE) --no-print-directory check-static
+
+check-static: iodig
+	@if ldd ./iodig 2>&1 | grep -q 'not a dynamic executable'; then :; \
+	 else echo "iodig is not statically linked:"; ldd ./iodig; exit 1; fi
+
+$(BUILD)/vmlinux.h: | deps
+	@mkdir -p $(BUILD)
+	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@
+
+$(BUILD)/%.bpf.o: src/bpf/%.bpf.c $(BUILD)/vmlinux.h | deps
+	@mkdir -p $(BUILD)
+	$(CLANG) $(BPF_CFLAGS) -MF $(BUILD)/$*.bpf.d -MT $@ -c $< -o $(BUILD)/$*.tmp.bpf.o
+	$(BPFTOOL) gen object $@ $(BUILD)/$*.tmp.bpf.o
+
+$(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name $*_bpf > $@
+
+# Every user-side object may include any skeleton; generating them first keeps that simple.
+$(BUILD)/%.o: src/%.c $(SKELS) | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
+
+run: iodig
+	./iodig $(ARGS)
+
+# Everything: unit tests, live tests on loop devices, VM tests on a stock kernel.
+test: iodig $(UNIT_BINS) test-deps
+	tests/run all
+
+unit: $(UNIT_BINS)
+	tests/run unit
+
+live: iodig test-deps
+	tests/run live
+
+vm: iodig test-deps
+	tests/run vm
+
+bench: iodig test-deps
+	bench/lat.sh
+
+clean:
+	rm -rf $(BUILD) iodig
+
+-include $(wildcard $(BUILD)/*.d $(BUILD)/lib/*.d $(BUILD)/tests/*.d)

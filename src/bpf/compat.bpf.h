@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* CO-RE shims for kernel structures that changed shape.  Each says why. */
+#ifndef IODIG_COMPAT_BPF_H
+#define IODIG_COMPAT_BPF_H
+
+#include <bpf/bpf_core_read.h>
+
+/* Kernel commit f3fa33acca9f ("block: remove the ->rq_disk field in struct
+ * request", 5.17): the disk is reached through rq->q->disk since. */
+struct request___old {
+	struct gendisk *rq_disk;
+} __attribute__((preserve_access_index));
+
+static __always_inline struct gendisk *rq_gendisk(struct request *rq)
+{
+	if (bpf_core_field_exists(((struct request___old *)0)->rq_disk))
+		return BPF_CORE_READ((struct request___old *)rq, rq_disk);
+	return BPF_CORE_READ(rq, q, disk);
+}
+
+/* dev_t of the whole disk, in the kernel's MKDEV encoding. */
+static __always_inline __u32 gendisk_dev(struct gendisk *disk)
+{
+	__u32 major = BPF_CORE_READ(disk, major);
+	__u32 minor = BPF_CORE_READ(disk, first_minor);
+
+	return (major << 20) | minor;
+}
+
+/* cgroup (v2) id an I/O is charged to: bio->bi_blkg->blkcg->css.cgroup.
+ * kernfs_node.id became a u64 in 5.5 (67c0496e87d1), which we require. */
+static __always_inline __u64 bio_cgroup_id(struct bio *bio)
+{
+	if (!bio || !bpf_core_field_exists(bio->bi_blkg))
+		return 0;
+	return BPF_CORE_READ(bio, bi_blkg, blkcg, css.cgroup, kn, id);
+}
+
+#endif

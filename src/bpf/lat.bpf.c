@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iodig lat: block request latency histograms.
+ *
+ * One program on block_rq_complete does the work.  The start of the interval
+ * comes from the stamps the block layer already keeps in struct request
+ * (io_start_time_ns at issue, start_time_ns at allocation), so the common
+ * case costs one program run and one map lookup per request, not two
+ * programs and a hash insert/delete as a start map would.
+ * When a queue does not collect stats the kernel leaves io_start_time_ns at
+ * 0; the user side then attaches lat_issue, which stamps into own_start.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "hist.bpf.h"
+#include "compat.bpf.h"
+#include "lat.h"
+
+const volatile bool targ_per_disk = false;
+const volatile bool targ_per_flags = false;
+const volatile bool targ_queued = false;	/* from allocation, not issue */
+const volatile bool targ_own_clock = false;	/* ignore the kernel's stamps */
+const volatile __u32 filter_dev = 0;
+const volatile __u64 filter_cgroup = 0;
+
+__u32 epoch;		/* written by the user side */
+bool own_fallback;	/* lat_issue attached: look in own_start */
+struct lat_stats stats;
+
+static struct hist zero_hist;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, LAT_MAX_KEYS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct lat_key);
+	__type(value, struct hist);
+} hists SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u64);
+	__type(value, __u64);
+} own_start SEC(".maps");
+
+static __always_inline bool filtered(struct request *rq, __u32 *dev)
+{
+	if (targ_per_disk || filter_dev) {
+		*dev = gendisk_dev(rq_gendisk(rq));
+		if (filter_dev && *dev != filter_dev)
+			return true;
+	}
+	if (filter_cgroup && bio_cgroup_id(rq->bio) != filter_cgroup)
+		return true;
+	return false;
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(lat_issue, struct request *rq)
+{
+	__u64 key = (__u64)rq, ts = bpf_ktime_get_ns();
+
+	bpf_map_update_elem(&own_start, &key, &ts, BPF_ANY);
+	return 0;
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(lat_complete, struct request *rq, int error, unsigned int nr_bytes)
+{
+	struct lat_key key = {};
+	struct hist *h;
+	__u64 start, now;
+
+	/* A partial completion: the request goes on, time it when it ends. */
+	if (nr_bytes < rq->__data_len)
+		return 0;
+	if (filtered(rq, &key.dev))
+		return 0;
+	if (!targ_per_disk)
+		key.dev = 0;
+
+	start = targ_queued ? rq->start_time_ns : rq->io_start_time_ns;
+	if (targ_own_clock || (!start && own_fallback && !targ_queued)) {
+		__u64 rkey = (__u64)rq, *ts = bpf_map_lookup_elem(&own_start, &rkey);
+
+		start = ts ? *ts : 0;
+		if (ts) {
+			bpf_map_delete_elem(&own_start, &rkey);
+			__sync_fetch_and_add(&stats.own_stamps, 1);
+		}
+	}
+	if (!start) {
+		__sync_fetch_and_add(&stats.unstamped, 1);
+		return 0;
+	}
+	now = bpf_ktime_get_ns();
+	if (targ_per_flags)
+		key.flags = rq->cmd_flags;
+	key.epoch = epoch;
+
+	h = bpf_map_lookup_elem(&hists, &key);
+	if (!h) {
+		/* EEXIST from a racing CPU is fine: look up again either way. */
+		bpf_map_update_elem(&hists, &key, &zero_hist, BPF_NOEXIST);
+		h = bpf_map_lookup_elem(&hists, &key);
+		if (!h) {
+			__sync_fetch_and_add(&stats.map_full, 1);
+			return 0;
+		}
+	}
+	/* A stamp from a cached plug clock can be a little behind ours,
+	 * never ahead; guard anyway so a clock quirk cannot wrap to 2^64. */
+	hist_add(h, now > start ? now - start : 0);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

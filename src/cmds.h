@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef IODIG_CMDS_H
+#define IODIG_CMDS_H
+
+struct cmd {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+};
+
+int cmd_lat(int argc, char **argv);
+
+#endif

@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0
+/* iodig lat: block I/O latency histograms per disk and operation. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "bpfx.h"
+#include "cli.h"
+#include "disks.h"
+#include "histo.h"
+#include "lat.h"
+#include "log.h"
+#include "reqflags.h"
+#include "run.h"
+#include "lat.skel.h"
+
+#define CGROUP2_SUPER_MAGIC 0x63677270
+
+static const char lat_usage[] =
+"Usage: iodig lat [options] [interval [count]]\n"
+"Block I/O latency histograms, from the kernel's own request stamps.\n"
+"By default: device time (issue to completion), all disks together.\n"
+"\n"
+"  -D, --disk-split     one histogram per disk\n"
+"  -F, --flags          one histogram per operation and flags (read, write sync, ...)\n"
+"  -Q, --queued         from request allocation: includes time queued in the OS\n"
+"  -d, --disk DISK      only this disk (a partition counts toward its disk)\n"
+"  -c, --cgroup PATH    only I/O charged to this cgroup (v2)\n"
+"  -m, --ms             histogram rows in milliseconds (default microseconds)\n"
+"  -T, --timestamp      a time line before each interval\n"
+"      --own-clock      time from iodig's own issue stamp, not the kernel's\n"
+CLI_COMMON_HELP
+"\n"
+"Percentiles are within 3.125% of the exact value (log2 buckets, 16 linear\n"
+"sub-buckets each).  Ctrl-C prints what was gathered so far.\n"
+"Example: iodig lat -D -F 1 5\n";
+
+enum { OPT_OWN_CLOCK = OPT_FIRST_CMD };
+
+struct lat_opts {
+	struct cli_common c;
+	bool per_disk, per_flags, queued, ms, own_clock;
+	const char *disk, *cgroup;
+	struct run_loop loop;
+};
+
+struct lat_entry {
+	__u32 dev, flags;
+	struct hist h;
+};
+
+struct lat_ctx {
+	struct lat_opts *o;
+	struct lat_bpf *skel;
+	struct reqflags rf;
+	bool have_rf;
+	struct bpf_link *issue_link;
+	struct lat_stats last;
+	int ncpus, interval_no;
+	void *percpu;	/* ncpus values of one key */
+	struct lat_entry *ents;
+	int nents, cap;
+	struct json j;
+};
+
+static int lat_parse(int argc, char **argv, struct lat_opts *o)
+{
+	static const struct option longs[] = {
+		{ "disk-split", no_argument, 0, 'D' },
+		{ "flags", no_argument, 0, 'F' },
+		{ "queued", no_argument, 0, 'Q' },
+		{ "disk", required_argument, 0, 'd' },
+		{ "cgroup", required_argument, 0, 'c' },
+		{ "ms", no_argument, 0, 'm' },
+		{ "timestamp", no_argument, 0, 'T' },
+		{ "own-clock", no_argument, 0, OPT_OWN_CLOCK },
+		CLI_COMMON_LONG,
+		{}
+	};
+	int opt;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":DFQd:c:mTvh", longs, NULL)) != -1) {
+		if (cli__common(opt, &o->c))
+			continue;
+		switch (opt) {
+		case 'D': o->per_disk = true; break;
+		case 'F': o->per_flags = true; break;
+		case 'Q': o->queued = true; break;
+		case 'd': o->disk = optarg; break;
+		case 'c': o->cgroup = optarg; break;
+		case 'm': o->ms = true; break;
+		case 'T': o->loop.timestamp = true; break;
+		case OPT_OWN_CLOCK: o->own_clock = true; break;
+		default: return cli__bad_option(opt, argv);
+		}
+	}
+	if (o->c.help)
+		return 0;
+	if (o->queued && o->own_clock)
+		return usage_error("-Q and --own-clock do not go together: own stamps are taken at issue");
+	return run__parse_interval(argc, argv, optind, &o->loop);
+}
+
+static int cmp_ent(const void *a, const void *b)
+{
+	const struct lat_entry *x = a, *y = b;
+	int c = strcmp(disks__name(x->dev), disks__name(y->dev));
+
+	if (c)
+		return c;
+	return x->flags < y->flags ? -1 : x->flags > y->flags;
+}
+
+static struct lat_entry *ent_get(struct lat_ctx *x, __u32 dev, __u32 flags)
+{
+	for (int i = 0; i < x->nents; i++)
+		if (x->ents[i].dev == dev && x->ents[i].flags == flags)
+			return &x->ents[i];
+	if (x->nents == x->cap) {
+		int cap = x->cap ? x->cap * 2 : 16;
+		void *p = realloc(x->ents, cap * sizeof(*x->ents));
+
+		if (!p)
+			return NULL;
+		x->ents = p;
+		x->cap = cap;
+	}
+	memset(&x->ents[x->nents], 0, sizeof(x->ents[0]));
+	x->ents[x->nents].dev = dev;
+	x->ents[x->nents].flags = flags;
+	return &x->ents[x->nents++];
+}
+
+/* Flip the epoch, then drain the half the kernel no longer writes. */
+static int lat_collect(struct lat_ctx *x)
+{
+	int fd = bpf_map__fd(x->skel->maps.hists);
+	size_t vsz = (sizeof(struct hist) + 7) & ~7UL;
+	__u32 old = x->skel->bss->epoch;
+	struct lat_key key, next, *prev = NULL;
+	struct timespec settle = { 0, 2000000 };
+
+	x->skel->bss->epoch = old ^ 1;
+	/* A program that read the old epoch finishes within microseconds. */
+	nanosleep(&settle, NULL);
+	x->nents = 0;
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (key.epoch != old)
+			continue;
+		if (bpf_map_lookup_elem(fd, &key, x->percpu))
+			continue;
+		struct lat_entry *e = ent_get(x, key.dev, key.flags);
+		if (!e)
+			return fail("collecting histograms", "out of memory");
+		for (int cpu = 0; cpu < x->ncpus; cpu++)
+			hist__merge(&e->h, (struct hist *)((char *)x->percpu + cpu * vsz));
+	}
+	/* Deleting while walking would restart the walk; delete afterwards. */
+	for (int i = 0; i < x->nents; i++) {
+		struct lat_key k = { x->ents[i].dev, x->ents[i].flags, old, 0 };
+
+		bpf_map_delete_elem(fd, &k);
+	}
+	qsort(x->ents, x->nents, sizeof(*x->ents), cmp_ent);
+	return 0;
+}
+
+static void ent_labels(struct lat_ctx *x, struct lat_entry *e, const char **op,
+		       char *flags, size_t len, char *opbuf, size_t oplen)
+{
+	*op = reqflags__op_name(&x->rf, e->flags, opbuf, oplen);
+	reqflags__flags_str(&x->rf, e->flags, flags, len);
+}
+
+static void lat_print_json(struct lat_ctx *x, struct lat_entry *e, const struct lat_stats *d)
+{
+	struct json *j = &x->j;
+	char flags[256], opbuf[16];
+	const char *op;
+
+	json__obj_begin(j);
+	json__kstr(j, "type", "hist");
+	json__ku64(j, "interval", x->interval_no);
+	json__ku64(j, "time", (uint64_t)time(NULL));
+	json__kstr(j, "clock", x->o->queued ? "alloc-to-complete" : "issue-to-complete");
+	if (x->o->per_disk)
+		json__kstr(j, "disk", disks__name(e->dev));
+	else if (x->o->disk)
+		json__kstr(j, "disk", x->o->disk);
+	if (x->o->per_flags) {
+		ent_labels(x, e, &op, flags, sizeof(flags), opbuf, sizeof(opbuf));
+		json__kstr(j, "op", op);
+		json__key(j, "flags");
+		json__arr_begin(j);
+		for (char *t = strtok(flags, " "); t; t = strtok(NULL, " "))
+			json__str(j, t);
+		json__arr_end(j);
+	}
+	hist__json(&e->h, j);
+	json__obj_end(j);
+}
+
+static void lat_print_text(struct lat_ctx *x, struct lat_entry *e)
+{
+	char flags[256], opbuf[16];
+	const char *op;
+
+	if (x->o->per_disk)
+		printf("\ndisk = %s\n", disks__name(e->dev));
+	if (x->o->per_flags) {
+		ent_labels(x, e, &op, flags, sizeof(flags), opbuf, sizeof(opbuf));
+		printf("%sop = %s%s%s\n", x->o->per_disk ? "" : "\n", op,
+		       flags[0] ? "  flags = " : "", flags);
+	}
+	if (!x->o->per_disk && !x->o->per_flags)
+		printf("\n");
+	hist__print(&e->h, stdout, x->o->ms ? 1000000 : 1000, x->o->ms ? "msecs" : "usecs");
+}
+
+static int lat_report(void *ctx, bool last)
+{
+	struct lat_ctx *x = ctx;
+	struct lat_stats now = x->skel->bss->stats, d;
+	int err = lat_collect(x);
+
+	if (err)
+		return err;
+	x->interval_no++;
+	d.unstamped = now.unstamped - x->last.unstamped;
+	d.map_full = now.map_full - x->last.map_full;
+	d.own_stamps = now.own_stamps - x->last.own_stamps;
+	x->last = now;
+
+	if (x->o->c.json) {
+		for (int i = 0; i < x->nents; i++)
+			lat_print_json(x, &x->ents[i], &d);
+		json__obj_begin(&x->j);
+		json__kstr(&x->j, "type", "interval_end");
+		json__ku64(&x->j, "interval", x->interval_no);
+		json__ku64(&x->j, "histograms", x->nents);
+		json__ku64(&x->j, "untimed", d.unstamped);
+		json__ku64(&x->j, "map_full", d.map_full);
+		json__ku64(&x->j, "own_stamps", d.own_stamps);
+		json__kbool(&x->j, "last", last);
+		json__obj_end(&x->j);
+		return 0;
+	}
+	if (x->o->loop.timestamp)
+		run__print_time(stdout);
+	for (int i = 0; i < x->nents; i++)
+		lat_print_text(x, &x->ents[i]);
+	if (!x->nents)
+		printf("no block I/O completed%s\n", x->o->loop.interval_ms ? " in this interval" : "");
+	if (d.unstamped)
+		printf("untimed: %llu requests had no start stamp (started before tracing, or the queue "
+		       "keeps no stats; iodig now stamps them itself)\n", (unsigned long long)d.unstamped);
+	if (d.map_full)
+		printf("lost: %llu requests found the histogram map full (%d keys)\n",
+		       (unsigned long long)d.map_full, LAT_MAX_KEYS);
+	fflush(stdout);
+	return 0;
+}
+
+/* The kernel stamps io_start_time_ns only when the queue collects stats
+ * (QUEUE_FLAG_STATS: wbt, iocost, kyber, ... turn it on).  When requests
+ * arrive without it, stamp at issue ourselves from then on. */
+static int lat_wait(void *ctx, int ms)
+{
+	struct lat_ctx *x = ctx;
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	if (!x->issue_link && !x->o->queued && x->skel->bss->stats.unstamped) {
+		x->issue_link = bpf_program__attach(x->skel->progs.lat_issue);
+		if (!x->issue_link)
+			return bpfx__fail("attaching block_rq_issue", -errno) ? -EINVAL : 0;
+		x->skel->bss->own_fallback = true;
+		if (log__verbose())
+			warnf("requests without a kernel issue stamp: stamping at block_rq_issue");
+	}
+	nanosleep(&ts, NULL);
+	return 0;
+}
+
+static int cgroup_id(const char *path, __u64 *id)
+{
+	struct statfs sf;
+	struct stat st;
+
+	if (statfs(path, &sf) || stat(path, &st))
+		return fail("cgroup", "%s: %s", path, strerror(errno));
+	if (sf.f_type != CGROUP2_SUPER_MAGIC || !S_ISDIR(st.st_mode))
+		return fail("cgroup", "%s is not a cgroup v2 directory", path);
+	*id = st.st_ino;	/* on cgroup2 the inode number is the cgroup id */
+	return 0;
+}
+
+int cmd_lat(int argc, char **argv)
+{
+	struct lat_opts o = {};
+	struct lat_ctx x = {};
+	__u32 dev = 0;
+	__u64 cgid = 0;
+	char name[32];
+	int err;
+
+	log__init("lat", false, false);
+	err = lat_parse(argc, argv, &o);
+	log__init("lat", o.c.json, o.c.verbose);
+	if (err)
+		return err;
+	if (o.c.help) {
+		fputs(lat_usage, stdout);
+		return 0;
+	}
+	if ((err = bpfx__setup()))
+		return err;
+	if (o.disk && disks__resolve(o.disk, &dev, name, sizeof(name)))
+		return fail("disk", "'%s': no such block device (see /proc/partitions)", o.disk);
+	if (o.cgroup && (err = cgroup_id(o.cgroup, &cgid)))
+		return err;
+	if (o.per_flags) {
+		if ((err = reqflags__load(&x.rf, NULL)))
+			return fail("decoding request flags from kernel BTF", "%s", strerror(-err));
+		x.have_rf = true;
+	}
+
+	x.o = &o;
+	x.ncpus = libbpf_num_possible_cpus();
+	x.percpu = calloc(x.ncpus, (sizeof(struct hist) + 7) & ~7UL);
+	json__init(&x.j, stdout);
+	x.skel = lat_bpf__open();
+	if (!x.skel)
+		return bpfx__fail("opening BPF object", -errno);
+	x.skel->rodata->targ_per_disk = o.per_disk;
+	x.skel->rodata->targ_per_flags = o.per_flags;
+	x.skel->rodata->targ_queued = o.queued;
+	x.skel->rodata->targ_own_clock = o.own_clock;
+	x.skel->rodata->filter_dev = dev;
+	x.skel->rodata->filter_cgroup = cgid;
+	bpf_program__set_autoattach(x.skel->progs.lat_issue, o.own_clock);
+	err = lat_bpf__load(x.skel);
+	if (err) {
+		err = bpfx__fail("loading BPF programs", err);
+		goto out;
+	}
+	err = lat_bpf__attach(x.skel);
+	if (err) {
+		err = bpfx__fail("attaching to block tracepoints", err);
+		goto out;
+	}
+	run__signals();
+	if ((err = run__ready(o.c.ready_file, "Tracing block I/O... Hit Ctrl-C to end.")))
+		goto out;
+	o.loop.wait = lat_wait;
+	o.loop.report = lat_report;
+	o.loop.ctx = &x;
+	err = run__loop(&o.loop);
+out:
+	bpf_link__destroy(x.issue_link);
+	lat_bpf__destroy(x.skel);
+	if (x.have_rf)
+		reqflags__free(&x.rf);
+	free(x.ents);
+	free(x.percpu);
+	return err;
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef IODIG_LAT_H
+#define IODIG_LAT_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+/* Histograms live in a per-CPU hash keyed by this; epoch flips each interval
+ * so the user side reads a settled half while the kernel fills the other. */
+struct lat_key {
+	__u32 dev;	/* whole disk, kernel encoding; 0 unless per disk */
+	__u32 flags;	/* cmd_flags; 0 unless per op/flags */
+	__u32 epoch;
+	__u32 pad;
+};
+
+/* Counters for what was not put in a histogram, so nothing is lost silently. */
+struct lat_stats {
+	__u64 unstamped;	/* kernel gave no start stamp, and none of ours */
+	__u64 map_full;		/* no room for a new histogram key */
+	__u64 own_stamps;	/* requests timed from iodig's own issue stamp */
+};
+
+#define LAT_MAX_KEYS 1024
+
+#endif

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include "bpfx.h"
+#include "log.h"
+
+static char last_msg[256];
+
+static int print_fn(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	va_list copy;
+
+	if (level == LIBBPF_DEBUG && !log__verbose())
+		return 0;
+	/* Keep the last warning: it often says what the kernel refused. */
+	va_copy(copy, ap);
+	if (level == LIBBPF_WARN) {
+		vsnprintf(last_msg, sizeof(last_msg), fmt, copy);
+		last_msg[strcspn(last_msg, "\n")] = '\0';
+	}
+	va_end(copy);
+	if (log__verbose())
+		return vfprintf(stderr, fmt, ap);
+	return 0;
+}
+
+bool bpfx__have_btf(void)
+{
+	return access("/sys/kernel/btf/vmlinux", R_OK) == 0;
+}
+
+int bpfx__setup(void)
+{
+	libbpf_set_print(print_fn);
+	if (!bpfx__have_btf())
+		return fail("kernel BTF", "/sys/kernel/btf/vmlinux is missing: this kernel was built "
+			    "without CONFIG_DEBUG_INFO_BTF; iodig needs a kernel with BTF (5.4 or later, BTF enabled)");
+	return 0;
+}
+
+int bpfx__fail(const char *what, int err)
+{
+	if (err < 0)
+		err = -err;
+	if (err == EPERM || err == EACCES)
+		return fail(what, "permission denied: run iodig as root (it needs CAP_BPF, CAP_PERFMON "
+			    "and CAP_SYS_RESOURCE or CAP_SYS_ADMIN)");
+	if (last_msg[0])
+		return fail(what, "%s (%s)", strerror(err), last_msg);
+	return fail(what, "%s", strerror(err));
+}

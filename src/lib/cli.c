@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdlib.h>
+#include "cli.h"
+#include "log.h"
+
+int cli__common(int opt, struct cli_common *c)
+{
+	switch (opt) {
+	case OPT_JSON: c->json = true; return 1;
+	case OPT_READY_FILE: c->ready_file = optarg; return 1;
+	case 'v': c->verbose = true; return 1;
+	case 'h': c->help = true; return 1;
+	}
+	return 0;
+}
+
+int cli__bad_option(int opt, char **argv)
+{
+	const char *arg = argv[optind - 1];
+
+	if (opt == ':')
+		return usage_error("option '%s' needs a value", arg);
+	if (optopt && (arg[0] != '-' || arg[1] != '-'))
+		return usage_error("unknown option '-%c'", optopt);
+	return usage_error("unknown option '%s'", arg);
+}
+
+bool cli__uint(const char *s, unsigned long long min, unsigned long long max,
+	       unsigned long long *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s || *s == '-')
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Options every command takes, and getopt error reporting in iodig's words. */
+#ifndef IODIG_CLI_H
+#define IODIG_CLI_H
+
+#include <getopt.h>
+#include <stdbool.h>
+
+enum {
+	OPT_JSON = 0x1000,
+	OPT_READY_FILE,
+	OPT_FIRST_CMD,	/* commands number their own long options from here */
+};
+
+struct cli_common {
+	bool json;
+	bool verbose;
+	bool help;
+	const char *ready_file;
+};
+
+#define CLI_COMMON_LONG							\
+	{ "json", no_argument, 0, OPT_JSON },				\
+	{ "ready-file", required_argument, 0, OPT_READY_FILE },		\
+	{ "verbose", no_argument, 0, 'v' },				\
+	{ "help", no_argument, 0, 'h' }
+
+#define CLI_COMMON_HELP							\
+	"      --json           one JSON object per line\n"			\
+	"      --ready-file PATH  write PATH once tracing is live\n"	\
+	"  -v, --verbose        show libbpf's log\n"			\
+	"  -h, --help           this help\n"
+
+/* Handles a common option; returns 1 if opt was one. */
+int cli__common(int opt, struct cli_common *c);
+/* For getopt's '?' and ':' results: prints the usage error, returns 2.
+ * optstring must start with ':' so missing values are told apart. */
+int cli__bad_option(int opt, char **argv);
+/* Parses a whole number in [min, max] or returns false. */
+bool cli__uint(const char *s, unsigned long long min, unsigned long long max,
+	       unsigned long long *out);
+
+#endif

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* User side of the shared histogram (lib/hist.h): merge, percentiles, render. */
+#ifndef IODIG_HISTO_H
+#define IODIG_HISTO_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "hist.h"
+#include "json.h"
+
+struct hist_summary {
+	uint64_t count, sum, min, max;
+	double mean;
+	uint64_t p50, p90, p99, p999;
+};
+
+uint64_t hist__slot_lo(unsigned int slot);
+uint64_t hist__slot_hi(unsigned int slot);	/* exclusive */
+void hist__add(struct hist *h, uint64_t v);	/* user-side twin of hist_add() */
+void hist__merge(struct hist *dst, const struct hist *src);
+/* p in [0, 1]: nearest-rank percentile, reported as its bucket's midpoint
+ * clamped to [min, max]; within HIST_REL_ERR of the exact value. */
+uint64_t hist__percentile(const struct hist *h, double p);
+void hist__summary(const struct hist *h, struct hist_summary *s);
+
+/* Text: a bcc-style log2 table in units of unit_ns, then a summary line. */
+void hist__print(const struct hist *h, FILE *out, uint64_t unit_ns, const char *unit_name);
+void hist__print_summary(const struct hist *h, FILE *out);
+/* JSON: the summary fields and the non-empty buckets as [lo_ns, hi_ns, count]. */
+void hist__json(const struct hist *h, struct json *j);
+/* "812ns", "35.2us", "1.25ms", "2.00s" */
+const char *fmt_ns(char *buf, size_t len, uint64_t ns);
+
+#endif

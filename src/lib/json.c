@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <inttypes.h>
+#include <math.h>
+#include "json.h"
+
+void json__init(struct json *j, FILE *out)
+{
+	j->out = out;
+	j->depth = 0;
+	j->first[0] = true;
+	j->after_key = false;
+}
+
+/* Emit the separator a new value needs at the current position. */
+static void json_sep(struct json *j)
+{
+	if (j->after_key) {
+		j->after_key = false;
+		return;
+	}
+	if (j->depth > 0 && !j->first[j->depth])
+		fputc(',', j->out);
+	j->first[j->depth] = false;
+}
+
+static void json_open(struct json *j, char c)
+{
+	json_sep(j);
+	fputc(c, j->out);
+	if (j->depth < JSON_MAX_DEPTH - 1)
+		j->depth++;
+	j->first[j->depth] = true;
+}
+
+static void json_close(struct json *j, char c)
+{
+	fputc(c, j->out);
+	if (j->depth > 0)
+		j->depth--;
+	if (j->depth == 0) {
+		fputc('\n', j->out);
+		fflush(j->out);
+		j->first[0] = true;
+	}
+}
+
+void json__obj_begin(struct json *j) { json_open(j, '{'); }
+void json__obj_end(struct json *j) { json_close(j, '}'); }
+void json__arr_begin(struct json *j) { json_open(j, '['); }
+void json__arr_end(struct json *j) { json_close(j, ']'); }
+
+void json__escape(FILE *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', out);
+	for (; *p; p++) {
+		switch (*p) {
+		case '"': fputs("\\\"", out); break;
+		case '\\': fputs("\\\\", out); break;
+		case '\n': fputs("\\n", out); break;
+		case '\r': fputs("\\r", out); break;
+		case '\t': fputs("\\t", out); break;
+		case '\b': fputs("\\b", out); break;
+		case '\f': fputs("\\f", out); break;
+		default:
+			/* Control bytes and DEL are escaped; other bytes pass as
+			 * they are (comm and paths are UTF-8 or ASCII in practice). */
+			if (*p < 0x20 || *p == 0x7f)
+				fprintf(out, "\\u%04x", *p);
+			else
+				fputc(*p, out);
+		}
+	}
+	fputc('"', out);
+}
+
+void json__key(struct json *j, const char *key)
+{
+	json_sep(j);
+	json__escape(j->out, key);
+	fputc(':', j->out);
+	j->after_key = true;
+}
+
+void json__str(struct json *j, const char *s)
+{
+	json_sep(j);
+	json__escape(j->out, s ? s : "");
+}
+
+void json__u64(struct json *j, uint64_t v)
+{
+	json_sep(j);
+	fprintf(j->out, "%" PRIu64, v);
+}
+
+void json__i64(struct json *j, int64_t v)
+{
+	json_sep(j);
+	fprintf(j->out, "%" PRId64, v);
+}
+
+void json__double(struct json *j, double v)
+{
+	json_sep(j);
+	if (isfinite(v))
+		fprintf(j->out, "%.6g", v);
+	else
+		fputs("null", j->out);
+}
+
+void json__bool(struct json *j, bool v)
+{
+	json_sep(j);
+	fputs(v ? "true" : "false", j->out);
+}
+
+void json__null(struct json *j)
+{
+	json_sep(j);
+	fputs("null", j->out);
+}
+
+void json__kstr(struct json *j, const char *k, const char *s) { json__key(j, k); json__str(j, s); }
+void json__ku64(struct json *j, const char *k, uint64_t v) { json__key(j, k); json__u64(j, v); }
+void json__kdouble(struct json *j, const char *k, double v) { json__key(j, k); json__double(j, v); }
+void json__kbool(struct json *j, const char *k, bool v) { json__key(j, k); json__bool(j, v); }

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Request operations and flags (the cmd_flags of struct request and the
+ * bi_opf of struct bio), decoded from the running kernel's BTF: enum req_op
+ * (enum req_opf before 6.0) and enum req_flag_bits.  A copied table goes
+ * wrong silently when the kernel renumbers them (REQ_OP_WRITE_ZEROES,
+ * REQ_OP_ZONE_* and __REQ_* have all moved over the years).
+ */
+#ifndef IODIG_REQFLAGS_H
+#define IODIG_REQFLAGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct btf;
+
+#define REQ_MAX_OPS 256
+#define REQ_MAX_FLAGS 32
+
+struct reqflags {
+	unsigned int op_bits;
+	char *ops[REQ_MAX_OPS];		/* "read", "write", "write-zeroes", ... */
+	char *flags[REQ_MAX_FLAGS];	/* by bit: "sync", "meta", "fua", ... */
+};
+
+/* btf NULL: the running kernel's (/sys/kernel/btf/vmlinux). */
+int reqflags__load(struct reqflags *rf, const struct btf *btf);
+void reqflags__free(struct reqflags *rf);
+uint32_t reqflags__op(const struct reqflags *rf, uint32_t cmd_flags);
+const char *reqflags__op_name(const struct reqflags *rf, uint32_t cmd_flags, char *buf, size_t len);
+/* The flags, space-separated ("sync fua"), "" for none. */
+const char *reqflags__flags_str(const struct reqflags *rf, uint32_t cmd_flags, char *buf, size_t len);
+/* Bit number of a flag by name ("preflush"), or -1. */
+int reqflags__bit(const struct reqflags *rf, const char *name);
+
+#endif

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "log.h"
+#include "run.h"
+
+static volatile sig_atomic_t stopping;
+
+static void on_signal(int sig)
+{
+	stopping = 1;
+}
+
+void run__signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;	/* no SA_RESTART: waits return EINTR */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+bool run__stopping(void)
+{
+	return stopping;
+}
+
+int run__ready(const char *ready_file, const char *msg)
+{
+	FILE *f;
+
+	if (msg)
+		fprintf(stderr, "%s\n", msg);
+	if (!ready_file)
+		return 0;
+	f = fopen(ready_file, "w");
+	if (!f)
+		return fail("writing the ready file", "%s: %s", ready_file, strerror(errno));
+	fprintf(f, "%d\n", (int)getpid());
+	fclose(f);
+	return 0;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+static int sleep_ms(void *ctx, int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);	/* EINTR on a signal is what we want */
+	return 0;
+}
+
+void run__print_time(FILE *out)
+{
+	char buf[32];
+	time_t t = time(NULL);
+
+	strftime(buf, sizeof(buf), "%H:%M:%S", localtime(&t));
+	fprintf(out, "%s\n", buf);
+}
+
+int run__loop(struct run_loop *l)
+{
+	int (*wait)(void *, int) = l->wait ? l->wait : sleep_ms;
+	long long next = now_ms() + l->interval_ms;
+	int done = 0, err;
+
+	for (;;) {
+		long long left;
+
+		if (stopping)
+			return l->report(l->ctx, true);
+		left = l->interval_ms ? next - now_ms() : 200;
+		if (l->interval_ms && left <= 0) {
+			done++;
+			err = l->report(l->ctx, l->count && done >= l->count);
+			if (err || (l->count && done >= l->count))
+				return err;
+			next += l->interval_ms;
+			continue;
+		}
+		err = wait(l->ctx, left > 200 ? 200 : (int)left);
+		if (err < 0 && err != -EINTR)
+			return fail("waiting for events", "%s", strerror(-err));
+	}
+}
+
+static int parse_pos(const char *s, const char *what, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || end == s || v <= 0 || v > 1000000)
+		return usage_error("invalid %s '%s': a positive whole number", what, s);
+	*out = (int)v;
+	return 0;
+}
+
+int run__parse_interval(int argc, char **argv, int optind, struct run_loop *l)
+{
+	int interval = 0, err;
+
+	if (optind < argc && (err = parse_pos(argv[optind++], "interval", &interval)))
+		return err;
+	if (optind < argc && (err = parse_pos(argv[optind++], "count", &l->count)))
+		return err;
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	l->interval_ms = interval * 1000;
+	return 0;
+}

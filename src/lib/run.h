@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Signals, readiness and the interval loop every tracing command shares. */
+#ifndef IODIG_RUN_H
+#define IODIG_RUN_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+struct run_loop {
+	int interval_ms;	/* 0: one report, at the end */
+	int count;		/* reports before stopping; 0: no limit */
+	bool timestamp;		/* -T: a time line before each text report */
+	/* Waits up to timeout_ms; NULL sleeps.  Returns <0 on error. */
+	int (*wait)(void *ctx, int timeout_ms);
+	/* Prints one report; last is true for the final one. */
+	int (*report)(void *ctx, bool last);
+	void *ctx;
+};
+
+void run__signals(void);
+bool run__stopping(void);
+/* Tells a caller that tracing is live: msg on stderr, then ready_file. */
+int run__ready(const char *ready_file, const char *msg);
+int run__loop(struct run_loop *loop);
+/* Parses "[interval [count]]" from argv[optind..]; returns 0 or EXIT_USAGE. */
+int run__parse_interval(int argc, char **argv, int optind, struct run_loop *loop);
+void run__print_time(FILE *out);
+
+#endif

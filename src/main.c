@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0
+/* iodig: why is storage I/O slow?  One binary, a table of commands. */
+#include <stdio.h>
+#include <string.h>
+#include "cmds.h"
+#include "log.h"
+
+static int cmd_help(int argc, char **argv);
+static int cmd_version(int argc, char **argv);
+
+static const struct cmd cmds[] = {
+	{ "lat", cmd_lat, "block I/O latency histograms per disk and operation, with percentiles" },
+	{ "help", cmd_help, "this list, or 'iodig help COMMAND' for one command" },
+	{ "version", cmd_version, "print the version" },
+};
+
+#define NR_CMDS (int)(sizeof(cmds) / sizeof(cmds[0]))
+
+static const struct cmd *find_cmd(const char *name)
+{
+	for (int i = 0; i < NR_CMDS; i++)
+		if (!strcmp(cmds[i].name, name))
+			return &cmds[i];
+	return NULL;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out, "Usage: iodig COMMAND [options]   (iodig COMMAND --help for one)\n\n"
+		"Tells why storage I/O is slow, from the system call down to the device.\n\n"
+		"Commands:\n");
+	for (int i = 0; i < NR_CMDS; i++)
+		fprintf(out, "  %-10s %s\n", cmds[i].name, cmds[i].summary);
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	const struct cmd *c;
+	char *args[] = { NULL, "--help", NULL };
+
+	if (argc < 2) {
+		usage(stdout);
+		return 0;
+	}
+	c = find_cmd(argv[1]);
+	if (!c || c->run == cmd_help) {
+		log__init("help", false, false);
+		if (c)
+			return usage(stdout), 0;
+		return usage_error("unknown command '%s'", argv[1]);
+	}
+	args[0] = (char *)c->name;
+	return c->run(2, args);
+}
+
+static int cmd_version(int argc, char **argv)
+{
+	printf("iodig %s\n", IODIG_VERSION);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const struct cmd *c;
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))
+		return cmd_version(0, NULL);
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		return cmd_help(1, argv);
+	c = find_cmd(argv[1]);
+	if (!c) {
+		fprintf(stderr, "iodig: unknown command '%s' (see 'iodig help')\n", argv[1]);
+		return EXIT_USAGE;
+	}
+	return c->run(argc - 1, argv + 1);
+}
