@@ -141,24 +141,38 @@ static struct lat_entry *ent_get(struct lat_ctx *x, __u32 dev, __u32 flags)
 /* Flip the epoch, then drain the half the kernel no longer writes. */
 static int lat_collect(struct lat_ctx *x)
 {
-	int fd = bpf_map__fd(x->skel->maps.hists);
+	struct lat_bpf *sk = x->skel;
 	size_t vsz = (sizeof(struct hist) + 7) & ~7UL;
-	__u32 old = x->skel->bss->epoch;
+	__u32 old = sk->bss->epoch & 1;
+	int fd = bpf_map__fd(old ? sk->maps.hists1 : sk->maps.hists0);
 	struct lat_key key, next, *prev = NULL;
 	struct timespec settle = { 0, 2000000 };
+	struct lat_entry *e;
 
-	x->skel->bss->epoch = old ^ 1;
+	sk->bss->epoch = old ^ 1;
 	/* A program that read the old epoch finishes within microseconds. */
 	nanosleep(&settle, NULL);
 	x->nents = 0;
+	if (!x->o->per_disk && !x->o->per_flags) {
+		int afd = bpf_map__fd(sk->maps.total);
+
+		if (bpf_map_lookup_elem(afd, &old, x->percpu))
+			return fail("reading histograms", "%s", strerror(errno));
+		e = ent_get(x, 0, 0);
+		for (int cpu = 0; cpu < x->ncpus; cpu++)
+			hist__merge(&e->h, (struct hist *)((char *)x->percpu + cpu * vsz));
+		memset(x->percpu, 0, vsz * x->ncpus);
+		bpf_map_update_elem(afd, &old, x->percpu, BPF_ANY);
+		if (!e->h.count)
+			x->nents = 0;
+		return 0;
+	}
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
 		key = next;
 		prev = &key;
-		if (key.epoch != old)
-			continue;
 		if (bpf_map_lookup_elem(fd, &key, x->percpu))
 			continue;
-		struct lat_entry *e = ent_get(x, key.dev, key.flags);
+		e = ent_get(x, key.dev, key.flags);
 		if (!e)
 			return fail("collecting histograms", "out of memory");
 		for (int cpu = 0; cpu < x->ncpus; cpu++)
@@ -166,7 +180,7 @@ static int lat_collect(struct lat_ctx *x)
 	}
 	/* Deleting while walking would restart the walk; delete afterwards. */
 	for (int i = 0; i < x->nents; i++) {
-		struct lat_key k = { x->ents[i].dev, x->ents[i].flags, old, 0 };
+		struct lat_key k = { x->ents[i].dev, x->ents[i].flags };
 
 		bpf_map_delete_elem(fd, &k);
 	}

@@ -6,13 +6,13 @@
 #include <linux/types.h>
 #endif
 
-/* Histograms live in a per-CPU hash keyed by this; epoch flips each interval
- * so the user side reads a settled half while the kernel fills the other. */
+/* Histograms live in per-CPU maps, two of each: epoch flips each interval so
+ * the user side drains a settled half while the kernel fills the other.
+ * Split by disk or flags: a hash keyed by this (8 bytes hash fastest);
+ * not split: an array of one, cheaper still. */
 struct lat_key {
 	__u32 dev;	/* whole disk, kernel encoding; 0 unless per disk */
 	__u32 flags;	/* cmd_flags; 0 unless per op/flags */
-	__u32 epoch;
-	__u32 pad;
 };
 
 /* Counters for what was not put in a histogram, so nothing is lost silently. */

@@ -11,20 +11,22 @@ struct request___old {
 	struct gendisk *rq_disk;
 } __attribute__((preserve_access_index));
 
+/*
+ * These take BTF pointers (tp_btf/raw_tp arguments) and read them directly:
+ * no bpf_probe_read_kernel() call per field, which is most of the cost of a
+ * cheap program.  A NULL pointer reads as 0 through the exception table.
+ */
 static __always_inline struct gendisk *rq_gendisk(struct request *rq)
 {
 	if (bpf_core_field_exists(((struct request___old *)0)->rq_disk))
-		return BPF_CORE_READ((struct request___old *)rq, rq_disk);
-	return BPF_CORE_READ(rq, q, disk);
+		return ((struct request___old *)rq)->rq_disk;
+	return rq->q->disk;
 }
 
 /* dev_t of the whole disk, in the kernel's MKDEV encoding. */
 static __always_inline __u32 gendisk_dev(struct gendisk *disk)
 {
-	__u32 major = BPF_CORE_READ(disk, major);
-	__u32 minor = BPF_CORE_READ(disk, first_minor);
-
-	return (major << 20) | minor;
+	return ((__u32)disk->major << 20) | (__u32)disk->first_minor;
 }
 
 /* cgroup (v2) id an I/O is charged to: bio->bi_blkg->blkcg->css.cgroup.
@@ -33,7 +35,7 @@ static __always_inline __u64 bio_cgroup_id(struct bio *bio)
 {
 	if (!bio || !bpf_core_field_exists(bio->bi_blkg))
 		return 0;
-	return BPF_CORE_READ(bio, bi_blkg, blkcg, css.cgroup, kn, id);
+	return bio->bi_blkg->blkcg->css.cgroup->kn->id;
 }
 
 #endif

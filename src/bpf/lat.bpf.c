@@ -30,13 +30,23 @@ struct lat_stats stats;
 
 static struct hist zero_hist;
 
+#define HIST_HASH							\
+	struct {							\
+		__uint(type, BPF_MAP_TYPE_PERCPU_HASH);			\
+		__uint(max_entries, LAT_MAX_KEYS);			\
+		__uint(map_flags, BPF_F_NO_PREALLOC);			\
+		__type(key, struct lat_key);				\
+		__type(value, struct hist);				\
+	}
+HIST_HASH hists0 SEC(".maps");
+HIST_HASH hists1 SEC(".maps");
+
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(max_entries, LAT_MAX_KEYS);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, struct lat_key);
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);		/* by epoch */
+	__type(key, __u32);
 	__type(value, struct hist);
-} hists SEC(".maps");
+} total SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -44,6 +54,20 @@ struct {
 	__type(key, __u64);
 	__type(value, __u64);
 } own_start SEC(".maps");
+
+static __always_inline struct hist *hist_get(void *map, struct lat_key *key)
+{
+	struct hist *h = bpf_map_lookup_elem(map, key);
+
+	if (h)
+		return h;
+	/* EEXIST from a racing CPU is fine: look up again either way. */
+	bpf_map_update_elem(map, key, &zero_hist, BPF_NOEXIST);
+	h = bpf_map_lookup_elem(map, key);
+	if (!h)
+		__sync_fetch_and_add(&stats.map_full, 1);
+	return h;
+}
 
 static __always_inline bool filtered(struct request *rq, __u32 *dev)
 {
@@ -72,6 +96,7 @@ int BPF_PROG(lat_complete, struct request *rq, int error, unsigned int nr_bytes)
 	struct lat_key key = {};
 	struct hist *h;
 	__u64 start, now;
+	__u32 ep;
 
 	/* A partial completion: the request goes on, time it when it ends. */
 	if (nr_bytes < rq->__data_len)
@@ -96,20 +121,21 @@ int BPF_PROG(lat_complete, struct request *rq, int error, unsigned int nr_bytes)
 		return 0;
 	}
 	now = bpf_ktime_get_ns();
+	ep = epoch & 1;
+	if (!targ_per_disk && !targ_per_flags) {
+		h = bpf_map_lookup_elem(&total, &ep);
+		if (!h)
+			return 0;
+		goto add;
+	}
 	if (targ_per_flags)
 		key.flags = rq->cmd_flags;
-	key.epoch = epoch;
-
-	h = bpf_map_lookup_elem(&hists, &key);
-	if (!h) {
-		/* EEXIST from a racing CPU is fine: look up again either way. */
-		bpf_map_update_elem(&hists, &key, &zero_hist, BPF_NOEXIST);
-		h = bpf_map_lookup_elem(&hists, &key);
-		if (!h) {
-			__sync_fetch_and_add(&stats.map_full, 1);
-			return 0;
-		}
-	}
+	/* Constant map pointers in each branch: the verifier inlines lookups
+	 * on a known map, not on one chosen at run time. */
+	h = ep ? hist_get(&hists1, &key) : hist_get(&hists0, &key);
+	if (!h)
+		return 0;
+add:
 	/* A stamp from a cached plug clock can be a little behind ours,
 	 * never ahead; guard anyway so a clock quirk cannot wrap to 2^64. */
 	hist_add(h, now > start ? now - start : 0);
