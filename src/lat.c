@@ -20,6 +20,7 @@
 #include "lat.skel.h"
 
 #define CGROUP2_SUPER_MAGIC 0x63677270
+#define CGROUP_SUPER_MAGIC 0x27e0eb
 
 static const char lat_usage[] =
 "Usage: iodig lat [options] [interval [count]]\n"
@@ -30,7 +31,7 @@ static const char lat_usage[] =
 "  -F, --flags          one histogram per operation and flags (read, write sync, ...)\n"
 "  -Q, --queued         from request allocation: includes time queued in the OS\n"
 "  -d, --disk DISK      only this disk (a partition counts toward its disk)\n"
-"  -c, --cgroup PATH    only I/O charged to this cgroup (v2)\n"
+"  -c, --cgroup PATH    only I/O charged to this cgroup (v2, or v1 blkio)\n"
 "  -m, --ms             histogram rows in milliseconds (default microseconds)\n"
 "  -T, --timestamp      a time line before each interval\n"
 "      --own-clock      time from iodig's own issue stamp, not the kernel's\n"
@@ -252,6 +253,7 @@ static int lat_report(void *ctx, bool last)
 	d.unstamped = now.unstamped - x->last.unstamped;
 	d.map_full = now.map_full - x->last.map_full;
 	d.own_stamps = now.own_stamps - x->last.own_stamps;
+	d.not_issued = now.not_issued - x->last.not_issued;
 	x->last = now;
 
 	if (x->o->c.json) {
@@ -264,6 +266,7 @@ static int lat_report(void *ctx, bool last)
 		json__ku64(&x->j, "untimed", d.unstamped);
 		json__ku64(&x->j, "map_full", d.map_full);
 		json__ku64(&x->j, "own_stamps", d.own_stamps);
+		json__ku64(&x->j, "not_issued", d.not_issued);
 		json__kbool(&x->j, "last", last);
 		json__obj_end(&x->j);
 		return 0;
@@ -277,6 +280,10 @@ static int lat_report(void *ctx, bool last)
 	if (d.unstamped)
 		printf("untimed: %llu requests had no start stamp (started before tracing, or the queue "
 		       "keeps no stats; iodig now stamps them itself)\n", (unsigned long long)d.unstamped);
+	if (d.not_issued)
+		printf("not issued: %llu requests completed without reaching the device (empty preflush "
+		       "writes ended by the flush machinery); not in the device-time histogram\n",
+		       (unsigned long long)d.not_issued);
 	if (d.map_full)
 		printf("lost: %llu requests found the histogram map full (%d keys)\n",
 		       (unsigned long long)d.map_full, LAT_MAX_KEYS);
@@ -311,9 +318,11 @@ static int cgroup_id(const char *path, __u64 *id)
 
 	if (statfs(path, &sf) || stat(path, &st))
 		return fail("cgroup", "%s: %s", path, strerror(errno));
-	if (sf.f_type != CGROUP2_SUPER_MAGIC || !S_ISDIR(st.st_mode))
-		return fail("cgroup", "%s is not a cgroup v2 directory", path);
-	*id = st.st_ino;	/* on cgroup2 the inode number is the cgroup id */
+	/* v2, or the v1 blkio hierarchy where that is where blkio lives:
+	 * bio->bi_blkg points into whichever hierarchy holds the io controller. */
+	if ((sf.f_type != CGROUP2_SUPER_MAGIC && sf.f_type != CGROUP_SUPER_MAGIC) || !S_ISDIR(st.st_mode))
+		return fail("cgroup", "%s is not a cgroup directory (v2, or v1 blkio)", path);
+	*id = st.st_ino;	/* kernfs: the inode number is the cgroup id */
 	return 0;
 }
 

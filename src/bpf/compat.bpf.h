@@ -38,4 +38,33 @@ static __always_inline __u64 bio_cgroup_id(struct bio *bio)
 	return bio->bi_blkg->blkcg->css.cgroup->kn->id;
 }
 
+/* The op in cmd_flags: REQ_OP_BITS has been 8 since 4.10 (ef295ecf090d). */
+#define REQ_OP_MASK_ 0xff
+
+static __always_inline __u32 req_op_flush(void)
+{
+	/* enum req_op since 6.0, enum req_opf before; FLUSH has always been 2 */
+	if (bpf_core_enum_value_exists(enum req_op, REQ_OP_FLUSH))
+		return bpf_core_enum_value(enum req_op, REQ_OP_FLUSH);
+	return 2;
+}
+
+/*
+ * A data request sent through the flush machinery (REQ_PREFLUSH/REQ_FUA on a
+ * queue with a volatile cache) completes twice: once with RQF_FLUSH_SEQ when
+ * its data is written, and once more when the flush sequence is done, which
+ * is when /proc/diskstats counts it.  RQF_* were #defines (RQF_FLUSH_SEQ was
+ * 1 << 4, as in the Debian 6.1 kernel) until they became enum rqf_flags.
+ */
+static __always_inline bool rq_data_in_flush_seq(struct request *rq)
+{
+	__u32 bit = 4;
+
+	if (bpf_core_enum_value_exists(enum rqf_flags, __RQF_FLUSH_SEQ))
+		bit = bpf_core_enum_value(enum rqf_flags, __RQF_FLUSH_SEQ);
+	if (!(rq->rq_flags & (1U << (bit & 31))))
+		return false;
+	return (rq->cmd_flags & REQ_OP_MASK_) != req_op_flush();
+}
+
 #endif

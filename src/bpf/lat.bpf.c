@@ -101,6 +101,9 @@ int BPF_PROG(lat_complete, struct request *rq, int error, unsigned int nr_bytes)
 	/* A partial completion: the request goes on, time it when it ends. */
 	if (nr_bytes < rq->__data_len)
 		return 0;
+	/* ... and a flush sequence's data step: time it when the sequence ends. */
+	if (rq_data_in_flush_seq(rq))
+		return 0;
 	if (filtered(rq, &key.dev))
 		return 0;
 	if (!targ_per_disk)
@@ -117,7 +120,11 @@ int BPF_PROG(lat_complete, struct request *rq, int error, unsigned int nr_bytes)
 		}
 	}
 	if (!start) {
-		__sync_fetch_and_add(&stats.unstamped, 1);
+		/* Never started (state still MQ_RQ_IDLE): no device time to measure. */
+		if (!targ_queued && rq->state == MQ_RQ_IDLE)
+			__sync_fetch_and_add(&stats.not_issued, 1);
+		else
+			__sync_fetch_and_add(&stats.unstamped, 1);
 		return 0;
 	}
 	now = bpf_ktime_get_ns();

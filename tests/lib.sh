@@ -1,0 +1,107 @@
+# Shared by the live tests: loop devices on /dev/shm, iodig started and
+# stopped the way a user would, and assertions on kernel-reported facts.
+# A test exits 0 (pass), 1 (fail) or 77 (skip).  Under CI=true a missing
+# capability is a failure, never a skip.
+set -u
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+IODIG="$TOP/iodig"
+T=$(mktemp -d /tmp/iodig-test.XXXXXX)
+PIDS=()
+
+# defer CMD: run CMD at exit, last deferred first.  A file, not an array,
+# so that helpers called in $(...) subshells can defer too.
+defer() { echo "$*" >> "$T/defer"; }
+
+cleanup() {
+	local p
+	for p in "${PIDS[@]}"; do [ -n "$p" ] && kill -INT "$p" 2>/dev/null; done
+	for p in "${PIDS[@]}"; do [ -n "$p" ] && wait "$p" 2>/dev/null; done
+	[ -f "$T/defer" ] && tac "$T/defer" | while read -r c; do eval "$c" >/dev/null 2>&1; done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+skip() {
+	if [ "${CI:-}" = true ]; then
+		echo "FAIL (CI may not skip): $*"
+		exit 1
+	fi
+	echo "SKIP: $*"
+	exit 77
+}
+
+die() { echo "FAIL: $*"; exit 1; }
+ok() { echo "  ok: $*"; }
+
+assert_eq() {	# got want what
+	[ "$1" = "$2" ] || die "$3: got '$1', want '$2'"
+	ok "$3 = $2"
+}
+
+# assert_within got want rel_tolerance what
+assert_within() {
+	python3 -c "import sys; g,w,t=float('$1'),float('$2'),float('$3'); sys.exit(0 if abs(g-w)<=t*w else 1)" ||
+		die "$4: got $1, want $2 within $(python3 -c "print(round($3*100,1))")%"
+	ok "$4: $1 vs $2 (within $(python3 -c "print(round($3*100,1))")%)"
+}
+
+need_root_bpf() {
+	[ "$(id -u)" = 0 ] || skip "needs root"
+	[ -r /sys/kernel/btf/vmlinux ] || skip "needs kernel BTF"
+	[ -x "$IODIG" ] || die "no $IODIG: run make first"
+	command -v fio >/dev/null || skip "needs fio"
+}
+
+# loopdev SIZE_MB [START SECTORS] -> prints /dev/loopN (a file in /dev/shm
+# behind it); with START and SECTORS, a partition loopNp1 is added with BLKPG
+# (this kernel parses no partition tables) and its node made (no udev here).
+loopdev() {
+	local f l
+	f=$(mktemp /dev/shm/iodig-test.XXXXXX)
+	truncate -s "${1}M" "$f"
+	if [ -n "${2:-}" ]; then
+		l=$(losetup -f --show -P "$f") || die "losetup failed"
+		addpart "$l" 1 "$2" "$3" || die "addpart $l"
+		[ -b "${l}p1" ] || mknod "${l}p1" b $(tr ':' ' ' < /sys/class/block/${l#/dev/}p1/dev)
+		defer "rm -f ${l}p1"
+	else
+		l=$(losetup -f --show "$f") || die "losetup failed"
+	fi
+	defer "losetup -d $l; rm -f $f"
+	echo "$l"
+}
+
+# diskstat NAME FIELD: FIELD counts from 1 after the name:
+# 1 reads, 5 writes, 12 discards, 16 flushes completed (Documentation/admin-guide/iostats.rst)
+diskstat() {
+	awk -v d="$1" -v f="$2" '$3 == d { print $(3 + f) }' /proc/diskstats
+}
+
+# start_iodig OUTFILE ARGS... : starts iodig, waits until it says it is attached
+start_iodig() {
+	local out=$1 ready="$T/ready.$RANDOM" i
+	shift
+	"$IODIG" "$@" --ready-file "$ready" >"$out" 2>"$out.err" &
+	IODIG_PID=$!
+	PIDS+=("$IODIG_PID")
+	for i in $(seq 1 200); do
+		[ -s "$ready" ] && return 0
+		kill -0 "$IODIG_PID" 2>/dev/null || { cat "$out.err"; die "iodig $* exited before it was ready"; }
+		sleep 0.05
+	done
+	die "iodig $* not ready after 10 s"
+}
+
+# stop_iodig: SIGINT, wait, the exit status must be 0
+stop_iodig() {
+	kill -INT "$IODIG_PID"
+	wait "$IODIG_PID"
+	local rc=$?
+	PIDS=("${PIDS[@]/$IODIG_PID}")
+	[ "$rc" = 0 ] || die "iodig exited $rc after SIGINT"
+}
+
+# jsum FILE JQ_FILTER: sum of .count over hist objects that match the filter
+jcount() {
+	jq -s "[.[] | select(.type == \"hist\") | select($2) | .count] | add // 0" "$1"
+}

@@ -1,0 +1,33 @@
+# lat -F on ext4 with fsync: flushes separated from reads and writes, and
+# every op's count equal to its /proc/diskstats delta (writes sent through
+# the flush machinery are counted once, when their sequence ends).
+. "$(dirname "$0")/../lib.sh"
+need_root_bpf
+L=$(loopdev 256); n=${L#/dev/}
+mkfs.ext4 -q "$L" || die mkfs
+mkdir "$T/mnt"; mount "$L" "$T/mnt" || die mount; defer "umount $T/mnt"
+r0=$(diskstat $n 1); w0=$(diskstat $n 5); f0=$(diskstat $n 16)
+start_iodig "$T/f.json" lat -F -d "$n" --json
+fio --name=f --directory="$T/mnt" --rw=write --bs=4k --size=4M --fsync=1 --ioengine=psync >/dev/null || die fio
+fio --name=r --directory="$T/mnt" --rw=read --bs=64k --size=4M --direct=1 --ioengine=psync >/dev/null || die fio
+sync
+stop_iodig
+r=$(( $(diskstat $n 1) - r0 )); w=$(( $(diskstat $n 5) - w0 )); f=$(( $(diskstat $n 16) - f0 ))
+echo "  diskstats: reads $r writes $w flushes $f"
+[ "$f" -ge 1000 ] || die "expected >= 1000 flushes from 1024 fsyncs, diskstats says $f"
+assert_eq "$(jcount "$T/f.json" '.op == "flush"')" "$f" "flush requests"
+# empty preflush writes never reach the device: counted apart, not timed
+ni=$(jq -s '[.[] | select(.type == "interval_end") | .not_issued] | add' "$T/f.json")
+assert_eq "$(( $(jcount "$T/f.json" '.op == "write"') + ni ))" "$w" "write requests (timed + $ni not issued)"
+assert_eq "$(jq -s '[.[] | select(.type == "interval_end") | .untimed] | add' "$T/f.json")" 0 "untimed"
+assert_eq "$(jcount "$T/f.json" '.op == "read"')" "$r" "read requests"
+jq -e -s 'any(.[]; .type == "hist" and .op == "write" and (.flags | index("sync")))' "$T/f.json" >/dev/null ||
+	die "no write carries the sync flag"
+ok "sync writes told apart by flag"
+# from allocation (-Q) the empty preflush writes are timed like the rest
+start_iodig "$T/q.json" lat -F -Q -d "$n" --json
+w0=$(diskstat $n 5)
+fio --name=g --directory="$T/mnt" --rw=write --bs=4k --size=2M --fsync=1 --ioengine=psync >/dev/null || die fio
+sync
+stop_iodig
+assert_eq "$(jcount "$T/q.json" '.op == "write"')" "$(( $(diskstat $n 5) - w0 ))" "-Q write requests, all timed"

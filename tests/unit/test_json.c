@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <string.h>
+#include "check.h"
+#include "histo.h"
+#include "json.h"
+
+static char *render(void (*fn)(struct json *, const void *), const void *arg)
+{
+	static char buf[65536];
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+	struct json j;
+
+	json__init(&j, f);
+	fn(&j, arg);
+	fclose(f);
+	return buf;
+}
+
+static void one_string(struct json *j, const void *s)
+{
+	json__obj_begin(j);
+	json__kstr(j, "s", s);
+	json__obj_end(j);
+}
+
+static void nested(struct json *j, const void *unused)
+{
+	json__obj_begin(j);
+	json__ku64(j, "a", 1);
+	json__key(j, "b");
+	json__arr_begin(j);
+	json__u64(j, 2);
+	json__arr_begin(j);
+	json__u64(j, 3);
+	json__u64(j, 4);
+	json__arr_end(j);
+	json__obj_begin(j);
+	json__kbool(j, "c", true);
+	json__obj_end(j);
+	json__arr_end(j);
+	json__kdouble(j, "d", 0.0 / 0.0);
+	json__obj_end(j);
+}
+
+static void a_hist(struct json *j, const void *h)
+{
+	json__obj_begin(j);
+	hist__json(h, j);
+	json__obj_end(j);
+}
+
+int main(void)
+{
+	char *s;
+	static struct hist h;
+
+	s = render(one_string, "plain");
+	CHECK(!strcmp(s, "{\"s\":\"plain\"}\n"), "%s", s);
+	s = render(one_string, "q\"b\\n\nt\tc\x01\x1f\x7f" "é");
+	CHECK(!strcmp(s, "{\"s\":\"q\\\"b\\\\n\\nt\\tc\\u0001\\u001f\\u007fé\"}\n"), "%s", s);
+	s = render(nested, NULL);
+	CHECK(!strcmp(s, "{\"a\":1,\"b\":[2,[3,4],{\"c\":true}],\"d\":null}\n"), "%s", s);
+
+	hist__add(&h, 5);
+	hist__add(&h, 100);
+	s = render(a_hist, &h);
+	CHECK(strstr(s, "\"count\":2,\"sum_ns\":105,\"min_ns\":5,") != NULL, "%s", s);
+	CHECK(strstr(s, "\"buckets\":[[5,6,1],[100,104,1]]") != NULL, "%s", s);
+	CHECK(strchr(s, '\n') == s + strlen(s) - 1, "one line: %s", s);
+	CHECK_DONE();
+}
