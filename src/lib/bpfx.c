@@ -47,8 +47,8 @@ int bpfx__fail(const char *what, int err)
 	if (err < 0)
 		err = -err;
 	if (err == EPERM || err == EACCES)
-		return fail(what, "permission denied: run iodig as root (it needs CAP_BPF, CAP_PERFMON "
-			    "and CAP_SYS_RESOURCE or CAP_SYS_ADMIN)");
+		return fail(what, "permission denied: run iodig as root (it needs CAP_BPF and "
+			    "CAP_PERFMON, or CAP_SYS_ADMIN)");
 	if (last_msg[0])
 		return fail(what, "%s (%s)", strerror(err), last_msg);
 	return fail(what, "%s", strerror(err));

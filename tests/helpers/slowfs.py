@@ -1,0 +1,50 @@
+#!/usr/bin/python3
+"""A FUSE filesystem with one file, 'disk', whose every read sleeps DELAY_MS.
+
+A loop device on top of it is a block device with a known, slow service
+time and no kernel module: used to compare iodig's device time with fio's
+completion latency where the device, not the syscall path, dominates.
+Usage: slowfs.py MOUNTPOINT SIZE_MB DELAY_MS
+"""
+import errno
+import stat
+import sys
+import time
+
+from fusepy import FUSE, FuseOSError, Operations  # Debian: python3-fusepy
+
+
+class SlowFS(Operations):
+    def __init__(self, size, delay):
+        self.size = size
+        self.delay = delay
+
+    def getattr(self, path, fh=None):
+        if path == "/":
+            return {"st_mode": stat.S_IFDIR | 0o755, "st_nlink": 2}
+        if path == "/disk":
+            return {"st_mode": stat.S_IFREG | 0o644, "st_nlink": 1, "st_size": self.size}
+        raise FuseOSError(errno.ENOENT)
+
+    def readdir(self, path, fh):
+        return [".", "..", "disk"]
+
+    def open(self, path, flags):
+        return 0
+
+    def read(self, path, size, offset, fh):
+        time.sleep(self.delay)
+        return b"\0" * max(0, min(size, self.size - offset))
+
+    def write(self, path, data, offset, fh):
+        return len(data)
+
+    def truncate(self, path, length, fh=None):
+        return 0
+
+
+if __name__ == "__main__":
+    mnt, size_mb, delay_ms = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+    # direct_io: no page cache in between, every read reaches read() above
+    FUSE(SlowFS(size_mb << 20, delay_ms / 1000.0), mnt, foreground=True,
+         direct_io=True, nothreads=True, allow_other=False)

@@ -1,0 +1,59 @@
+# Bad input: one clear line and a non-zero exit.  SIGINT/SIGTERM: the summary
+# so far, exit 0, and no BPF program or link left behind.
+. "$(dirname "$0")/../lib.sh"
+need_root_bpf
+command -v bpftool >/dev/null || skip "needs bpftool"
+
+expect() {	# rc pattern what -- command...
+	local rc=$1 pat=$2 what=$3 got
+	shift 4
+	"$@" >"$T/out" 2>"$T/err"; got=$?
+	[ "$got" = "$rc" ] || die "$what: exit $got, want $rc ($(cat "$T/err"))"
+	[ "$(wc -l < "$T/err")" = 1 ] || die "$what: want one line on stderr, got: $(cat "$T/err")"
+	grep -q -- "$pat" "$T/err" || die "$what: stderr '$(cat "$T/err")' lacks '$pat'"
+	ok "$what: exit $rc, '$(cat "$T/err")'"
+}
+expect 1 "iodig lat: disk: 'nosuchdisk': no such block device" "unknown disk" -- "$IODIG" lat -d nosuchdisk
+expect 1 "no such block device" "a path that is no block device" -- "$IODIG" lat -d /etc/passwd
+expect 2 "iodig lat: invalid interval 'x'" "bad interval" -- "$IODIG" lat x
+expect 2 "invalid count '0'" "bad count" -- "$IODIG" lat 1 0
+expect 2 "unexpected argument '3'" "extra argument" -- "$IODIG" lat 1 2 3
+expect 2 "unknown option '-Z'" "unknown option" -- "$IODIG" lat -Z
+expect 2 "unknown option '--nope'" "unknown long option" -- "$IODIG" lat --nope
+expect 2 "option '-d' needs a value" "missing value" -- "$IODIG" lat -d
+expect 2 "unknown command 'frobnicate'" "unknown command" -- "$IODIG" frobnicate
+expect 1 '"error":' "errors are JSON under --json" -- "$IODIG" lat --json -d nosuchdisk
+jq -e '.command == "lat" and .what == "disk"' "$T/err" >/dev/null || die "JSON error fields: $(cat "$T/err")"
+if command -v setpriv >/dev/null; then
+	expect 1 "permission denied: run iodig as root" "no capabilities" -- \
+		setpriv --inh-caps=-all --bounding-set=-all --reuid=65534 --regid=65534 --clear-groups "$IODIG" lat 1 1
+fi
+"$IODIG" lat --help | grep -q '^Usage: iodig lat' || die "lat --help"
+"$IODIG" help lat | grep -q '^Usage: iodig lat' || die "help lat"
+"$IODIG" --version | grep -q '^iodig [0-9]' || die "--version"
+ok "help and version"
+
+# interval and count: exactly count reports, then exit 0 by itself
+"$IODIG" lat --json 1 2 > "$T/ic.json" 2>/dev/null || die "lat 1 2 exited non-zero"
+assert_eq "$(jq -s '[.[] | select(.type == "interval_end")] | length' "$T/ic.json")" 2 "reports from 'lat 1 2'"
+
+progs_before=$(bpftool prog show | grep -c 'name lat_')
+for sig in INT TERM; do
+	L=$(loopdev 64)
+	start_iodig "$T/s.txt" lat -D
+	fio --name=s --filename="$L" --direct=1 --rw=randread --bs=4k --size=32M --number_ios=500 --ioengine=psync >/dev/null
+	[ "$(bpftool prog show | grep -c 'name lat_complete')" -ge 1 ] || die "lat_complete not loaded while running"
+	kill -$sig "$IODIG_PID"; wait "$IODIG_PID"; rc=$?
+	PIDS=()
+	assert_eq "$rc" 0 "exit status after SIG$sig"
+	grep -q "^disk = ${L#/dev/}" "$T/s.txt" || die "no summary for ${L#/dev/} after SIG$sig: $(cat "$T/s.txt")"
+	grep -q '^count 500 ' "$T/s.txt" || die "summary lacks the 500 requests: $(cat "$T/s.txt")"
+	ok "SIG$sig printed the summary gathered so far"
+	# the kernel frees a program after an RCU grace period: allow it 2 s
+	for i in $(seq 40); do
+		[ "$(bpftool prog show | grep -c 'name lat_')" = "$progs_before" ] && break
+		sleep 0.05
+	done
+	assert_eq "$(bpftool prog show | grep -c 'name lat_')" "$progs_before" "lat programs left after SIG$sig"
+	assert_eq "$(bpftool link show | grep -c 'lat_')" 0 "links left after SIG$sig"
+done

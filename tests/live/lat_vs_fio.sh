@@ -1,0 +1,31 @@
+# lat's p50 and p99 against fio's own completion-latency percentiles for the
+# same run, on a device whose service time dominates: a loop device on a file
+# of tests/helpers/slowfs.py, a FUSE filesystem whose reads each sleep 5 ms.
+# iodig times issue to completion, a strict part of fio's clat (which adds
+# the syscall, page pinning and the wake-up).  Stated tolerance: iodig's
+# percentile lies within [-8%, +5%] of fio's: +5% covers iodig's 3.125%
+# bucket bound and fio's own ~1.6% bucketing; -8% adds the few hundred
+# microseconds of syscall path and wake-up fio counts and iodig does not.
+. "$(dirname "$0")/../lib.sh"
+need_root_bpf
+[ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import fusepy' 2>/dev/null || skip "needs python3-fusepy"
+mkdir "$T/slow"
+"$TOP/tests/helpers/slowfs.py" "$T/slow" 64 5 >"$T/slowfs.log" 2>&1 &
+defer "umount $T/slow"
+for i in $(seq 50); do [ -f "$T/slow/disk" ] && break; sleep 0.1; done
+[ -f "$T/slow/disk" ] || die "slowfs did not mount: $(cat "$T/slowfs.log")"
+L=$(losetup -f --show -r "$T/slow/disk") || die losetup
+defer "losetup -d $L"
+n=${L#/dev/}
+start_iodig "$T/p.json" lat -d "$n" --json
+fio --name=p --filename="$L" --readonly --direct=1 --rw=randread --bs=4k --size=64M --number_ios=300 \
+    --ioengine=psync --output-format=json > "$T/fio.json" || die fio
+stop_iodig
+assert_eq "$(jcount "$T/p.json" true)" "$(jq '.jobs[0].read.total_ios' "$T/fio.json")" "requests = fio's I/Os"
+for p in 50 99; do
+	got=$(jq -s "[.[] | select(.type == \"hist\")][0].p${p}_ns" "$T/p.json")
+	want=$(jq ".jobs[0].read.clat_ns.percentile[\"$p.000000\"]" "$T/fio.json")
+	python3 -c "import sys; g,w=$got,$want; sys.exit(0 if -0.08*w <= g-w <= 0.05*w else 1)" ||
+		die "p$p: iodig $got ns, fio $want ns: outside [-8%, +5%]"
+	ok "p$p: iodig $got ns, fio clat $want ns ($(python3 -c "print('%+.1f%%' % (($got-$want)*100/$want))"))"
+done
