@@ -1,0 +1,135 @@
+#!/usr/bin/python3
+"""Side-by-side cost of block I/O tracers, in one run, on one loop device.
+
+For each tool: BPF ns per request (kernel.bpf_stats_enabled run_time_ns of
+the programs the tool's process owns, over the requests /proc/diskstats saw
+complete), IOPS traced / untraced (interleaved runs, each traced run against
+the mean of the untraced runs around it), peak RSS (VmHWM) and the time from
+exec to tracing live.  Prints a Markdown table.
+
+Usage: bench.py DEVICE SECONDS ROUNDS TOOLSPEC...
+  TOOLSPEC is NAME=READY_REGEX=COMMAND (COMMAND run by sh).  The tool is live
+  when READY_REGEX matches a line of its stdout or stderr.
+"""
+import json
+import os
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+
+def diskstat_ios(dev):
+    name = os.path.basename(dev)
+    with open("/proc/diskstats") as f:
+        for line in f:
+            p = line.split()
+            if p[2] == name:
+                return int(p[3]) + int(p[7])
+    raise SystemExit(f"{name} not in /proc/diskstats")
+
+
+def fio(dev, secs):
+    out = subprocess.run(
+        ["fio", "--name=b", f"--filename={dev}", "--direct=1", "--rw=randread", "--bs=4k",
+         "--ioengine=libaio", "--iodepth=16", "--time_based", f"--runtime={secs}",
+         "--size=256M", "--output-format=json"], check=True, capture_output=True, text=True).stdout
+    return json.loads(out)["jobs"][0]["read"]["iops"]
+
+
+def prog_ids(pid):
+    """BPF programs a process holds: prog and link fds name a prog_id in
+    fdinfo (Debian's bpftool has no pid iterator to tell us)."""
+    ids = set()
+    for fd in os.listdir(f"/proc/{pid}/fdinfo"):
+        try:
+            with open(f"/proc/{pid}/fdinfo/{fd}") as f:
+                for line in f:
+                    if line.startswith("prog_id:"):
+                        ids.add(int(line.split()[1]))
+        except OSError:
+            pass
+    return ids
+
+
+def prog_time(pid):
+    out = subprocess.run(["bpftool", "prog", "show", "--json"], check=True,
+                         capture_output=True, text=True).stdout
+    ids = prog_ids(pid)
+    return sum(p.get("run_time_ns", 0) for p in json.loads(out) if p["id"] in ids)
+
+
+def vm_hwm_kb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return 0
+
+
+class Tool:
+    def __init__(self, spec):
+        self.name, ready, self.cmd = spec.split("=", 2)
+        self.ready = re.compile(ready)
+        self.ns, self.ratio, self.rss, self.startup = [], [], [], []
+
+    def start(self):
+        t0 = time.monotonic()
+        self.p = subprocess.Popen(self.cmd, shell=True, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        live = threading.Event()
+
+        def reader():
+            for line in self.p.stdout:
+                if not live.is_set() and self.ready.search(line):
+                    live.set()
+        threading.Thread(target=reader, daemon=True).start()
+        if not live.wait(60):
+            raise SystemExit(f"{self.name}: not ready after 60 s")
+        self.startup.append(time.monotonic() - t0)
+        # the traced process is the shell's child when sh -c execs it
+        self.pid = self.p.pid
+
+    def stop(self):
+        self.rss.append(vm_hwm_kb(self.pid) / 1024.0)
+        os.killpg(self.p.pid, signal.SIGINT)
+        self.p.wait(30)
+
+
+def main():
+    dev, secs, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    tools = [Tool(s) for s in sys.argv[4:]]
+    subprocess.run(["sysctl", "-qw", "kernel.bpf_stats_enabled=1"], check=True)
+    fio(dev, 1)  # warm up
+    base = [fio(dev, secs)]
+    for _ in range(rounds):
+        for t in tools:
+            t.start()
+            before_ios, before_ns = diskstat_ios(dev), prog_time(t.pid)
+            iops = fio(dev, secs)
+            reqs = diskstat_ios(dev) - before_ios
+            t.ns.append((prog_time(t.pid) - before_ns) / reqs)
+            t.stop()
+            after = fio(dev, secs)
+            t.ratio.append(iops / statistics.mean([base[-1], after]))
+            base.append(after)
+    subprocess.run(["sysctl", "-qw", "kernel.bpf_stats_enabled=0"], check=True)
+
+    med = statistics.median
+    ref = tools[0]
+    print(f"fio randread 4k, libaio iodepth 16, {secs} s runs, {rounds} rounds, "
+          f"untraced {med(base):.0f} IOPS (median of {len(base)})\n")
+    print("| tool | BPF ns/request | vs first | IOPS traced/untraced | peak RSS MB | vs first | exec to ready s | vs first |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for t in tools:
+        print(f"| {t.name} | {med(t.ns):.0f} | {med(t.ns) / med(ref.ns):.2f}x | {med(t.ratio):.3f} "
+              f"| {med(t.rss):.1f} | {med(t.rss) / med(ref.rss):.2f}x | {med(t.startup):.3f} "
+              f"| {med(t.startup) / med(ref.startup):.2f}x |")
+    print("\nmedians over rounds; ns/request = run_time_ns of the tool's programs / requests completed")
+
+
+if __name__ == "__main__":
+    main()
