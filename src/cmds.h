@@ -9,5 +9,7 @@ struct cmd {
 };
 
 int cmd_lat(int argc, char **argv);
+int cmd_slow(int argc, char **argv);
+int cmd_snoop(int argc, char **argv);
 
 #endif

@@ -3,8 +3,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -12,6 +10,7 @@
 #include "bpfx.h"
 #include "cli.h"
 #include "disks.h"
+#include "filter.h"
 #include "histo.h"
 #include "lat.h"
 #include "log.h"
@@ -19,8 +18,6 @@
 #include "run.h"
 #include "lat.skel.h"
 
-#define CGROUP2_SUPER_MAGIC 0x63677270
-#define CGROUP_SUPER_MAGIC 0x27e0eb
 
 static const char lat_usage[] =
 "Usage: iodig lat [options] [interval [count]]\n"
@@ -311,28 +308,12 @@ static int lat_wait(void *ctx, int ms)
 	return 0;
 }
 
-static int cgroup_id(const char *path, __u64 *id)
-{
-	struct statfs sf;
-	struct stat st;
-
-	if (statfs(path, &sf) || stat(path, &st))
-		return fail("cgroup", "%s: %s", path, strerror(errno));
-	/* v2, or the v1 blkio hierarchy where that is where blkio lives:
-	 * bio->bi_blkg points into whichever hierarchy holds the io controller. */
-	if ((sf.f_type != CGROUP2_SUPER_MAGIC && sf.f_type != CGROUP_SUPER_MAGIC) || !S_ISDIR(st.st_mode))
-		return fail("cgroup", "%s is not a cgroup directory (v2, or v1 blkio)", path);
-	*id = st.st_ino;	/* kernfs: the inode number is the cgroup id */
-	return 0;
-}
-
 int cmd_lat(int argc, char **argv)
 {
 	struct lat_opts o = {};
 	struct lat_ctx x = {};
 	__u32 dev = 0;
-	__u64 cgid = 0;
-	char name[32];
+	uint64_t cgid = 0;
 	int err;
 
 	log__init("lat", false, false);
@@ -346,9 +327,9 @@ int cmd_lat(int argc, char **argv)
 	}
 	if ((err = bpfx__setup()))
 		return err;
-	if (o.disk && disks__resolve(o.disk, &dev, name, sizeof(name)))
-		return fail("disk", "'%s': no such block device (see /proc/partitions)", o.disk);
-	if (o.cgroup && (err = cgroup_id(o.cgroup, &cgid)))
+	if (o.disk && (err = filter__disk(o.disk, &dev)))
+		return err;
+	if (o.cgroup && (err = filter__cgroup(o.cgroup, &cgid)))
 		return err;
 	if (o.per_flags) {
 		if ((err = reqflags__load(&x.rf, NULL)))

@@ -10,6 +10,8 @@ static int cmd_version(int argc, char **argv);
 
 static const struct cmd cmds[] = {
 	{ "lat", cmd_lat, "block I/O latency histograms per disk and operation, with percentiles" },
+	{ "slow", cmd_slow, "block requests slower than a threshold, split into phases, stalls named" },
+	{ "snoop", cmd_snoop, "every block request with its submitter and phases (biosnoop)" },
 	{ "help", cmd_help, "this list, or 'iodig help COMMAND' for one command" },
 	{ "version", cmd_version, "print the version" },
 };

@@ -67,4 +67,23 @@ static __always_inline bool rq_data_in_flush_seq(struct request *rq)
 	return (rq->cmd_flags & REQ_OP_MASK_) != req_op_flush();
 }
 
+/* Is this block_rq_complete the request's last?  Not when it completed only
+ * part of its bytes, nor for a flush sequence's data step (see above). */
+static __always_inline bool rq_final_completion(struct request *rq, unsigned int nr_bytes)
+{
+	return nr_bytes >= rq->__data_len && !rq_data_in_flush_seq(rq);
+}
+
+/* The whole disk a bio is for, and whether its queue makes requests at all:
+ * bio-based drivers (zram, dm, md) see block_bio_queue and no request. */
+static __always_inline __u32 bio_dev(struct bio *bio)
+{
+	return gendisk_dev(bio->bi_bdev->bd_disk);
+}
+
+static __always_inline bool bio_to_mq(struct bio *bio)
+{
+	return bio->bi_bdev->bd_disk->queue->mq_ops != NULL;
+}
+
 #endif

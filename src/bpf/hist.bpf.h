@@ -22,4 +22,36 @@ static __always_inline void hist_add(struct hist *h, __u64 v)
 		h->slots[slot]++;
 }
 
+/*
+ * Histograms split by a key live in two per-CPU hashes, one per epoch: the
+ * user side flips `epoch` and drains the half no longer written.  Declare
+ * them with HIST_EPOCH_MAPS(prefix, key type, max entries).
+ */
+#define HIST_EPOCH_MAPS(prefix, key_t, max)				\
+	struct {							\
+		__uint(type, BPF_MAP_TYPE_PERCPU_HASH);			\
+		__uint(max_entries, max);				\
+		__uint(map_flags, BPF_F_NO_PREALLOC);			\
+		__type(key, key_t);					\
+		__type(value, struct hist);				\
+	} prefix##0 SEC(".maps"), prefix##1 SEC(".maps")
+
+static struct hist hist_zero;
+
+/* The histogram for key, created empty when missing; NULL (and *full
+ * counted) when the map has no room. */
+static __always_inline struct hist *hist_get(void *map, void *key, __u64 *full)
+{
+	struct hist *h = bpf_map_lookup_elem(map, key);
+
+	if (h)
+		return h;
+	/* EEXIST from a racing CPU is fine: look up again either way. */
+	bpf_map_update_elem(map, key, &hist_zero, BPF_NOEXIST);
+	h = bpf_map_lookup_elem(map, key);
+	if (!h)
+		__sync_fetch_and_add(full, 1);
+	return h;
+}
+
 #endif

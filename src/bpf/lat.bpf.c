@@ -28,18 +28,7 @@ __u32 epoch;		/* written by the user side */
 bool own_fallback;	/* lat_issue attached: look in own_start */
 struct lat_stats stats;
 
-static struct hist zero_hist;
-
-#define HIST_HASH							\
-	struct {							\
-		__uint(type, BPF_MAP_TYPE_PERCPU_HASH);			\
-		__uint(max_entries, LAT_MAX_KEYS);			\
-		__uint(map_flags, BPF_F_NO_PREALLOC);			\
-		__type(key, struct lat_key);				\
-		__type(value, struct hist);				\
-	}
-HIST_HASH hists0 SEC(".maps");
-HIST_HASH hists1 SEC(".maps");
+HIST_EPOCH_MAPS(hists, struct lat_key, LAT_MAX_KEYS);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -54,20 +43,6 @@ struct {
 	__type(key, __u64);
 	__type(value, __u64);
 } own_start SEC(".maps");
-
-static __always_inline struct hist *hist_get(void *map, struct lat_key *key)
-{
-	struct hist *h = bpf_map_lookup_elem(map, key);
-
-	if (h)
-		return h;
-	/* EEXIST from a racing CPU is fine: look up again either way. */
-	bpf_map_update_elem(map, key, &zero_hist, BPF_NOEXIST);
-	h = bpf_map_lookup_elem(map, key);
-	if (!h)
-		__sync_fetch_and_add(&stats.map_full, 1);
-	return h;
-}
 
 static __always_inline bool filtered(struct request *rq, __u32 *dev)
 {
@@ -98,11 +73,8 @@ int BPF_PROG(lat_complete, struct request *rq, int error, unsigned int nr_bytes)
 	__u64 start, now;
 	__u32 ep;
 
-	/* A partial completion: the request goes on, time it when it ends. */
-	if (nr_bytes < rq->__data_len)
-		return 0;
-	/* ... and a flush sequence's data step: time it when the sequence ends. */
-	if (rq_data_in_flush_seq(rq))
+	/* Partial completions and flush-sequence data steps: wait for the end. */
+	if (!rq_final_completion(rq, nr_bytes))
 		return 0;
 	if (filtered(rq, &key.dev))
 		return 0;
@@ -139,7 +111,7 @@ int BPF_PROG(lat_complete, struct request *rq, int error, unsigned int nr_bytes)
 		key.flags = rq->cmd_flags;
 	/* Constant map pointers in each branch: the verifier inlines lookups
 	 * on a known map, not on one chosen at run time. */
-	h = ep ? hist_get(&hists1, &key) : hist_get(&hists0, &key);
+	h = ep ? hist_get(&hists1, &key, &stats.map_full) : hist_get(&hists0, &key, &stats.map_full);
 	if (!h)
 		return 0;
 add:

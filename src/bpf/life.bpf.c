@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The life of a block request, from tracepoints only: Q (block_bio_queue),
+ * G (allocation), I (block_rq_insert), D (issue), C (block_rq_complete), plus
+ * splits, merges and requeues; and writes to block queue attributes in sysfs,
+ * which freeze the queue and stall Q2G.
+ *
+ * A request is followed through its first bio: an entry in `bios` made at Q,
+ * in the submitter's context (pid, comm and cgroup are right only there),
+ * found again at I/D/C through rq->bio.  G and D default to the stamps the
+ * kernel keeps in struct request (start_time_ns, io_start_time_ns): two
+ * fewer programs a request.  They come from a clock cached per plug, which
+ * can run behind ours but is refreshed whenever the task sleeps, so a stall
+ * is measured right; --own-clock stamps G and D here instead.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "hist.bpf.h"
+#include "compat.bpf.h"
+#include "life.h"
+
+const volatile __u32 targ_mode = LIFE_SNOOP;
+const volatile __u64 targ_min_ns = 0;
+const volatile bool targ_own_clock = false;
+const volatile __u32 filter_dev = 0;
+const volatile __u32 filter_pid = 0;
+const volatile __u64 filter_cgroup = 0;
+const volatile bool filter_comm_on = false;
+const volatile char filter_comm[LIFE_COMM_LEN] = {};
+const volatile __u64 targ_wakeup_bytes = 1 << 20;
+
+__u32 epoch;
+struct life_stats stats;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, LIFE_MAX_INFLIGHT);
+	__type(key, __u64);		/* struct bio * */
+	__type(value, struct life_bio);
+} bios SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 << 20);	/* resized by the user side */
+} records SEC(".maps");
+
+HIST_EPOCH_MAPS(phases, struct life_phase_key, 4096);
+
+struct sysfs_write {
+	__u64 start;
+	struct life_sysfs rec;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);		/* tid */
+	__type(value, struct sysfs_write);
+} sysfs_writes SEC(".maps");
+
+static __always_inline bool comm_matches(const char *comm)
+{
+	for (int i = 0; i < LIFE_COMM_LEN; i++) {
+		if (comm[i] != filter_comm[i])
+			return false;
+		if (!comm[i])
+			break;
+	}
+	return true;
+}
+
+/* Records are many and small: wake the reader only when a good share of
+ * the buffer waits, else it polls on its own clock.  Saves a wakeup a record. */
+static __always_inline long rb_flags(void)
+{
+	return bpf_ringbuf_query(&records, BPF_RB_AVAIL_DATA) >= targ_wakeup_bytes ?
+	       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
+SEC("tp_btf/block_bio_queue")
+int BPF_PROG(life_queue, struct bio *bio)
+{
+	struct life_bio b = {};
+	__u64 key = (__u64)bio, id;
+
+	if (!bio_to_mq(bio))
+		return 0;
+	if (filter_dev && bio_dev(bio) != filter_dev)
+		return 0;
+	id = bpf_get_current_pid_tgid();
+	if (filter_pid && (id >> 32) != filter_pid)
+		return 0;
+	bpf_get_current_comm(b.comm, sizeof(b.comm));
+	if (filter_comm_on && !comm_matches(b.comm))
+		return 0;
+	b.cgroup = bio_cgroup_id(bio);
+	if (filter_cgroup && b.cgroup != filter_cgroup)
+		return 0;
+	b.q = bpf_ktime_get_ns();
+	b.pid = id >> 32;
+	b.tid = (__u32)id;
+	b.seen = SEEN_Q;
+	if (bpf_map_update_elem(&bios, &key, &b, BPF_ANY))
+		__sync_fetch_and_add(&stats.untracked, 1);
+	return 0;
+}
+
+/* The split-off front part goes on to get a request; the rest (its parent,
+ * bio_chain()ed as bi_private) is resubmitted and keeps its own entry. */
+SEC("tp_btf/block_split")
+int BPF_PROG(life_split, struct bio *split, unsigned int new_sector)
+{
+	__u64 parent = (__u64)split->bi_private, key = (__u64)split;
+	struct life_bio *b = bpf_map_lookup_elem(&bios, &parent);
+
+	if (!b)
+		return 0;
+	__sync_fetch_and_add(&stats.splits, 1);
+	b->seen |= SEEN_SPLIT;
+	bpf_map_update_elem(&bios, &key, b, BPF_ANY);
+	return 0;
+}
+
+static __always_inline int merged(struct bio *bio)
+{
+	__u64 key = (__u64)bio;
+
+	if (bpf_map_delete_elem(&bios, &key) == 0)
+		__sync_fetch_and_add(&stats.merges, 1);
+	return 0;
+}
+
+SEC("tp_btf/block_bio_backmerge")
+int BPF_PROG(life_backmerge, struct bio *bio) { return merged(bio); }
+
+SEC("tp_btf/block_bio_frontmerge")
+int BPF_PROG(life_frontmerge, struct bio *bio) { return merged(bio); }
+
+SEC("tp_btf/block_getrq")
+int BPF_PROG(life_getrq, struct bio *bio)
+{
+	__u64 key = (__u64)bio;
+	struct life_bio *b = bpf_map_lookup_elem(&bios, &key);
+
+	if (b) {
+		b->g = bpf_ktime_get_ns();
+		b->seen |= SEEN_G;
+	}
+	return 0;
+}
+
+static __always_inline struct life_bio *rq_entry(struct request *rq, __u64 *key)
+{
+	*key = (__u64)rq->bio;
+	return *key ? bpf_map_lookup_elem(&bios, key) : NULL;
+}
+
+SEC("tp_btf/block_rq_insert")
+int BPF_PROG(life_insert, struct request *rq)
+{
+	__u64 key;
+	struct life_bio *b = rq_entry(rq, &key);
+
+	if (b) {
+		b->i = bpf_ktime_get_ns();
+		b->seen |= SEEN_I;
+	}
+	return 0;
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(life_issue, struct request *rq)
+{
+	__u64 key;
+	struct life_bio *b = rq_entry(rq, &key);
+
+	if (b) {
+		b->d = bpf_ktime_get_ns();
+		b->seen |= SEEN_D;
+	}
+	return 0;
+}
+
+SEC("tp_btf/block_rq_requeue")
+int BPF_PROG(life_requeue, struct request *rq)
+{
+	__u64 key;
+	struct life_bio *b;
+
+	if (filter_dev && gendisk_dev(rq_gendisk(rq)) != filter_dev)
+		return 0;
+	b = rq_entry(rq, &key);
+	__sync_fetch_and_add(&stats.requeues, 1);
+	if (b)
+		b->requeues++;
+	return 0;
+}
+
+static __always_inline void phase_add(__u32 dev, __u32 phase, __u64 v)
+{
+	struct life_phase_key k = { dev, phase };
+	struct hist *h;
+
+	h = (epoch & 1) ? hist_get(&phases1, &k, &stats.map_full)
+			: hist_get(&phases0, &k, &stats.map_full);
+	if (h)
+		hist_add(h, v);
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes)
+{
+	struct life_req r = {};
+	struct life_bio *b;
+	struct life_req *out;
+	__u64 key, g, d, t;
+
+	if (!rq_final_completion(rq, nr_bytes))
+		return 0;
+	r.dev = gendisk_dev(rq_gendisk(rq));
+	if (filter_dev && r.dev != filter_dev)
+		return 0;
+	r.c = bpf_ktime_get_ns();
+	b = rq_entry(rq, &key);
+	if (b) {
+		r.q = b->q;
+		r.i = b->i;
+		r.seen = b->seen & ~(SEEN_G | SEEN_D);
+		r.pid = b->pid;
+		r.tid = b->tid;
+		r.cgroup = b->cgroup;
+		r.requeues = b->requeues;
+		__builtin_memcpy(r.comm, b->comm, sizeof(r.comm));
+		g = b->g;
+		d = b->d;
+		bpf_map_delete_elem(&bios, &key);
+	} else {
+		/* Not followed from Q: started before tracing, or an internal
+		 * request (a flush) with no bio.  Filters on the submitter
+		 * cannot be applied to it. */
+		if (filter_pid || filter_comm_on || filter_cgroup)
+			return 0;
+		g = d = 0;
+	}
+	__sync_fetch_and_add(&stats.completed, 1);
+	if (!targ_own_clock) {
+		g = rq->start_time_ns;
+		d = rq->io_start_time_ns;
+	}
+	if (g) {
+		r.g = g;
+		r.seen |= SEEN_G;
+	}
+	if (d) {
+		r.d = d;
+		r.seen |= SEEN_D;
+	} else if (rq->state == MQ_RQ_IDLE) {
+		__sync_fetch_and_add(&stats.not_issued, 1);
+	}
+	if (!(r.seen & SEEN_Q))
+		__sync_fetch_and_add(&stats.partial, 1);
+
+	if (targ_mode == LIFE_PHASES) {
+		__u64 ph[PH_NR];
+
+		/* partial requests are counted, not put in the phases */
+		if (!life_phases(r.q, r.g, r.i, r.d, r.c, r.seen, ph))
+			return 0;
+		phase_add(r.dev, PH_Q2G, ph[PH_Q2G]);
+		phase_add(r.dev, PH_G2I, ph[PH_G2I]);
+		phase_add(r.dev, PH_I2D, ph[PH_I2D]);
+		phase_add(r.dev, PH_D2C, ph[PH_D2C]);
+		phase_add(r.dev, PH_Q2C, ph[PH_Q2C]);
+		return 0;
+	}
+	/* The earliest stamp seen starts the request's life. */
+	t = r.q ? r.q : (r.g ? r.g : (r.i ? r.i : r.d));
+	if (targ_mode == LIFE_SLOW && (!t || r.c - t < targ_min_ns))
+		return 0;
+
+	out = bpf_ringbuf_reserve(&records, sizeof(*out), 0);
+	if (!out) {
+		__sync_fetch_and_add(&stats.lost, 1);
+		return 0;
+	}
+	r.type = REC_REQ;
+	r.sector = rq->__sector;
+	r.bytes = rq->bio ? rq->bio->bi_iter.bi_size : 0;
+	r.bytes = nr_bytes > r.bytes ? nr_bytes : r.bytes;
+	r.cmd_flags = rq->cmd_flags;
+	r.error = error;
+	__builtin_memcpy(out, &r, sizeof(r));
+	__sync_fetch_and_add(&stats.records, 1);
+	bpf_ringbuf_submit(out, rb_flags());
+	return 0;
+}
+
+/* ---- writes to /sys/block/<disk>/queue/<attr> ---- */
+
+#define SYSFS_MAGIC 0x62656572
+
+static __always_inline int dname(struct dentry *d, char *buf, int len)
+{
+	return bpf_probe_read_kernel_str(buf, len, BPF_CORE_READ(d, d_name.name));
+}
+
+static __always_inline bool streq(const char *a, const char *b, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (a[i] != b[i])
+			return false;
+		if (!a[i])
+			return true;
+	}
+	return true;
+}
+
+SEC("tp/syscalls/sys_enter_write")
+int life_sysfs_enter(struct trace_event_raw_sys_enter *ctx)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	unsigned int fd = (unsigned int)ctx->args[0];
+	struct sysfs_write w = {};
+	struct file **fds, *file = NULL;
+	struct dentry *de, *parent;
+	char pname[8];
+	__u64 id = bpf_get_current_pid_tgid(), len;
+	__u32 tid = (__u32)id;
+
+	if (fd >= BPF_CORE_READ(task, files, fdt, max_fds))
+		return 0;
+	fds = BPF_CORE_READ(task, files, fdt, fd);
+	bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]);
+	if (!file || BPF_CORE_READ(file, f_inode, i_sb, s_magic) != SYSFS_MAGIC)
+		return 0;
+	de = BPF_CORE_READ(file, f_path.dentry);
+	parent = BPF_CORE_READ(de, d_parent);
+	dname(parent, pname, sizeof(pname));
+	if (streq(pname, "iosched", sizeof(pname))) {	/* queue/iosched/<attr> */
+		parent = BPF_CORE_READ(parent, d_parent);
+		dname(parent, pname, sizeof(pname));
+	}
+	if (!streq(pname, "queue", sizeof(pname)))
+		return 0;
+	dname(BPF_CORE_READ(parent, d_parent), w.rec.disk, sizeof(w.rec.disk));
+	dname(de, w.rec.attr, sizeof(w.rec.attr));
+	len = ctx->args[2] < SYSFS_VALUE_LEN - 1 ? ctx->args[2] : SYSFS_VALUE_LEN - 1;
+	bpf_probe_read_user(w.rec.value, len & (SYSFS_VALUE_LEN - 1), (void *)ctx->args[1]);
+	w.rec.pid = id >> 32;
+	w.rec.tid = tid;
+	w.rec.ppid = BPF_CORE_READ(task, real_parent, tgid);
+	bpf_get_current_comm(w.rec.comm, sizeof(w.rec.comm));
+	w.rec.start = bpf_ktime_get_ns();
+	w.rec.type = REC_SYSFS_START;
+	bpf_map_update_elem(&sysfs_writes, &tid, &w, BPF_ANY);
+	/* Told at once: a request stalled by this write may complete before
+	 * the write returns. */
+	if (bpf_ringbuf_output(&records, &w.rec, sizeof(w.rec), BPF_RB_FORCE_WAKEUP))
+		__sync_fetch_and_add(&stats.lost, 1);
+	return 0;
+}
+
+SEC("tp/syscalls/sys_exit_write")
+int life_sysfs_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct sysfs_write *w = bpf_map_lookup_elem(&sysfs_writes, &tid);
+
+	if (!w)
+		return 0;
+	w->rec.type = REC_SYSFS_END;
+	w->rec.end = bpf_ktime_get_ns();
+	w->rec.ret = ctx->ret;
+	if (bpf_ringbuf_output(&records, &w->rec, sizeof(w->rec), BPF_RB_FORCE_WAKEUP))
+		__sync_fetch_and_add(&stats.lost, 1);
+	bpf_map_delete_elem(&sysfs_writes, &tid);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Resolve what users filter on (cgroup path, pid) to what BPF compares. */
+#ifndef IODIG_FILTER_H
+#define IODIG_FILTER_H
+
+#include <stdint.h>
+
+/* A cgroup directory (v2, or the v1 blkio hierarchy) to its id.
+ * Returns 0, or the exit status after printing why. */
+int filter__cgroup(const char *path, uint64_t *id);
+/* A pid that must exist. Returns 0, or the exit status after printing why. */
+int filter__pid(const char *arg, uint32_t *pid);
+/* -d DISK: the whole disk's kernel dev_t.  Returns 0 or the exit status. */
+int filter__disk(const char *arg, uint32_t *dev);
+
+#endif

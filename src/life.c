@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The request-life engine: loads life.bpf.c in the mode a command asks for. */
+#include <errno.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "bpfx.h"
+#include "life_user.h"
+#include "log.h"
+#include "life.skel.h"
+
+static const char *phase_names[PH_NR] = { "Q2G", "G2I", "I2D", "D2C", "Q2C" };
+
+const char *life__phase_name(int phase)
+{
+	return phase >= 0 && phase < PH_NR ? phase_names[phase] : "?";
+}
+
+const char *life__dominant(const __u64 *ph, int complete)
+{
+	int best = PH_Q2G;
+
+	if (!complete)
+		return NULL;
+	for (int p = PH_G2I; p <= PH_D2C; p++)
+		if (ph[p] > ph[best])
+			best = p;
+	return phase_names[best];
+}
+
+const char *life__seen_str(uint32_t seen, char *buf)
+{
+	buf[0] = seen & SEEN_Q ? 'Q' : '-';
+	buf[1] = seen & SEEN_G ? 'G' : '-';
+	buf[2] = seen & SEEN_I ? 'I' : '-';
+	buf[3] = seen & SEEN_D ? 'D' : '-';
+	buf[4] = '\0';
+	return buf;
+}
+
+/* Syscall tracepoints (tp/) need tracefs for their ids; this kernel does
+ * not mount it at boot.  Mount it where libbpf looks. */
+static int tracefs_ready(char *why, size_t len)
+{
+	if (access("/sys/kernel/tracing/events", F_OK) == 0 ||
+	    access("/sys/kernel/debug/tracing/events", F_OK) == 0)
+		goto check;
+	if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL)) {
+		snprintf(why, len, "tracefs is not mounted and mounting it failed: %s", strerror(errno));
+		return -1;
+	}
+check:
+	if (access("/sys/kernel/tracing/events/syscalls/sys_enter_write", F_OK) &&
+	    access("/sys/kernel/debug/tracing/events/syscalls/sys_enter_write", F_OK)) {
+		snprintf(why, len, "no syscalls:sys_enter_write tracepoint (kernel without CONFIG_FTRACE_SYSCALLS)");
+		return -1;
+	}
+	return 0;
+}
+
+int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, void *ctx)
+{
+	struct life_bpf *sk;
+	bool block = cfg->mode != LIFE_SYSFS;
+	int err;
+
+	memset(l, 0, sizeof(*l));
+	if (cfg->sysfs && tracefs_ready(l->sysfs_why, sizeof(l->sysfs_why)) == 0)
+		l->sysfs_on = true;
+	if (cfg->mode == LIFE_SYSFS && !l->sysfs_on)
+		return fail("watching queue attribute writes", "%s", l->sysfs_why);
+
+	sk = l->skel = life_bpf__open();
+	if (!sk)
+		return bpfx__fail("opening BPF object", -errno);
+	sk->rodata->targ_mode = cfg->mode;
+	sk->rodata->targ_min_ns = cfg->min_ns;
+	sk->rodata->targ_own_clock = cfg->own_clock;
+	sk->rodata->filter_dev = cfg->dev;
+	sk->rodata->filter_pid = cfg->pid;
+	sk->rodata->filter_cgroup = cfg->cgroup;
+	if (cfg->comm) {
+		sk->rodata->filter_comm_on = true;
+		strncpy((char *)sk->rodata->filter_comm, cfg->comm, LIFE_COMM_LEN - 1);
+	}
+	if (cfg->rb_bytes) {
+		sk->rodata->targ_wakeup_bytes = cfg->rb_bytes / 4;
+		bpf_map__set_max_entries(sk->maps.records, cfg->rb_bytes);
+	}
+	/* Load only what this mode runs. */
+	bpf_program__set_autoload(sk->progs.life_getrq, block && cfg->own_clock);
+	bpf_program__set_autoload(sk->progs.life_issue, block && cfg->own_clock);
+	bpf_program__set_autoload(sk->progs.life_queue, block);
+	bpf_program__set_autoload(sk->progs.life_split, block);
+	bpf_program__set_autoload(sk->progs.life_backmerge, block);
+	bpf_program__set_autoload(sk->progs.life_frontmerge, block);
+	bpf_program__set_autoload(sk->progs.life_insert, block);
+	bpf_program__set_autoload(sk->progs.life_requeue, block);
+	bpf_program__set_autoload(sk->progs.life_complete, block);
+	bpf_program__set_autoload(sk->progs.life_sysfs_enter, l->sysfs_on);
+	bpf_program__set_autoload(sk->progs.life_sysfs_exit, l->sysfs_on);
+
+	err = life_bpf__load(sk);
+	if (err)
+		return bpfx__fail("loading BPF programs", err);
+	err = life_bpf__attach(sk);
+	if (err)
+		return bpfx__fail("attaching to tracepoints", err);
+	if (fn) {
+		l->rb = ring_buffer__new(bpf_map__fd(sk->maps.records), fn, ctx, NULL);
+		if (!l->rb)
+			return bpfx__fail("opening the ring buffer", -errno);
+	}
+	return 0;
+}
+
+int life__poll(struct life *l, int timeout_ms)
+{
+	int n;
+
+	if (!l->rb) {
+		usleep(timeout_ms * 1000);
+		return 0;
+	}
+	n = ring_buffer__poll(l->rb, timeout_ms);
+	if (n == -EINTR)
+		return 0;
+	/* a negative return from the callback stops polling: pass it on */
+	return n < 0 ? n : 0;
+}
+
+void life__drain(struct life *l)
+{
+	if (l->rb)
+		ring_buffer__consume(l->rb);
+}
+
+void life__stats(struct life *l, struct life_stats *s)
+{
+	*s = l->skel->bss->stats;
+}
+
+void life__stop(struct life *l)
+{
+	ring_buffer__free(l->rb);
+	life_bpf__destroy(l->skel);
+	memset(l, 0, sizeof(*l));
+}

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A block request's life, from the block tracepoints: shared by `slow`,
+ * `snoop`, `lat --phases` and `sysfs` (they load one BPF object, life.bpf.c,
+ * in different modes, so the tracking logic exists once).
+ */
+#ifndef IODIG_LIFE_H
+#define IODIG_LIFE_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define LIFE_COMM_LEN 16
+
+enum life_mode {
+	LIFE_SNOOP = 1,		/* a record for every request */
+	LIFE_SLOW,		/* a record when Q2C >= min_ns */
+	LIFE_PHASES,		/* histograms per disk and phase, no records */
+	LIFE_SYSFS,		/* queue attribute writes only */
+};
+
+/* which stamps a request's record saw */
+enum life_seen {
+	SEEN_Q = 1 << 0,	/* block_bio_queue of its first bio */
+	SEEN_G = 1 << 1,	/* allocation */
+	SEEN_I = 1 << 2,	/* block_rq_insert (absent on direct issue) */
+	SEEN_D = 1 << 3,	/* issue */
+	SEEN_SPLIT = 1 << 4,	/* its first bio was split from a larger one */
+};
+
+enum life_phase { PH_Q2G, PH_G2I, PH_I2D, PH_D2C, PH_Q2C, PH_NR };
+
+enum life_rec_type { REC_REQ = 1, REC_SYSFS_START, REC_SYSFS_END };
+
+/* What block_bio_queue learns about a bio, in the submitting context. */
+struct life_bio {
+	__u64 q, g, i, d;	/* ns, bpf_ktime_get_ns(); 0 = not seen */
+	__u64 cgroup;
+	__u32 pid, tid;
+	__u16 requeues;
+	__u16 seen;
+	char comm[LIFE_COMM_LEN];
+};
+
+struct life_req {
+	__u32 type;		/* REC_REQ */
+	__u32 dev;
+	__u64 q, g, i, d, c;	/* ns; phases are differences of these */
+	__u64 sector;
+	__u64 cgroup;
+	__u32 bytes;
+	__u32 cmd_flags;
+	__u32 pid, tid;
+	__u16 requeues;
+	__u16 seen;
+	int error;
+	char comm[LIFE_COMM_LEN];
+};
+
+#define SYSFS_NAME_LEN 32
+#define SYSFS_VALUE_LEN 64
+
+/* A write(2) to /sys/block/<disk>/queue/<attr> (or queue/iosched/<attr>). */
+struct life_sysfs {
+	__u32 type;		/* REC_SYSFS_START or REC_SYSFS_END */
+	__u32 pid, tid, ppid;
+	__u64 start, end;	/* ns; end is 0 in a START record */
+	__s64 ret;
+	char comm[LIFE_COMM_LEN];
+	char disk[SYSFS_NAME_LEN];
+	char attr[SYSFS_NAME_LEN];
+	char value[SYSFS_VALUE_LEN];
+};
+
+struct life_phase_key {
+	__u32 dev;
+	__u32 phase;
+};
+
+/* Counted, never silent. */
+struct life_stats {
+	__u64 completed;	/* requests that completed (final completions) */
+	__u64 records;		/* records written to the ring buffer */
+	__u64 lost;		/* records the ring buffer had no room for */
+	__u64 untracked;	/* bios not tracked: the in-flight map was full */
+	__u64 partial;		/* requests whose Q was not seen */
+	__u64 merges;		/* bios merged into an existing request */
+	__u64 splits;
+	__u64 requeues;
+	__u64 map_full;		/* no room for a new histogram key */
+	__u64 not_issued;	/* completed without an issue (empty preflush) */
+};
+
+#define LIFE_MAX_INFLIGHT 65536
+
+/*
+ * Phases from stamps: the one definition, used by the BPF side (histograms)
+ * and the user side (records).  Stamps are made monotone first (each at
+ * least the one before): a plug-cached kernel stamp may run a little behind
+ * ours, and a phase is never negative.  A request issued directly, with no
+ * insert, spends no time in I2D: G2I runs to the issue.  Returns true when
+ * Q, G and D were all seen; otherwise only the phases between stamps seen
+ * are set, Q2C runs from the earliest stamp, and the record is partial.
+ */
+static inline int life_phases(__u64 q, __u64 g, __u64 i, __u64 d, __u64 c,
+			      __u32 seen, __u64 *ph)
+{
+	__u64 t0 = q ? q : (g ? g : (i ? i : (d ? d : c)));
+	__u64 gg = g > t0 ? g : t0;
+	__u64 ii, dd;
+
+	ph[PH_Q2G] = ph[PH_G2I] = ph[PH_I2D] = ph[PH_D2C] = 0;
+	ph[PH_Q2C] = c > t0 ? c - t0 : 0;
+	ii = (seen & SEEN_I) ? i : d;
+	if (ii < gg)
+		ii = gg;
+	dd = d > ii ? d : ii;
+	if ((seen & SEEN_Q) && (seen & SEEN_G))
+		ph[PH_Q2G] = gg - q;
+	if ((seen & SEEN_G) && ((seen & SEEN_I) || (seen & SEEN_D)))
+		ph[PH_G2I] = ii - gg;
+	if ((seen & SEEN_I) && (seen & SEEN_D))
+		ph[PH_I2D] = dd - ii;
+	if (seen & SEEN_D)
+		ph[PH_D2C] = c > dd ? c - dd : 0;
+	return (seen & (SEEN_Q | SEEN_G | SEEN_D)) == (SEEN_Q | SEEN_G | SEEN_D);
+}
+
+#endif

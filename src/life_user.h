@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* User side of the request-life engine (src/life.c) that slow, snoop,
+ * sysfs and lat --phases drive in their own modes. */
+#ifndef IODIG_LIFE_USER_H
+#define IODIG_LIFE_USER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "life.h"
+
+struct life_bpf;
+struct ring_buffer;
+
+struct life_cfg {
+	enum life_mode mode;
+	uint64_t min_ns;	/* LIFE_SLOW */
+	bool own_clock;		/* stamp G and D in BPF, not from struct request */
+	bool sysfs;		/* watch queue attribute writes too */
+	uint32_t dev, pid;
+	uint64_t cgroup;
+	const char *comm;
+	uint64_t rb_bytes;	/* ring buffer size, a power of 2 >= page size */
+};
+
+struct life {
+	struct life_bpf *skel;
+	struct ring_buffer *rb;
+	bool sysfs_on;
+	char sysfs_why[160];	/* why queue writes are not watched */
+};
+
+typedef int (*life_record_fn)(void *ctx, void *data, size_t size);
+
+/* Opens, loads and attaches.  Returns 0, or the exit status after printing. */
+int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, void *ctx);
+int life__poll(struct life *l, int timeout_ms);
+/* Hands over every record already in the ring buffer. */
+void life__drain(struct life *l);
+void life__stats(struct life *l, struct life_stats *s);
+void life__stop(struct life *l);
+
+/* "Q2G" ... "Q2C" */
+const char *life__phase_name(int phase);
+/* The phase that took longest, or NULL for a partial record. */
+const char *life__dominant(const __u64 *ph, int complete);
+/* "QGID" with '-' for stamps not seen */
+const char *life__seen_str(uint32_t seen, char *buf);
+
+#endif

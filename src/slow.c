@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iodig slow / iodig snoop: one line per block request, its phases, and for
+ * a request stalled before allocation (Q2G) the queue attribute write that
+ * froze the queue, when there was one.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "bpfx.h"
+#include "cli.h"
+#include "disks.h"
+#include "filter.h"
+#include "json.h"
+#include "life_user.h"
+#include "log.h"
+#include "reqflags.h"
+#include "run.h"
+
+#define MAX_WINDOWS 256
+
+struct slow_opts {
+	struct cli_common c;
+	const char *disk, *cgroup, *pid, *comm;
+	bool own_clock, timestamp;
+	uint64_t min_ns, rb_bytes;
+};
+
+struct slow_ctx {
+	struct slow_opts *o;
+	bool snoop;
+	struct reqflags rf;
+	struct json j;
+	uint64_t t0;		/* CLOCK_MONOTONIC at start, ns: bpf_ktime_get_ns()'s clock */
+	struct life_sysfs win[MAX_WINDOWS];	/* recent queue attribute writes */
+	int nwin, next;
+	uint64_t attributed, shown;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* A write is remembered at its start (a stalled request can complete before
+ * the write returns) and completed by its end record. */
+static void window_add(struct slow_ctx *x, const struct life_sysfs *w)
+{
+	for (int i = 0; i < x->nwin; i++) {
+		if (x->win[i].tid == w->tid && x->win[i].start == w->start) {
+			x->win[i] = *w;
+			return;
+		}
+	}
+	x->win[x->next] = *w;
+	x->next = (x->next + 1) % MAX_WINDOWS;
+	if (x->nwin < MAX_WINDOWS)
+		x->nwin++;
+}
+
+/* The write to this disk's queue attributes that overlapped [from, to]. */
+static const struct life_sysfs *window_find(struct slow_ctx *x, const char *disk, uint64_t from, uint64_t to)
+{
+	const struct life_sysfs *best = NULL;
+
+	for (int i = 0; i < x->nwin; i++) {
+		const struct life_sysfs *w = &x->win[i];
+
+		if (strcmp(w->disk, disk) || w->start > to || (w->end && w->end < from))
+			continue;
+		if (!best || w->start > best->start)
+			best = w;
+	}
+	return best;
+}
+
+static void value_clean(const char *in, char *out, size_t len)
+{
+	snprintf(out, len, "%s", in);
+	out[strcspn(out, "\n")] = '\0';
+}
+
+static void print_sysfs(struct slow_ctx *x, const struct life_sysfs *w)
+{
+	char val[SYSFS_VALUE_LEN];
+
+	value_clean(w->value, val, sizeof(val));
+	if (x->o->c.json) {
+		json__obj_begin(&x->j);
+		json__kstr(&x->j, "type", "queue_write");
+		json__ku64(&x->j, "ts_ns", w->start);
+		json__kstr(&x->j, "comm", w->comm);
+		json__ku64(&x->j, "pid", w->pid);
+		json__ku64(&x->j, "ppid", w->ppid);
+		json__kstr(&x->j, "disk", w->disk);
+		json__kstr(&x->j, "attr", w->attr);
+		json__kstr(&x->j, "value", val);
+		json__ku64(&x->j, "duration_ns", w->end - w->start);
+		json__key(&x->j, "ret");
+		json__i64(&x->j, w->ret);
+		json__obj_end(&x->j);
+		return;
+	}
+	printf("%-9.3f # queue write: %s[%u] (ppid %u) %s/queue/%s = \"%s\" took %.3f ms%s\n",
+	       (w->start - x->t0) / 1e9, w->comm, w->pid, w->ppid, w->disk, w->attr, val,
+	       (w->end - w->start) / 1e6, w->ret < 0 ? " (failed)" : "");
+}
+
+static void print_req(struct slow_ctx *x, const struct life_req *r)
+{
+	__u64 ph[PH_NR];
+	int complete = life_phases(r->q, r->g, r->i, r->d, r->c, r->seen, ph);
+	const char *dom = life__dominant(ph, complete), *disk = disks__name(r->dev), *op;
+	const struct life_sysfs *w = NULL;
+	char ob[16], flags[200], seen[8];
+
+	/* stalled before allocation while this disk's queue attributes were
+	 * being written: name the writer */
+	if ((r->seen & SEEN_Q) && (r->seen & SEEN_G) && ph[PH_Q2G] > 0)
+		w = window_find(x, disk, r->q, r->q + ph[PH_Q2G]);
+	if (w)
+		x->attributed++;
+	x->shown++;
+	op = reqflags__op_name(&x->rf, r->cmd_flags, ob, sizeof(ob));
+	reqflags__flags_str(&x->rf, r->cmd_flags, flags, sizeof(flags));
+	life__seen_str(r->seen, seen);
+
+	if (x->o->c.json) {
+		struct json *j = &x->j;
+
+		json__obj_begin(j);
+		json__kstr(j, "type", "request");
+		json__ku64(j, "ts_ns", r->c);
+		json__kstr(j, "comm", r->comm);
+		json__ku64(j, "pid", r->pid);
+		json__ku64(j, "tid", r->tid);
+		json__kstr(j, "disk", disk);
+		json__kstr(j, "op", op);
+		json__key(j, "flags");
+		json__arr_begin(j);
+		for (char *t = strtok(flags, " "); t; t = strtok(NULL, " "))
+			json__str(j, t);
+		json__arr_end(j);
+		json__ku64(j, "sector", r->sector);
+		json__ku64(j, "bytes", r->bytes);
+		json__ku64(j, "q2g_ns", ph[PH_Q2G]);
+		json__ku64(j, "g2i_ns", ph[PH_G2I]);
+		json__ku64(j, "i2d_ns", ph[PH_I2D]);
+		json__ku64(j, "d2c_ns", ph[PH_D2C]);
+		json__ku64(j, "q2c_ns", ph[PH_Q2C]);
+		json__key(j, "dominant");
+		if (dom)
+			json__str(j, dom);
+		else
+			json__null(j);
+		json__kbool(j, "partial", !complete);
+		json__kstr(j, "seen", seen);
+		json__kbool(j, "inserted", r->seen & SEEN_I);
+		json__kbool(j, "split", r->seen & SEEN_SPLIT);
+		json__ku64(j, "requeues", r->requeues);
+		json__ku64(j, "cgroup", r->cgroup);
+		json__key(j, "error");
+		json__i64(j, r->error);
+		if (w) {
+			char val[SYSFS_VALUE_LEN];
+
+			value_clean(w->value, val, sizeof(val));
+			json__key(j, "queue_write");
+			json__obj_begin(j);
+			json__kstr(j, "comm", w->comm);
+			json__ku64(j, "pid", w->pid);
+			json__kstr(j, "attr", w->attr);
+			json__kstr(j, "value", val);
+			json__obj_end(j);
+		}
+		json__obj_end(j);
+		return;
+	}
+	printf("%-9.3f %-15s %-7u %-7s %-6s %-11llu %-8u %8.3f %8.3f %8.3f %8.3f %9.3f %s",
+	       (r->c - x->t0) / 1e9, (r->seen & SEEN_Q) ? r->comm : "?", r->pid, disk, op,
+	       (unsigned long long)r->sector, r->bytes,
+	       ph[PH_Q2G] / 1e6, ph[PH_G2I] / 1e6, ph[PH_I2D] / 1e6, ph[PH_D2C] / 1e6,
+	       ph[PH_Q2C] / 1e6, dom ? dom : "partial");
+	if (!complete)
+		printf(" (seen %s)", seen);
+	if (w) {
+		char val[SYSFS_VALUE_LEN];
+
+		value_clean(w->value, val, sizeof(val));
+		printf("  <- queue frozen by %s[%u]: %s/queue/%s = \"%s\"", w->comm, w->pid,
+		       w->disk, w->attr, val);
+	}
+	putchar('\n');
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct slow_ctx *x = ctx;
+	uint32_t type = *(uint32_t *)data;
+
+	if (type == REC_REQ && size >= sizeof(struct life_req))
+		print_req(x, data);
+	else if (type == REC_SYSFS_START && size >= sizeof(struct life_sysfs))
+		window_add(x, data);
+	else if (type == REC_SYSFS_END && size >= sizeof(struct life_sysfs)) {
+		window_add(x, data);
+		if (!x->snoop)
+			print_sysfs(x, data);
+	}
+	return 0;
+}
+
+static void print_summary(struct slow_ctx *x, struct life *l)
+{
+	struct life_stats s;
+
+	life__stats(l, &s);
+	if (x->o->c.json) {
+		struct json *j = &x->j;
+
+		json__obj_begin(j);
+		json__kstr(j, "type", "summary");
+		json__ku64(j, "completed", s.completed);
+		json__ku64(j, "records", s.records);
+		json__ku64(j, "lost", s.lost);
+		json__ku64(j, "partial", s.partial);
+		json__ku64(j, "untracked", s.untracked);
+		json__ku64(j, "not_issued", s.not_issued);
+		json__ku64(j, "merges", s.merges);
+		json__ku64(j, "splits", s.splits);
+		json__ku64(j, "requeues", s.requeues);
+		json__ku64(j, "queue_write_stalls", x->attributed);
+		json__kbool(j, "queue_writes_watched", l->sysfs_on);
+		json__obj_end(j);
+		return;
+	}
+	fflush(stdout);
+	fprintf(stderr, "\n%llu requests completed, %llu records shown, %llu lost (ring buffer full), "
+		"%llu partial (Q not seen), %llu untracked (in-flight map full), %llu merges, %llu splits, "
+		"%llu requeues, %llu stalls named a queue write\n",
+		(unsigned long long)s.completed, (unsigned long long)x->shown,
+		(unsigned long long)s.lost, (unsigned long long)s.partial,
+		(unsigned long long)s.untracked, (unsigned long long)s.merges,
+		(unsigned long long)s.splits, (unsigned long long)s.requeues,
+		(unsigned long long)x->attributed);
+}
+
+enum { OPT_COMM = OPT_FIRST_CMD, OPT_OWN_CLOCK, OPT_BUFFER };
+
+static const char slow_usage[] =
+"Usage: iodig slow [options] [MIN_MS]\n"
+"One line per block request slower than MIN_MS (default 10) from bio submission\n"
+"(Q) to completion (C), decided in the kernel, split into phases:\n"
+"  Q2G submit wait (frozen queue, tag starvation, throttling)  G2I  I2D scheduler\n"
+"  D2C device  Q2C total.  The dominant phase is named, and a request stalled while\n"
+"  its disk's queue attributes were being written names the writer.\n";
+static const char snoop_usage[] =
+"Usage: iodig snoop [options]\n"
+"One line per block request (like bcc's biosnoop), with the submitter, taken when\n"
+"the bio was queued, and the phases of the request's life (see iodig slow --help).\n";
+static const char common_usage[] =
+"\n"
+"  -d, --disk DISK      only this disk (a partition counts toward its disk)\n"
+"  -c, --cgroup PATH    only I/O charged to this cgroup\n"
+"  -p, --pid PID        only I/O submitted by this process\n"
+"      --comm NAME      only I/O submitted by tasks with this name\n"
+"      --own-clock      stamp allocation and issue in BPF, not from struct request\n"
+"      --buffer-size N  ring buffer bytes, a power of 2 (default 8388608)\n"
+CLI_COMMON_HELP
+"\nLost records are counted and shown, never dropped silently.\n";
+
+static int slow_parse(int argc, char **argv, struct slow_opts *o, bool snoop)
+{
+	static const struct option longs[] = {
+		{ "disk", required_argument, 0, 'd' },
+		{ "cgroup", required_argument, 0, 'c' },
+		{ "pid", required_argument, 0, 'p' },
+		{ "comm", required_argument, 0, OPT_COMM },
+		{ "own-clock", no_argument, 0, OPT_OWN_CLOCK },
+		{ "buffer-size", required_argument, 0, OPT_BUFFER },
+		CLI_COMMON_LONG,
+		{}
+	};
+	unsigned long long v;
+	int opt;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":d:c:p:vh", longs, NULL)) != -1) {
+		if (cli__common(opt, &o->c))
+			continue;
+		switch (opt) {
+		case 'd': o->disk = optarg; break;
+		case 'c': o->cgroup = optarg; break;
+		case 'p': o->pid = optarg; break;
+		case OPT_COMM:
+			if (strlen(optarg) >= LIFE_COMM_LEN)
+				return usage_error("--comm '%s': a task name has at most %d characters", optarg,
+						   LIFE_COMM_LEN - 1);
+			o->comm = optarg;
+			break;
+		case OPT_OWN_CLOCK: o->own_clock = true; break;
+		case OPT_BUFFER:
+			if (!cli__uint(optarg, 4096, 1ULL << 30, &v) || (v & (v - 1)))
+				return usage_error("--buffer-size '%s': a power of 2 from 4096 to 1073741824", optarg);
+			o->rb_bytes = v;
+			break;
+		default: return cli__bad_option(opt, argv);
+		}
+	}
+	if (o->c.help)
+		return 0;
+	o->min_ns = 10 * 1000000ULL;
+	if (!snoop && optind < argc) {
+		char *end;
+		double ms = strtod(argv[optind], &end);
+
+		if (*end || end == argv[optind] || ms < 0 || ms > 3600e3)
+			return usage_error("invalid MIN_MS '%s': milliseconds, 0 or more", argv[optind]);
+		o->min_ns = (uint64_t)(ms * 1e6);
+		optind++;
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	return 0;
+}
+
+static int slow_main(int argc, char **argv, bool snoop)
+{
+	const char *name = snoop ? "snoop" : "slow";
+	struct slow_opts o = {};
+	struct slow_ctx x = {};
+	struct life_cfg cfg = {};
+	struct life l = {};
+	int err;
+
+	log__init(name, false, false);
+	err = slow_parse(argc, argv, &o, snoop);
+	log__init(name, o.c.json, o.c.verbose);
+	if (err)
+		return err;
+	if (o.c.help) {
+		fputs(snoop ? snoop_usage : slow_usage, stdout);
+		fputs(common_usage, stdout);
+		return 0;
+	}
+	if ((err = bpfx__setup()))
+		return err;
+	if (o.disk && (err = filter__disk(o.disk, &cfg.dev)))
+		return err;
+	if (o.cgroup && (err = filter__cgroup(o.cgroup, &cfg.cgroup)))
+		return err;
+	if (o.pid && (err = filter__pid(o.pid, &cfg.pid)))
+		return err;
+	if ((err = reqflags__load(&x.rf, NULL)))
+		return fail("decoding request flags from kernel BTF", "%s", strerror(-err));
+	cfg.mode = snoop ? LIFE_SNOOP : LIFE_SLOW;
+	cfg.min_ns = o.min_ns;
+	cfg.own_clock = o.own_clock;
+	cfg.sysfs = !snoop;
+	cfg.comm = o.comm;
+	cfg.rb_bytes = o.rb_bytes;
+	x.o = &o;
+	x.snoop = snoop;
+	json__init(&x.j, stdout);
+	err = life__start(&l, &cfg, on_record, &x);
+	if (err)
+		goto out;
+	if (!snoop && !l.sysfs_on)
+		warnf("queue attribute writes are not watched: %s", l.sysfs_why);
+	x.t0 = mono_ns();
+	if (!o.c.json)
+		printf("%-9s %-15s %-7s %-7s %-6s %-11s %-8s %8s %8s %8s %8s %9s %s\n", "TIME(s)", "COMM",
+		       "PID", "DISK", "OP", "SECTOR", "BYTES", "Q2G(ms)", "G2I(ms)", "I2D(ms)", "D2C(ms)",
+		       "Q2C(ms)", "DOMINANT");
+	run__signals();
+	if ((err = run__ready(o.c.ready_file, "Tracing block I/O... Hit Ctrl-C to end.")))
+		goto out;
+	while (!run__stopping()) {
+		err = life__poll(&l, 100);
+		if (err < 0) {
+			err = fail("reading records", "%s", strerror(-err));
+			goto out;
+		}
+	}
+	life__drain(&l);
+	print_summary(&x, &l);
+out:
+	life__stop(&l);
+	reqflags__free(&x.rf);
+	return err;
+}
+
+int cmd_slow(int argc, char **argv) { return slow_main(argc, argv, false); }
+int cmd_snoop(int argc, char **argv) { return slow_main(argc, argv, true); }
