@@ -3,12 +3,14 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "bpfx.h"
 #include "life_user.h"
 #include "log.h"
+#include "run.h"
 #include "life.skel.h"
 
 static const char *phase_names[PH_NR] = { "Q2G", "G2I", "I2D", "D2C", "Q2C" };
@@ -108,6 +110,7 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 	err = life_bpf__attach(sk);
 	if (err)
 		return bpfx__fail("attaching to tracepoints", err);
+	l->last_sweep = run__mono_ns();
 	if (fn) {
 		l->rb = ring_buffer__new(bpf_map__fd(sk->maps.records), fn, ctx, NULL);
 		if (!l->rb)
@@ -116,9 +119,35 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 	return 0;
 }
 
+/* In-flight entries whose request never completed (device torn down, a bio
+ * ended before it got a request) would fill the map: drop the old ones and
+ * count them.  The map's own bound counts what could not be tracked. */
+int life__sweep(struct life *l, uint64_t older_than_ns)
+{
+	int fd = bpf_map__fd(l->skel->maps.bios), n = 0;
+	uint64_t now = run__mono_ns(), key, next, *prev = NULL, stale[256];
+	struct life_bio b;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &b) == 0 && b.q && now - b.q > older_than_ns &&
+		    n < (int)(sizeof(stale) / sizeof(stale[0])))
+			stale[n++] = key;
+	}
+	for (int i = 0; i < n; i++)
+		if (bpf_map_delete_elem(fd, &stale[i]) == 0)
+			l->abandoned++;
+	l->last_sweep = now;
+	return n;
+}
+
 int life__poll(struct life *l, int timeout_ms)
 {
 	int n;
+
+	if (l->skel->maps.bios && run__mono_ns() - l->last_sweep > LIFE_SWEEP_MS * 1000000ULL)
+		life__sweep(l, LIFE_ABANDON_NS);
 
 	if (!l->rb) {
 		usleep(timeout_ms * 1000);
@@ -140,6 +169,7 @@ void life__drain(struct life *l)
 void life__stats(struct life *l, struct life_stats *s)
 {
 	*s = l->skel->bss->stats;
+	s->abandoned = l->abandoned;
 }
 
 void life__stop(struct life *l)

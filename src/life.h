@@ -90,7 +90,15 @@ struct life_stats {
 	__u64 requeues;
 	__u64 map_full;		/* no room for a new histogram key */
 	__u64 not_issued;	/* completed without an issue (empty preflush) */
+	__u64 abandoned;	/* in flight longer than LIFE_ABANDON_NS: swept
+				 * (user side: the device was torn down, the bio
+				 * ended without a request, ...) */
 };
+
+/* The block layer times a request out after 30 s by default; twice that
+ * and an entry is not coming back. */
+#define LIFE_ABANDON_NS (60ULL * 1000000000ULL)
+#define LIFE_SWEEP_MS 5000
 
 #define LIFE_MAX_INFLIGHT 65536
 

@@ -26,6 +26,7 @@ struct life {
 	struct life_bpf *skel;
 	struct ring_buffer *rb;
 	bool sysfs_on;
+	uint64_t abandoned, last_sweep;
 	char sysfs_why[160];	/* why queue writes are not watched */
 };
 
@@ -34,6 +35,8 @@ typedef int (*life_record_fn)(void *ctx, void *data, size_t size);
 /* Opens, loads and attaches.  Returns 0, or the exit status after printing. */
 int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, void *ctx);
 int life__poll(struct life *l, int timeout_ms);
+/* Drops in-flight entries older than this; returns how many. */
+int life__sweep(struct life *l, uint64_t older_than_ns);
 /* Hands over every record already in the ring buffer. */
 void life__drain(struct life *l);
 void life__stats(struct life *l, struct life_stats *s);

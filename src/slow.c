@@ -38,14 +38,6 @@ struct slow_ctx {
 	uint64_t attributed, shown;
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /* A write is remembered at its start (a stalled request can complete before
  * the write returns) and completed by its end record. */
 static void window_add(struct slow_ctx *x, const struct life_sysfs *w)
@@ -233,6 +225,7 @@ static void print_summary(struct slow_ctx *x, struct life *l)
 		json__ku64(j, "merges", s.merges);
 		json__ku64(j, "splits", s.splits);
 		json__ku64(j, "requeues", s.requeues);
+		json__ku64(j, "abandoned", s.abandoned);
 		json__ku64(j, "queue_write_stalls", x->attributed);
 		json__kbool(j, "queue_writes_watched", l->sysfs_on);
 		json__obj_end(j);
@@ -241,12 +234,12 @@ static void print_summary(struct slow_ctx *x, struct life *l)
 	fflush(stdout);
 	fprintf(stderr, "\n%llu requests completed, %llu records shown, %llu lost (ring buffer full), "
 		"%llu partial (Q not seen), %llu untracked (in-flight map full), %llu merges, %llu splits, "
-		"%llu requeues, %llu stalls named a queue write\n",
+		"%llu requeues, %llu abandoned in flight, %llu stalls named a queue write\n",
 		(unsigned long long)s.completed, (unsigned long long)x->shown,
 		(unsigned long long)s.lost, (unsigned long long)s.partial,
 		(unsigned long long)s.untracked, (unsigned long long)s.merges,
 		(unsigned long long)s.splits, (unsigned long long)s.requeues,
-		(unsigned long long)x->attributed);
+		(unsigned long long)s.abandoned, (unsigned long long)x->attributed);
 }
 
 enum { OPT_COMM = OPT_FIRST_CMD, OPT_OWN_CLOCK, OPT_BUFFER };
@@ -372,7 +365,7 @@ static int slow_main(int argc, char **argv, bool snoop)
 		goto out;
 	if (!snoop && !l.sysfs_on)
 		warnf("queue attribute writes are not watched: %s", l.sysfs_why);
-	x.t0 = mono_ns();
+	x.t0 = run__mono_ns();
 	if (!o.c.json)
 		printf("%-9s %-15s %-7s %-7s %-6s %-11s %-8s %8s %8s %8s %8s %9s %s\n", "TIME(s)", "COMM",
 		       "PID", "DISK", "OP", "SECTOR", "BYTES", "Q2G(ms)", "G2I(ms)", "I2D(ms)", "D2C(ms)",

@@ -46,12 +46,17 @@ int run__ready(const char *ready_file, const char *msg)
 	return 0;
 }
 
-static long long now_ms(void)
+unsigned long long run__mono_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static long long now_ms(void)
+{
+	return (long long)(run__mono_ns() / 1000000);
 }
 
 static int sleep_ms(void *ctx, int ms)

@@ -25,5 +25,7 @@ int run__loop(struct run_loop *loop);
 /* Parses "[interval [count]]" from argv[optind..]; returns 0 or EXIT_USAGE. */
 int run__parse_interval(int argc, char **argv, int optind, struct run_loop *loop);
 void run__print_time(FILE *out);
+/* CLOCK_MONOTONIC in ns: the clock of bpf_ktime_get_ns(). */
+unsigned long long run__mono_ns(void);
 
 #endif
