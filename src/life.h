@@ -84,7 +84,8 @@ struct life_stats {
 	__u64 records;		/* records written to the ring buffer */
 	__u64 lost;		/* records the ring buffer had no room for */
 	__u64 untracked;	/* bios not tracked: the in-flight map was full */
-	__u64 partial;		/* requests whose Q was not seen */
+	__u64 partial;		/* requests missing Q, G or D: started before
+				 * tracing, internal (flush), never issued */
 	__u64 merges;		/* bios merged into an existing request */
 	__u64 splits;
 	__u64 requeues;

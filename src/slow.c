@@ -152,6 +152,7 @@ static void print_req(struct slow_ctx *x, const struct life_req *r)
 		json__kbool(j, "partial", !complete);
 		json__kstr(j, "seen", seen);
 		json__kbool(j, "inserted", r->seen & SEEN_I);
+		json__kbool(j, "issued", r->seen & SEEN_D);
 		json__kbool(j, "split", r->seen & SEEN_SPLIT);
 		json__ku64(j, "requeues", r->requeues);
 		json__ku64(j, "cgroup", r->cgroup);
@@ -233,7 +234,7 @@ static void print_summary(struct slow_ctx *x, struct life *l)
 	}
 	fflush(stdout);
 	fprintf(stderr, "\n%llu requests completed, %llu records shown, %llu lost (ring buffer full), "
-		"%llu partial (Q not seen), %llu untracked (in-flight map full), %llu merges, %llu splits, "
+		"%llu partial (Q, G or D not seen), %llu untracked (in-flight map full), %llu merges, %llu splits, "
 		"%llu requeues, %llu abandoned in flight, %llu stalls named a queue write\n",
 		(unsigned long long)s.completed, (unsigned long long)x->shown,
 		(unsigned long long)s.lost, (unsigned long long)s.partial,

@@ -259,7 +259,7 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 	} else if (rq->state == MQ_RQ_IDLE) {
 		__sync_fetch_and_add(&stats.not_issued, 1);
 	}
-	if (!(r.seen & SEEN_Q))
+	if ((r.seen & (SEEN_Q | SEEN_G | SEEN_D)) != (SEEN_Q | SEEN_G | SEEN_D))
 		__sync_fetch_and_add(&stats.partial, 1);
 
 	if (targ_mode == LIFE_PHASES) {
