@@ -11,5 +11,6 @@ struct cmd {
 int cmd_lat(int argc, char **argv);
 int cmd_slow(int argc, char **argv);
 int cmd_snoop(int argc, char **argv);
+int cmd_sysfs(int argc, char **argv);
 
 #endif

@@ -11,8 +11,11 @@
 #include "cli.h"
 #include "disks.h"
 #include "filter.h"
+#include "histmap.h"
 #include "histo.h"
 #include "lat.h"
+#include "life_user.h"
+#include "life.skel.h"
 #include "log.h"
 #include "reqflags.h"
 #include "run.h"
@@ -32,17 +35,20 @@ static const char lat_usage[] =
 "  -m, --ms             histogram rows in milliseconds (default microseconds)\n"
 "  -T, --timestamp      a time line before each interval\n"
 "      --own-clock      time from iodig's own issue stamp, not the kernel's\n"
+"      --phases         per disk, a histogram for each phase of a request's life\n"
+"                       side by side: Q2G (submit wait) G2I I2D (scheduler) D2C\n"
+"                       (device) Q2C (total), from bio submission (see iodig slow)\n"
 CLI_COMMON_HELP
 "\n"
 "Percentiles are within 3.125% of the exact value (log2 buckets, 16 linear\n"
 "sub-buckets each).  Ctrl-C prints what was gathered so far.\n"
 "Example: iodig lat -D -F 1 5\n";
 
-enum { OPT_OWN_CLOCK = OPT_FIRST_CMD };
+enum { OPT_OWN_CLOCK = OPT_FIRST_CMD, OPT_PHASES };
 
 struct lat_opts {
 	struct cli_common c;
-	bool per_disk, per_flags, queued, ms, own_clock;
+	bool per_disk, per_flags, queued, ms, own_clock, phases;
 	const char *disk, *cgroup;
 	struct run_loop loop;
 };
@@ -77,6 +83,7 @@ static int lat_parse(int argc, char **argv, struct lat_opts *o)
 		{ "ms", no_argument, 0, 'm' },
 		{ "timestamp", no_argument, 0, 'T' },
 		{ "own-clock", no_argument, 0, OPT_OWN_CLOCK },
+		{ "phases", no_argument, 0, OPT_PHASES },
 		CLI_COMMON_LONG,
 		{}
 	};
@@ -96,11 +103,14 @@ static int lat_parse(int argc, char **argv, struct lat_opts *o)
 		case 'm': o->ms = true; break;
 		case 'T': o->loop.timestamp = true; break;
 		case OPT_OWN_CLOCK: o->own_clock = true; break;
+		case OPT_PHASES: o->phases = true; break;
 		default: return cli__bad_option(opt, argv);
 		}
 	}
 	if (o->c.help)
 		return 0;
+	if (o->phases && (o->per_flags || o->queued))
+		return usage_error("--phases goes with neither -F nor -Q: it splits by disk and phase");
 	if (o->queued && o->own_clock)
 		return usage_error("-Q and --own-clock do not go together: own stamps are taken at issue");
 	return run__parse_interval(argc, argv, optind, &o->loop);
@@ -136,6 +146,17 @@ static struct lat_entry *ent_get(struct lat_ctx *x, __u32 dev, __u32 flags)
 	return &x->ents[x->nents++];
 }
 
+static int lat_take(void *ctx, const void *key, const struct hist *h)
+{
+	const struct lat_key *k = key;
+	struct lat_entry *e = ent_get(ctx, k->dev, k->flags);
+
+	if (!e)
+		return fail("collecting histograms", "out of memory");
+	hist__merge(&e->h, h);
+	return 0;
+}
+
 /* Flip the epoch, then drain the half the kernel no longer writes. */
 static int lat_collect(struct lat_ctx *x)
 {
@@ -143,13 +164,11 @@ static int lat_collect(struct lat_ctx *x)
 	size_t vsz = (sizeof(struct hist) + 7) & ~7UL;
 	__u32 old = sk->bss->epoch & 1;
 	int fd = bpf_map__fd(old ? sk->maps.hists1 : sk->maps.hists0);
-	struct lat_key key, next, *prev = NULL;
-	struct timespec settle = { 0, 2000000 };
 	struct lat_entry *e;
+	int err;
 
 	sk->bss->epoch = old ^ 1;
-	/* A program that read the old epoch finishes within microseconds. */
-	nanosleep(&settle, NULL);
+	bpfx__wait_programs();	/* every run that read the old epoch is done */
 	x->nents = 0;
 	if (!x->o->per_disk && !x->o->per_flags) {
 		int afd = bpf_map__fd(sk->maps.total);
@@ -165,23 +184,9 @@ static int lat_collect(struct lat_ctx *x)
 			x->nents = 0;
 		return 0;
 	}
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, x->percpu))
-			continue;
-		e = ent_get(x, key.dev, key.flags);
-		if (!e)
-			return fail("collecting histograms", "out of memory");
-		for (int cpu = 0; cpu < x->ncpus; cpu++)
-			hist__merge(&e->h, (struct hist *)((char *)x->percpu + cpu * vsz));
-	}
-	/* Deleting while walking would restart the walk; delete afterwards. */
-	for (int i = 0; i < x->nents; i++) {
-		struct lat_key k = { x->ents[i].dev, x->ents[i].flags };
-
-		bpf_map_delete_elem(fd, &k);
-	}
+	err = histmap__drain(fd, sizeof(struct lat_key), lat_take, x);
+	if (err)
+		return err < 0 ? fail("collecting histograms", "%s", strerror(-err)) : err;
 	qsort(x->ents, x->nents, sizeof(*x->ents), cmp_ent);
 	return 0;
 }
@@ -251,6 +256,8 @@ static int lat_report(void *ctx, bool last)
 	d.map_full = now.map_full - x->last.map_full;
 	d.own_stamps = now.own_stamps - x->last.own_stamps;
 	d.not_issued = now.not_issued - x->last.not_issued;
+	d.partial_done = now.partial_done - x->last.partial_done;
+	d.flush_steps = now.flush_steps - x->last.flush_steps;
 	x->last = now;
 
 	if (x->o->c.json) {
@@ -264,6 +271,9 @@ static int lat_report(void *ctx, bool last)
 		json__ku64(&x->j, "map_full", d.map_full);
 		json__ku64(&x->j, "own_stamps", d.own_stamps);
 		json__ku64(&x->j, "not_issued", d.not_issued);
+		json__ku64(&x->j, "partial_completions", d.partial_done);
+		json__ku64(&x->j, "flush_steps", d.flush_steps);
+		json__ku64(&x->j, "missed", bpfx__recursion_misses(x->skel->obj));
 		json__kbool(&x->j, "last", last);
 		json__obj_end(&x->j);
 		return 0;
@@ -308,6 +318,156 @@ static int lat_wait(void *ctx, int ms)
 	return 0;
 }
 
+/* ---- lat --phases: the request-life engine in histogram mode ---- */
+
+struct phase_disk {
+	__u32 dev;
+	struct hist h[PH_NR];
+};
+
+struct phases_ctx {
+	struct lat_opts *o;
+	struct life l;
+	struct phase_disk *d;
+	int nd, cap, interval_no;
+	struct life_stats last;
+	struct json j;
+};
+
+static int phases_take(void *ctx, const void *key, const struct hist *h)
+{
+	struct phases_ctx *x = ctx;
+	const struct life_phase_key *k = key;
+	int i;
+
+	if (k->phase >= PH_NR)
+		return 0;
+	for (i = 0; i < x->nd && x->d[i].dev != k->dev; i++)
+		;
+	if (i == x->nd) {
+		if (x->nd == x->cap) {
+			void *p = realloc(x->d, (x->cap = x->cap ? 2 * x->cap : 8) * sizeof(*x->d));
+
+			if (!p)
+				return fail("collecting histograms", "out of memory");
+			x->d = p;
+		}
+		memset(&x->d[x->nd], 0, sizeof(x->d[0]));
+		x->d[x->nd++].dev = k->dev;
+	}
+	hist__merge(&x->d[i].h[k->phase], h);
+	return 0;
+}
+
+static int cmp_disk(const void *a, const void *b)
+{
+	return strcmp(disks__name(((const struct phase_disk *)a)->dev),
+		      disks__name(((const struct phase_disk *)b)->dev));
+}
+
+static int phases_report(void *ctx, bool last)
+{
+	struct phases_ctx *x = ctx;
+	struct life_bpf *sk = x->l.skel;
+	__u32 old = sk->bss->epoch & 1;
+	struct life_stats s, d;
+	const char *names[PH_NR];
+	int err;
+
+	sk->bss->epoch = old ^ 1;
+	bpfx__wait_programs();
+	x->nd = 0;
+	err = histmap__drain(bpf_map__fd(old ? sk->maps.phases1 : sk->maps.phases0),
+			     sizeof(struct life_phase_key), phases_take, x);
+	if (err)
+		return err < 0 ? fail("collecting histograms", "%s", strerror(-err)) : err;
+	qsort(x->d, x->nd, sizeof(*x->d), cmp_disk);
+	life__stats(&x->l, &s);
+	d.partial = s.partial - x->last.partial;
+	d.untracked = s.untracked - x->last.untracked;
+	d.map_full = s.map_full - x->last.map_full;
+	x->last = s;
+	x->interval_no++;
+	for (int p = 0; p < PH_NR; p++)
+		names[p] = life__phase_name(p);
+
+	if (x->o->c.json) {
+		for (int i = 0; i < x->nd; i++)
+			for (int p = 0; p < PH_NR; p++) {
+				json__obj_begin(&x->j);
+				json__kstr(&x->j, "type", "hist");
+				json__ku64(&x->j, "interval", x->interval_no);
+				json__ku64(&x->j, "time", (uint64_t)time(NULL));
+				json__kstr(&x->j, "disk", disks__name(x->d[i].dev));
+				json__kstr(&x->j, "phase", names[p]);
+				hist__json(&x->d[i].h[p], &x->j);
+				json__obj_end(&x->j);
+			}
+		json__obj_begin(&x->j);
+		json__kstr(&x->j, "type", "interval_end");
+		json__ku64(&x->j, "interval", x->interval_no);
+		json__ku64(&x->j, "partial", d.partial);
+		json__ku64(&x->j, "untracked", d.untracked);
+		json__ku64(&x->j, "map_full", d.map_full);
+		json__kbool(&x->j, "last", last);
+		json__obj_end(&x->j);
+		return 0;
+	}
+	if (x->o->loop.timestamp)
+		run__print_time(stdout);
+	for (int i = 0; i < x->nd; i++) {
+		const struct hist *hs[PH_NR];
+
+		for (int p = 0; p < PH_NR; p++)
+			hs[p] = &x->d[i].h[p];
+		printf("\ndisk = %s\n", disks__name(x->d[i].dev));
+		hist__print_columns(hs, names, PH_NR, stdout, x->o->ms ? 1000000 : 1000,
+				    x->o->ms ? "msecs" : "usecs");
+	}
+	if (!x->nd)
+		printf("no block I/O completed%s\n", x->o->loop.interval_ms ? " in this interval" : "");
+	if (d.partial)
+		printf("partial: %llu requests not in the phases (Q, G or D not seen: started before "
+		       "tracing, flush machinery, never issued)\n", (unsigned long long)d.partial);
+	if (d.untracked || d.map_full)
+		printf("lost: %llu bios untracked (in-flight map full), %llu requests found the "
+		       "histogram map full\n", (unsigned long long)d.untracked,
+		       (unsigned long long)d.map_full);
+	fflush(stdout);
+	return 0;
+}
+
+static int phases_wait(void *ctx, int ms)
+{
+	struct phases_ctx *x = ctx;
+
+	return life__poll(&x->l, ms);
+}
+
+static int lat_phases(struct lat_opts *o, __u32 dev, uint64_t cgid)
+{
+	struct phases_ctx x = { .o = o };
+	struct life_cfg cfg = { .mode = LIFE_PHASES, .dev = dev, .cgroup = cgid,
+				.own_clock = o->own_clock };
+	int err;
+
+	json__init(&x.j, stdout);
+	err = life__start(&x.l, &cfg, NULL, NULL);
+	if (err)
+		goto out;
+	run__signals();
+	if ((err = run__ready(o->c.ready_file, "Tracing block I/O... Hit Ctrl-C to end.")))
+		goto out;
+	o->loop.wait = phases_wait;
+	o->loop.report = phases_report;
+	o->loop.ctx = &x;
+	err = run__loop(&o->loop);
+out:
+	life__stop(&x.l);
+	free(x.d);
+	return err;
+}
+
 int cmd_lat(int argc, char **argv)
 {
 	struct lat_opts o = {};
@@ -331,6 +491,8 @@ int cmd_lat(int argc, char **argv)
 		return err;
 	if (o.cgroup && (err = filter__cgroup(o.cgroup, &cgid)))
 		return err;
+	if (o.phases)
+		return lat_phases(&o, dev, cgid);
 	if (o.per_flags) {
 		if ((err = reqflags__load(&x.rf, NULL)))
 			return fail("decoding request flags from kernel BTF", "%s", strerror(-err));

@@ -20,6 +20,8 @@ struct lat_stats {
 	__u64 unstamped;	/* kernel gave no start stamp, and none of ours */
 	__u64 map_full;		/* no room for a new histogram key */
 	__u64 own_stamps;	/* requests timed from iodig's own issue stamp */
+	__u64 partial_done;	/* block_rq_complete for part of a request */
+	__u64 flush_steps;	/* flush-sequence data steps (counted at its end) */
 	__u64 not_issued;	/* completed without reaching the device: empty
 				 * preflush writes ended by the flush machinery */
 };

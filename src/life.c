@@ -160,6 +160,12 @@ int life__poll(struct life *l, int timeout_ms)
 	return n < 0 ? n : 0;
 }
 
+void life__detach(struct life *l)
+{
+	life_bpf__detach(l->skel);
+	bpfx__wait_programs();
+}
+
 void life__drain(struct life *l)
 {
 	if (l->rb)

@@ -37,6 +37,8 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 int life__poll(struct life *l, int timeout_ms);
 /* Drops in-flight entries older than this; returns how many. */
 int life__sweep(struct life *l, uint64_t older_than_ns);
+/* Stops tracing and waits for running programs: counters are final after. */
+void life__detach(struct life *l);
 /* Hands over every record already in the ring buffer. */
 void life__drain(struct life *l);
 void life__stats(struct life *l, struct life_stats *s);

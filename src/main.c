@@ -12,6 +12,7 @@ static const struct cmd cmds[] = {
 	{ "lat", cmd_lat, "block I/O latency histograms per disk and operation, with percentiles" },
 	{ "slow", cmd_slow, "block requests slower than a threshold, split into phases, stalls named" },
 	{ "snoop", cmd_snoop, "every block request with its submitter and phases (biosnoop)" },
+	{ "sysfs", cmd_sysfs, "writes to block queue attributes (scheduler, nr_requests, ...): who, what, how long" },
 	{ "help", cmd_help, "this list, or 'iodig help COMMAND' for one command" },
 	{ "version", cmd_version, "print the version" },
 };

@@ -381,11 +381,102 @@ static int slow_main(int argc, char **argv, bool snoop)
 			goto out;
 		}
 	}
+	life__detach(&l);
 	life__drain(&l);
 	print_summary(&x, &l);
 out:
 	life__stop(&l);
 	reqflags__free(&x.rf);
+	return err;
+}
+
+static const char sysfs_usage[] =
+"Usage: iodig sysfs [options]\n"
+"Each write to a block queue attribute in sysfs (/sys/block/DISK/queue/*:\n"
+"scheduler, nr_requests, read_ahead_kb, max_sectors_kb, wbt_lat_usec, ...):\n"
+"who (comm, pid, ppid), which disk and attribute, the value written, and how\n"
+"long the write took.  Changing some of them freezes the queue: every bio\n"
+"submitted meanwhile waits (iodig slow names such a writer).\n"
+"\n"
+"  -d, --disk DISK      only writes to this disk's attributes\n"
+CLI_COMMON_HELP;
+
+static int on_sysfs(void *ctx, void *data, size_t size)
+{
+	struct slow_ctx *x = ctx;
+	const struct life_sysfs *w = data;
+
+	if (size < sizeof(*w) || w->type != REC_SYSFS_END)
+		return 0;
+	if (x->o->disk && strcmp(x->o->disk, w->disk))
+		return 0;
+	x->shown++;
+	print_sysfs(x, w);
+	return 0;
+}
+
+int cmd_sysfs(int argc, char **argv)
+{
+	static const struct option longs[] = {
+		{ "disk", required_argument, 0, 'd' },
+		CLI_COMMON_LONG,
+		{}
+	};
+	struct slow_opts o = {};
+	struct slow_ctx x = { .o = &o };
+	struct life_cfg cfg = { .mode = LIFE_SYSFS, .sysfs = true };
+	struct life l = {};
+	uint32_t dev;
+	int opt, err;
+
+	log__init("sysfs", false, false);
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":d:vh", longs, NULL)) != -1) {
+		if (cli__common(opt, &o.c))
+			continue;
+		if (opt == 'd')
+			o.disk = optarg;
+		else
+			return cli__bad_option(opt, argv);
+	}
+	log__init("sysfs", o.c.json, o.c.verbose);
+	if (o.c.help) {
+		fputs(sysfs_usage, stdout);
+		return 0;
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	if ((err = bpfx__setup()))
+		return err;
+	if (o.disk) {
+		char name[32];
+
+		/* compare by the disk's own name, as sysfs spells it */
+		if (disks__resolve(o.disk, &dev, name, sizeof(name)))
+			return fail("disk", "'%s': no such block device (see /proc/partitions)", o.disk);
+		o.disk = strdup(name);
+	}
+	json__init(&x.j, stdout);
+	if ((err = life__start(&l, &cfg, on_sysfs, &x)))
+		goto out;
+	x.t0 = run__mono_ns();
+	run__signals();
+	if ((err = run__ready(o.c.ready_file, "Tracing queue attribute writes... Hit Ctrl-C to end.")))
+		goto out;
+	while (!run__stopping()) {
+		err = life__poll(&l, 100);
+		if (err < 0) {
+			err = fail("reading records", "%s", strerror(-err));
+			goto out;
+		}
+	}
+	life__detach(&l);
+	life__drain(&l);
+	if (!o.c.json)
+		fprintf(stderr, "\n%llu queue attribute writes\n", (unsigned long long)x.shown);
+out:
+	life__stop(&l);
 	return err;
 }
 

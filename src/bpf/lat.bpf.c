@@ -74,8 +74,14 @@ int BPF_PROG(lat_complete, struct request *rq, int error, unsigned int nr_bytes)
 	__u32 ep;
 
 	/* Partial completions and flush-sequence data steps: wait for the end. */
-	if (!rq_final_completion(rq, nr_bytes))
+	if (nr_bytes < rq->__data_len) {
+		__sync_fetch_and_add(&stats.partial_done, 1);
 		return 0;
+	}
+	if (rq_data_in_flush_seq(rq)) {
+		__sync_fetch_and_add(&stats.flush_steps, 1);
+		return 0;
+	}
 	if (filtered(rq, &key.dev))
 		return 0;
 	if (!targ_per_disk)

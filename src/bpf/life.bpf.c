@@ -151,10 +151,21 @@ int BPF_PROG(life_getrq, struct bio *bio)
 	return 0;
 }
 
+/* A request's entry is its first bio's.  A front merge puts a new bio at the
+ * head of rq->bio (bio->bi_next = the old head), so walk a few links. */
 static __always_inline struct life_bio *rq_entry(struct request *rq, __u64 *key)
 {
-	*key = (__u64)rq->bio;
-	return *key ? bpf_map_lookup_elem(&bios, key) : NULL;
+	struct bio *bio = rq->bio;
+	struct life_bio *b;
+
+	for (int i = 0; i < 4 && bio; i++) {
+		*key = (__u64)bio;
+		b = bpf_map_lookup_elem(&bios, key);
+		if (b)
+			return b;
+		bio = bio->bi_next;
+	}
+	return NULL;
 }
 
 SEC("tp_btf/block_rq_insert")

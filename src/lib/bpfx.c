@@ -3,7 +3,11 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "bpfx.h"
 #include "log.h"
@@ -52,4 +56,31 @@ int bpfx__fail(const char *what, int err)
 	if (last_msg[0])
 		return fail(what, "%s (%s)", strerror(err), last_msg);
 	return fail(what, "%s", strerror(err));
+}
+
+unsigned long long bpfx__recursion_misses(struct bpf_object *obj)
+{
+	struct bpf_program *prog;
+	unsigned long long n = 0;
+
+	bpf_object__for_each_program(prog, obj) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd >= 0 && bpf_obj_get_info_by_fd(fd, &info, &len) == 0)
+			n += info.recursion_misses;
+	}
+	return n;
+}
+
+void bpfx__wait_programs(void)
+{
+	/* Tracing programs run inside RCU read-side sections; MEMBARRIER_CMD_GLOBAL
+	 * returns after synchronize_rcu().  A fixed sleep is not enough: a vCPU
+	 * can be descheduled by its host for longer than any sleep we would pick. */
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) == 0)
+		return;
+	struct timespec ts = { 0, 50000000 };
+	nanosleep(&ts, NULL);
 }

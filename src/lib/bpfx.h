@@ -12,4 +12,14 @@ int bpfx__setup(void);
 int bpfx__fail(const char *what, int err);
 bool bpfx__have_btf(void);
 
+/* Returns once every BPF program run that started before the call has
+ * finished (an RCU grace period), so a map half it wrote can be read. */
+void bpfx__wait_programs(void);
+
+struct bpf_object;
+/* Program runs the kernel skipped because a program was already running on
+ * that CPU (an interrupt's tracepoint while the program ran): summed over
+ * the object's loaded programs.  Such events are lost to iodig. */
+unsigned long long bpfx__recursion_misses(struct bpf_object *obj);
+
 #endif

@@ -107,14 +107,12 @@ static unsigned int row_of(uint64_t v)
 	return v < 2 ? 0 : hist_log2(v);
 }
 
-void hist__print(const struct hist *h, FILE *out, uint64_t unit_ns, const char *unit_name)
+/* Folds fine buckets into log2 rows of the unit; returns the last row used. */
+static int fold_rows(const struct hist *h, uint64_t unit_ns, uint64_t rows[64])
 {
-	uint64_t rows[64] = { 0 }, top = 0;
 	int last = -1;
-	const int width = 40;
 
-	/* A fine bucket goes to the log2 row of its lower bound in the unit;
-	 * the rows are for the eye, the percentiles come from fine buckets. */
+	memset(rows, 0, 64 * sizeof(rows[0]));
 	for (int i = 0; i < HIST_SLOTS; i++) {
 		unsigned int r;
 
@@ -125,6 +123,61 @@ void hist__print(const struct hist *h, FILE *out, uint64_t unit_ns, const char *
 		if ((int)r > last)
 			last = r;
 	}
+	return last;
+}
+
+void hist__print_columns(const struct hist *const *h, const char *const *names, int n,
+			 FILE *out, uint64_t unit_ns, const char *unit_name)
+{
+	uint64_t rows[16][64];
+	int last = -1;
+	char buf[32];
+
+	if (n > 16)
+		n = 16;
+	for (int c = 0; c < n; c++) {
+		int l = fold_rows(h[c], unit_ns, rows[c]);
+
+		if (l > last)
+			last = l;
+	}
+	fprintf(out, "%*s%-*s :", 5, "", 19, unit_name);
+	for (int c = 0; c < n; c++)
+		fprintf(out, " %9s", names[c]);
+	fputc('\n', out);
+	for (int r = 0; r <= last; r++) {
+		fprintf(out, "%10llu -> %-10llu :", r == 0 ? 0ULL : 1ULL << r, (2ULL << r) - 1);
+		for (int c = 0; c < n; c++)
+			fprintf(out, " %9llu", (unsigned long long)rows[c][r]);
+		fputc('\n', out);
+	}
+	static const struct { const char *name; double p; } pct[] = {
+		{ "p50", 0.50 }, { "p90", 0.90 }, { "p99", 0.99 }, { "p99.9", 0.999 },
+	};
+	fprintf(out, "%-24s :", "count");
+	for (int c = 0; c < n; c++)
+		fprintf(out, " %9llu", (unsigned long long)h[c]->count);
+	fputc('\n', out);
+	for (unsigned int k = 0; k < sizeof(pct) / sizeof(pct[0]); k++) {
+		fprintf(out, "%-24s :", pct[k].name);
+		for (int c = 0; c < n; c++)
+			fprintf(out, " %9s", fmt_ns(buf, sizeof(buf), hist__percentile(h[c], pct[k].p)));
+		fputc('\n', out);
+	}
+	fprintf(out, "%-24s :", "max");
+	for (int c = 0; c < n; c++)
+		fprintf(out, " %9s", fmt_ns(buf, sizeof(buf), h[c]->max));
+	fputc('\n', out);
+}
+
+void hist__print(const struct hist *h, FILE *out, uint64_t unit_ns, const char *unit_name)
+{
+	uint64_t rows[64], top = 0;
+	const int width = 40;
+	/* A fine bucket goes to the log2 row of its lower bound in the unit;
+	 * the rows are for the eye, the percentiles come from fine buckets. */
+	int last = fold_rows(h, unit_ns, rows);
+
 	for (int r = 0; r <= last; r++)
 		if (rows[r] > top)
 			top = rows[r];

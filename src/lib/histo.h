@@ -26,6 +26,10 @@ void hist__summary(const struct hist *h, struct hist_summary *s);
 /* Text: a bcc-style log2 table in units of unit_ns, then a summary line. */
 void hist__print(const struct hist *h, FILE *out, uint64_t unit_ns, const char *unit_name);
 void hist__print_summary(const struct hist *h, FILE *out);
+/* Several histograms side by side (zpool iostat -w style): log2 rows of
+ * counts, one column each, then count, percentile and max rows. */
+void hist__print_columns(const struct hist *const *h, const char *const *names, int n,
+			 FILE *out, uint64_t unit_ns, const char *unit_name);
 /* JSON: the summary fields and the non-empty buckets as [lo_ns, hi_ns, count]. */
 void hist__json(const struct hist *h, struct json *j);
 /* "812ns", "35.2us", "1.25ms", "2.00s" */

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Draining a per-CPU hash of histograms (one epoch of HIST_EPOCH_MAPS). */
+#ifndef IODIG_HISTMAP_H
+#define IODIG_HISTMAP_H
+
+#include <stddef.h>
+#include "hist.h"
+
+typedef int (*histmap_fn)(void *ctx, const void *key, const struct hist *h);
+
+/* Calls fn with each key and its histogram summed over CPUs, then deletes
+ * the keys.  Returns 0, a negative errno, or what fn returned if not 0. */
+int histmap__drain(int fd, size_t key_size, histmap_fn fn, void *ctx);
+
+#endif
