@@ -430,7 +430,7 @@ static int phases_report(void *ctx, bool last)
 		printf("partial: %llu requests not in the phases (Q, G or D not seen: started before "
 		       "tracing, flush machinery, never issued)\n", (unsigned long long)d.partial);
 	if (d.untracked || d.map_full)
-		printf("lost: %llu bios untracked (in-flight map full), %llu requests found the "
+		printf("lost: %llu bios untracked (slot taken by another), %llu requests found the "
 		       "histogram map full\n", (unsigned long long)d.untracked,
 		       (unsigned long long)d.map_full);
 	fflush(stdout);

@@ -2,6 +2,7 @@
 /* The request-life engine: loads life.bpf.c in the mode a command asks for. */
 #include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <time.h>
 #include <unistd.h>
@@ -111,6 +112,12 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 	if (err)
 		return bpfx__fail("attaching to tracepoints", err);
 	l->last_sweep = run__mono_ns();
+	if (block) {
+		l->slots = mmap(NULL, sizeof(struct life_slot) * LIFE_SLOTS, PROT_READ | PROT_WRITE,
+				MAP_SHARED, bpf_map__fd(sk->maps.bios), 0);
+		if (l->slots == MAP_FAILED)
+			return fail("mapping the in-flight table", "%s", strerror(errno));
+	}
 	if (fn) {
 		l->rb = ring_buffer__new(bpf_map__fd(sk->maps.records), fn, ctx, NULL);
 		if (!l->rb)
@@ -124,20 +131,20 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
  * count them.  The map's own bound counts what could not be tracked. */
 int life__sweep(struct life *l, uint64_t older_than_ns)
 {
-	int fd = bpf_map__fd(l->skel->maps.bios), n = 0;
-	uint64_t now = run__mono_ns(), key, next, *prev = NULL, stale[256];
-	struct life_bio b;
+	uint64_t now = run__mono_ns();
+	int n = 0;
 
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &b) == 0 && b.q && now - b.q > older_than_ns &&
-		    n < (int)(sizeof(stale) / sizeof(stale[0])))
-			stale[n++] = key;
+	if (!l->slots)
+		return 0;
+	for (int i = 0; i < LIFE_SLOTS; i++) {
+		struct life_slot *s = &l->slots[i];
+
+		if (s->bio && s->b.q && now - s->b.q > older_than_ns) {
+			s->bio = 0;
+			n++;
+		}
 	}
-	for (int i = 0; i < n; i++)
-		if (bpf_map_delete_elem(fd, &stale[i]) == 0)
-			l->abandoned++;
+	l->abandoned += n;
 	l->last_sweep = now;
 	return n;
 }
@@ -146,7 +153,7 @@ int life__poll(struct life *l, int timeout_ms)
 {
 	int n;
 
-	if (l->skel->maps.bios && run__mono_ns() - l->last_sweep > LIFE_SWEEP_MS * 1000000ULL)
+	if (run__mono_ns() - l->last_sweep > LIFE_SWEEP_MS * 1000000ULL)
 		life__sweep(l, LIFE_ABANDON_NS);
 
 	if (!l->rb) {
@@ -181,6 +188,8 @@ void life__stats(struct life *l, struct life_stats *s)
 void life__stop(struct life *l)
 {
 	ring_buffer__free(l->rb);
+	if (l->slots)
+		munmap(l->slots, sizeof(struct life_slot) * LIFE_SLOTS);
 	life_bpf__destroy(l->skel);
 	memset(l, 0, sizeof(*l));
 }

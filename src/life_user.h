@@ -27,6 +27,7 @@ struct life {
 	struct ring_buffer *rb;
 	bool sysfs_on;
 	uint64_t abandoned, last_sweep;
+	struct life_slot *slots;	/* the in-flight table, mapped */
 	char sysfs_why[160];	/* why queue writes are not watched */
 };
 

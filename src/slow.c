@@ -234,7 +234,7 @@ static void print_summary(struct slow_ctx *x, struct life *l)
 	}
 	fflush(stdout);
 	fprintf(stderr, "\n%llu requests completed, %llu records shown, %llu lost (ring buffer full), "
-		"%llu partial (Q, G or D not seen), %llu untracked (in-flight map full), %llu merges, %llu splits, "
+		"%llu partial (Q, G or D not seen), %llu untracked (slot taken), %llu merges, %llu splits, "
 		"%llu requeues, %llu abandoned in flight, %llu stalls named a queue write\n",
 		(unsigned long long)s.completed, (unsigned long long)x->shown,
 		(unsigned long long)s.lost, (unsigned long long)s.partial,

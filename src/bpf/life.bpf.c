@@ -35,11 +35,62 @@ __u32 epoch;
 struct life_stats stats;
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, LIFE_MAX_INFLIGHT);
-	__type(key, __u64);		/* struct bio * */
-	__type(value, struct life_bio);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, LIFE_SLOTS);
+	__uint(map_flags, BPF_F_MMAPABLE);	/* the sweeper reads it in place */
+	__type(key, __u32);
+	__type(value, struct life_slot);
 } bios SEC(".maps");
+
+/*
+ * A kernel pointer's value as a number, to hash it.  The verifier forbids
+ * arithmetic on a pointer and refuses partial fills of a spilled one; a copy
+ * made by bpf_probe_read_kernel() is a plain scalar.
+ */
+static __always_inline __u64 ptr_val(const void *p)
+{
+	__u64 spill = (__u64)p, v = 0;
+
+	bpf_probe_read_kernel(&v, sizeof(v), &spill);
+	return v;
+}
+
+static __always_inline struct life_slot *slot_get(__u64 bio)
+{
+	__u32 k = life_slot_of(bio);
+
+	return bpf_map_lookup_elem(&bios, &k);
+}
+
+/* The slot of a bio being followed, or NULL. */
+static __always_inline struct life_bio *bio_entry(__u64 bio)
+{
+	struct life_slot *s = slot_get(bio);
+
+	return s && s->bio == bio ? &s->b : NULL;
+}
+
+static __always_inline void bio_forget(__u64 bio)
+{
+	struct life_slot *s = slot_get(bio);
+
+	if (s && s->bio == bio)
+		s->bio = 0;
+}
+
+/* Start following a bio; returns false if its slot had to be taken from a
+ * live one. */
+static __always_inline void bio_follow(__u64 bio, struct life_bio *b)
+{
+	struct life_slot *s = slot_get(bio);
+
+	if (!s)
+		return;
+	if (s->bio && s->bio != bio && b->q - s->b.q < LIFE_ABANDON_NS)
+		__sync_fetch_and_add(&stats.untracked, 1);
+	s->b = *b;
+	s->bio = bio;
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -83,7 +134,7 @@ SEC("tp_btf/block_bio_queue")
 int BPF_PROG(life_queue, struct bio *bio)
 {
 	struct life_bio b = {};
-	__u64 key = (__u64)bio, id;
+	__u64 key = ptr_val(bio), id;
 
 	if (!bio_to_mq(bio))
 		return 0;
@@ -102,8 +153,7 @@ int BPF_PROG(life_queue, struct bio *bio)
 	b.pid = id >> 32;
 	b.tid = (__u32)id;
 	b.seen = SEEN_Q;
-	if (bpf_map_update_elem(&bios, &key, &b, BPF_ANY))
-		__sync_fetch_and_add(&stats.untracked, 1);
+	bio_follow(key, &b);
 	return 0;
 }
 
@@ -112,23 +162,26 @@ int BPF_PROG(life_queue, struct bio *bio)
 SEC("tp_btf/block_split")
 int BPF_PROG(life_split, struct bio *split, unsigned int new_sector)
 {
-	__u64 parent = (__u64)split->bi_private, key = (__u64)split;
-	struct life_bio *b = bpf_map_lookup_elem(&bios, &parent);
+	struct life_bio *p = bio_entry(ptr_val(split->bi_private)), b;
 
-	if (!b)
+	if (!p)
 		return 0;
 	__sync_fetch_and_add(&stats.splits, 1);
-	b->seen |= SEEN_SPLIT;
-	bpf_map_update_elem(&bios, &key, b, BPF_ANY);
+	p->seen |= SEEN_SPLIT;
+	b = *p;
+	bio_follow(ptr_val(split), &b);
 	return 0;
 }
 
 static __always_inline int merged(struct bio *bio)
 {
-	__u64 key = (__u64)bio;
+	__u64 key = ptr_val(bio);
+	struct life_slot *s = slot_get(key);
 
-	if (bpf_map_delete_elem(&bios, &key) == 0)
+	if (s && s->bio == key) {
+		s->bio = 0;
 		__sync_fetch_and_add(&stats.merges, 1);
+	}
 	return 0;
 }
 
@@ -141,8 +194,7 @@ int BPF_PROG(life_frontmerge, struct bio *bio) { return merged(bio); }
 SEC("tp_btf/block_getrq")
 int BPF_PROG(life_getrq, struct bio *bio)
 {
-	__u64 key = (__u64)bio;
-	struct life_bio *b = bpf_map_lookup_elem(&bios, &key);
+	struct life_bio *b = bio_entry(ptr_val(bio));
 
 	if (b) {
 		b->g = bpf_ktime_get_ns();
@@ -159,8 +211,8 @@ static __always_inline struct life_bio *rq_entry(struct request *rq, __u64 *key)
 	struct life_bio *b;
 
 	for (int i = 0; i < 4 && bio; i++) {
-		*key = (__u64)bio;
-		b = bpf_map_lookup_elem(&bios, key);
+		*key = ptr_val(bio);
+		b = bio_entry(*key);
 		if (b)
 			return b;
 		bio = bio->bi_next;
@@ -246,7 +298,7 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 		__builtin_memcpy(r.comm, b->comm, sizeof(r.comm));
 		g = b->g;
 		d = b->d;
-		bpf_map_delete_elem(&bios, &key);
+		bio_forget(key);
 	} else {
 		/* Not followed from Q: started before tracing, or an internal
 		 * request (a flush) with no bio.  Filters on the submitter

@@ -50,9 +50,13 @@ int bpfx__fail(const char *what, int err)
 {
 	if (err < 0)
 		err = -err;
-	if (err == EPERM || err == EACCES)
+	/* EPERM is privilege; EACCES from a load is the verifier saying no */
+	if (err == EPERM)
 		return fail(what, "permission denied: run iodig as root (it needs CAP_BPF and "
 			    "CAP_PERFMON, or CAP_SYS_ADMIN)");
+	if (err == EACCES)
+		return fail(what, "the kernel's verifier rejected a program (run with -v for its log)%s%s",
+			    last_msg[0] ? ": " : "", last_msg);
 	if (last_msg[0])
 		return fail(what, "%s (%s)", strerror(err), last_msg);
 	return fail(what, "%s", strerror(err));
