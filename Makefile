@@ -27,6 +27,7 @@ OBJS      := $(patsubst src/%.c,$(BUILD)/%.o,$(CMD_SRCS) $(LIB_SRCS))
 LIB_OBJS  := $(patsubst src/%.c,$(BUILD)/%.o,$(LIB_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+HELPERS   := $(BUILD)/helpers/functest
 
 .PHONY: all deps test-deps run test unit live vm bench clean check-static
 .DELETE_ON_ERROR:
@@ -69,17 +70,22 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
 
+# Test helpers: -O1 keeps the noinline functions as they are written.
+$(BUILD)/helpers/%: tests/helpers/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -Wall -o $@ $<
+
 run: iodig
 	./iodig $(ARGS)
 
 # Everything: unit tests, live tests on loop devices, VM tests on a stock kernel.
-test: iodig $(UNIT_BINS) test-deps
+test: iodig $(UNIT_BINS) $(HELPERS) test-deps
 	tests/run all
 
 unit: $(UNIT_BINS)
 	tests/run unit
 
-live: iodig test-deps
+live: iodig $(HELPERS) test-deps
 	tests/run live
 
 vm: iodig test-deps

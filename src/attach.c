@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "attach.h"
+#include "bpfx.h"
+#include "func.h"
+#include "log.h"
+#include "func.skel.h"
+
+const char *attach__mode_name(enum attach_mode m)
+{
+	static const char *n[] = { "auto", "fentry", "kprobe", "kprobe-multi", "uprobe" };
+
+	return n[m];
+}
+
+static void only(struct func_bpf *sk, struct bpf_program *a, struct bpf_program *b)
+{
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, sk->obj)
+		bpf_program__set_autoload(p, p == a || p == b);
+}
+
+static void why(char *buf, size_t len, const char *what, int err)
+{
+	if (err < 0)
+		err = -err;
+	snprintf(buf, len, "%s: %s", what, strerror(err));
+}
+
+/* A well-known, always-present kernel function to try attaching to. */
+#define PROBE_FUNC "vfs_read"
+
+static bool try_fentry(char *w, size_t len)
+{
+	struct func_bpf *sk = func_bpf__open();
+	int err;
+
+	if (!sk)
+		return why(w, len, "open", -errno), false;
+	only(sk, sk->progs.func_fentry, NULL);
+	err = func_bpf__load(sk);
+	if (err)
+		why(w, len, "BPF trampolines refused at load", err);
+	else if ((err = func_bpf__attach(sk)))
+		why(w, len, "BPF trampolines refused at attach", err);
+	func_bpf__destroy(sk);
+	return !err;
+}
+
+static bool try_kprobe(bool multi, char *w, size_t len)
+{
+	struct func_bpf *sk = func_bpf__open();
+	struct bpf_program *p;
+	struct bpf_link *link = NULL;
+	int err;
+
+	if (!sk)
+		return why(w, len, "open", -errno), false;
+	p = multi ? sk->progs.func_kmulti : sk->progs.func_kprobe;
+	only(sk, p, NULL);
+	err = func_bpf__load(sk);
+	if (err) {
+		why(w, len, "load", err);
+		goto out;
+	}
+	if (multi) {
+		const char *syms[] = { PROBE_FUNC };
+		LIBBPF_OPTS(bpf_kprobe_multi_opts, o, .syms = syms, .cnt = 1);
+
+		link = bpf_program__attach_kprobe_multi_opts(p, NULL, &o);
+	} else {
+		link = bpf_program__attach_kprobe(p, false, PROBE_FUNC);
+	}
+	if (!link) {
+		err = -errno;
+		if (!multi && access("/sys/bus/event_source/devices/kprobe", F_OK))
+			snprintf(w, len, "no kprobe PMU (kernel built without CONFIG_KPROBES)");
+		else
+			why(w, len, multi ? "kprobe-multi attach" : "kprobe attach", err);
+	}
+out:
+	bpf_link__destroy(link);
+	func_bpf__destroy(sk);
+	return link != NULL;
+}
+
+/* What try_uprobe attaches to: a function of iodig itself. */
+__attribute__((noinline, used)) int iodig_uprobe_target(void)
+{
+	asm volatile("");
+	return 0;
+}
+
+static bool try_uprobe(char *w, size_t len)
+{
+	struct func_bpf *sk = func_bpf__open();
+	struct bpf_link *link = NULL;
+	LIBBPF_OPTS(bpf_uprobe_opts, o, .func_name = "iodig_uprobe_target");
+	int err;
+
+	if (!sk)
+		return why(w, len, "open", -errno), false;
+	only(sk, sk->progs.func_uprobe, NULL);
+	err = func_bpf__load(sk);
+	if (err)
+		why(w, len, "load", err);
+	else if (!(link = bpf_program__attach_uprobe_opts(sk->progs.func_uprobe, getpid(),
+							  "/proc/self/exe", 0, &o)))
+		why(w, len, "uprobe attach", -errno);
+	bpf_link__destroy(link);
+	func_bpf__destroy(sk);
+	(void)iodig_uprobe_target();
+	return link != NULL;
+}
+
+void features__probe(struct features *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->btf = bpfx__have_btf();
+	f->ringbuf = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) == 1;
+	f->cookie = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_attach_cookie, NULL) == 1;
+	f->bpf_stats = access("/proc/sys/kernel/bpf_stats_enabled", F_OK) == 0;
+	f->tp_btf = f->btf;	/* iodig's block commands load tp_btf; they fail loudly if not */
+	if (!f->btf) {
+		snprintf(f->why_fentry, sizeof(f->why_fentry), "no kernel BTF");
+		return;
+	}
+	f->fentry = try_fentry(f->why_fentry, sizeof(f->why_fentry));
+	f->kprobe = try_kprobe(false, f->why_kprobe, sizeof(f->why_kprobe));
+	f->kprobe_multi = try_kprobe(true, f->why_kprobe_multi, sizeof(f->why_kprobe_multi));
+	f->uprobe = try_uprobe(f->why_uprobe, sizeof(f->why_uprobe));
+}
+
+/* ---- resolving names ---- */
+
+static FILE *open_func_list(const char **src)
+{
+	static const char *paths[] = {
+		"/sys/kernel/tracing/available_filter_functions",
+		"/sys/kernel/debug/tracing/available_filter_functions",
+	};
+	FILE *f;
+
+	if (access("/sys/kernel/tracing/trace", F_OK))
+		mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL);
+	for (unsigned int i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+		if ((f = fopen(paths[i], "r"))) {
+			*src = "available_filter_functions";
+			return f;
+		}
+	*src = "/proc/kallsyms";
+	return fopen("/proc/kallsyms", "r");
+}
+
+/* One symbol name from a line of either file, or NULL. */
+static char *line_name(char *line, bool kallsyms)
+{
+	char *name = line, *sp;
+
+	if (kallsyms) {		/* "ffffffff81234567 T name [module]" */
+		char type;
+
+		if (sscanf(line, "%*s %c", &type) != 1 || (type != 't' && type != 'T'))
+			return NULL;
+		name = strchr(line, ' ');
+		name = name ? strchr(name + 1, ' ') : NULL;
+		if (!name)
+			return NULL;
+		name++;
+	}
+	sp = strpbrk(name, " \t\n");
+	if (sp)
+		*sp = '\0';
+	return *name ? name : NULL;
+}
+
+static bool in_kallsyms(const char *fn)
+{
+	char line[512], *n;
+	FILE *f = fopen("/proc/kallsyms", "r");
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = (n = line_name(line, true)) && !strcmp(n, fn);
+	fclose(f);
+	return found;
+}
+
+int attach__resolve_kernel(char **patterns, int n, char ***names, int *count)
+{
+	const char *src;
+	FILE *f = open_func_list(&src);
+	bool kallsyms = !strcmp(src, "/proc/kallsyms");
+	char line[512], *name, **out = NULL;
+	int nout = 0, cap = 0, *hits = calloc(n, sizeof(int));
+
+	if (!f || !hits)
+		return fail("listing kernel functions", "%s: %s", src, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		if (!(name = line_name(line, kallsyms)))
+			continue;
+		for (int i = 0; i < n; i++) {
+			if (fnmatch(patterns[i], name, 0))
+				continue;
+			hits[i]++;
+			/* the same name can be listed twice (static functions) */
+			bool dup = false;
+			for (int k = nout - 1; k >= 0 && k >= nout - 4 && !dup; k--)
+				dup = !strcmp(out[k], name);
+			if (dup)
+				break;
+			if (nout == cap) {
+				cap = cap ? 2 * cap : 64;
+				out = realloc(out, cap * sizeof(*out));
+			}
+			out[nout++] = strdup(name);
+			break;
+		}
+	}
+	fclose(f);
+	for (int i = 0; i < n; i++) {
+		if (hits[i])
+			continue;
+		free(hits);
+		attach__free_names(out, nout);
+		if (!kallsyms && !strpbrk(patterns[i], "*?[") && in_kallsyms(patterns[i]))
+			return fail("function", "'%s' exists but cannot be traced (not in "
+				    "available_filter_functions: notrace, inlined or blacklisted)", patterns[i]);
+		return fail("function", "'%s': no such kernel function (searched %s)", patterns[i], src);
+	}
+	free(hits);
+	*names = out;
+	*count = nout;
+	return 0;
+}
+
+void attach__free_names(char **names, int count)
+{
+	for (int i = 0; i < count; i++)
+		free(names[i]);
+	free(names);
+}
+
+int attach__resolve_user(const char *spec, uint32_t pid, char *path, size_t plen,
+			 char *sym, size_t slen)
+{
+	const char *colon = strrchr(spec, ':');
+	char bin[512];
+
+	if (!colon || colon == spec || !colon[1])
+		return usage_error("'%s': a user function is BINARY:SYMBOL", spec);
+	snprintf(bin, sizeof(bin), "%.*s", (int)(colon - spec), spec);
+	snprintf(sym, slen, "%s", colon + 1);
+	if (strchr(bin, '/')) {
+		if (access(bin, R_OK))
+			return fail("binary", "%s: %s", bin, strerror(errno));
+		snprintf(path, plen, "%s", bin);
+		return 0;
+	}
+	if (pid) {	/* a library of that process: find it in its maps */
+		char maps[64], line[1024];
+		FILE *f;
+
+		snprintf(maps, sizeof(maps), "/proc/%u/maps", pid);
+		if (!(f = fopen(maps, "r")))
+			return fail("pid", "%u: %s", pid, strerror(errno));
+		while (fgets(line, sizeof(line), f)) {
+			char *p = strchr(line, '/'), *base;
+
+			if (!p)
+				continue;
+			p[strcspn(p, "\n")] = '\0';
+			base = strrchr(p, '/') + 1;
+			if (!strncmp(base, bin, strlen(bin))) {
+				snprintf(path, plen, "%s", p);
+				fclose(f);
+				return 0;
+			}
+		}
+		fclose(f);
+		return fail("binary", "'%s' is not mapped in process %u", bin, pid);
+	}
+	/* let libbpf search the library and executable paths */
+	snprintf(path, plen, "%s", bin);
+	return 0;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The attach layer for every command that probes functions: kernel functions
+ * through fentry/fexit where the kernel allows, else kprobe/kretprobe
+ * (kprobe-multi for many at once); user functions through uprobe/uretprobe.
+ * Where nothing works, the reason names exactly what is missing.
+ */
+#ifndef IODIG_ATTACH_H
+#define IODIG_ATTACH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum attach_mode { ATTACH_AUTO, ATTACH_FENTRY, ATTACH_KPROBE, ATTACH_KPROBE_MULTI, ATTACH_UPROBE };
+
+struct features {
+	bool btf, fentry, kprobe, kprobe_multi, uprobe, ringbuf, cookie, bpf_stats, tp_btf;
+	char why_fentry[160], why_kprobe[160], why_kprobe_multi[160], why_uprobe[160];
+};
+
+/* Tries each mechanism for real: loads and attaches a tiny program. */
+void features__probe(struct features *f);
+const char *attach__mode_name(enum attach_mode m);
+
+/* Kernel functions matching patterns (names or globs), from
+ * available_filter_functions, else /proc/kallsyms.  On failure returns the
+ * exit status after printing which pattern matched nothing and why. */
+int attach__resolve_kernel(char **patterns, int n, char ***names, int *count);
+void attach__free_names(char **names, int count);
+
+/* "BINARY:SYMBOL": binary path (a library name is looked up in the pid's
+ * maps when pid is given) and symbol.  Returns 0 or the exit status. */
+int attach__resolve_user(const char *spec, uint32_t pid, char *path, size_t plen,
+			 char *sym, size_t slen);
+
+#endif
