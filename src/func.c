@@ -61,6 +61,7 @@ struct func_ctx {
 	struct json j;
 	struct bpf_link **links;
 	int nlinks;
+	double attach_ms;
 };
 
 static bool numeric(const char *s)
@@ -171,6 +172,13 @@ static int func_report(void *ctx, bool last)
 		json__ku64(&x->j, "map_full", d.map_full);
 		json__ku64(&x->j, "threads_full", d.threads_full);
 		json__ku64(&x->j, "missed", bpfx__recursion_misses(sk->obj));
+		{
+			unsigned long long ns, cnt;
+
+			bpfx__run_stats(sk->obj, &ns, &cnt);
+			json__ku64(&x->j, "bpf_run_ns", ns);
+			json__ku64(&x->j, "bpf_run_cnt", cnt);
+		}
 		json__kbool(&x->j, "last", last);
 		json__obj_end(&x->j);
 		return 0;
@@ -277,13 +285,14 @@ static int attach_kernel(struct func_ctx *x)
 				return err;
 		}
 	}
-	debugf("attached %d functions by %s in %.1f ms\n", x->n, attach__mode_name(x->mode),
-	       (run__mono_ns() - t0) / 1e6);
+	x->attach_ms = (run__mono_ns() - t0) / 1e6;
 	return 0;
 }
 
 static int attach_user(struct func_ctx *x, uint32_t pid)
 {
+	unsigned long long t0 = run__mono_ns();
+
 	for (int i = 0; i < x->o->npat; i++) {
 		char path[512], sym[256];
 		int err = attach__resolve_user(x->o->patterns[i], pid, path, sizeof(path), sym, sizeof(sym));
@@ -304,6 +313,7 @@ static int attach_user(struct func_ctx *x, uint32_t pid)
 			return fail("function", "'%s' in %s: cannot attach a uretprobe: %s", sym, path, strerror(errno));
 		x->links[x->nlinks++] = l;
 	}
+	x->attach_ms = (run__mono_ns() - t0) / 1e6;
 	return 0;
 }
 
@@ -314,7 +324,7 @@ int cmd_func(int argc, char **argv)
 	struct features f;
 	uint32_t pid = 0;
 	int nuser = 0, err;
-	char msg[128];
+	char msg[160];
 
 	log__init("func", false, false);
 	err = func_parse(argc, argv, &o);
@@ -388,8 +398,8 @@ int cmd_func(int argc, char **argv)
 	if (err)
 		goto out;
 	run__signals();
-	snprintf(msg, sizeof(msg), "Tracing %d function%s (%s)... Hit Ctrl-C to end.", x.n,
-		 x.n == 1 ? "" : "s", attach__mode_name(x.mode));
+	snprintf(msg, sizeof(msg), "Tracing %d function%s (%s, attached in %.1f ms)... Hit Ctrl-C to end.",
+		 x.n, x.n == 1 ? "" : "s", attach__mode_name(x.mode), x.attach_ms);
 	if ((err = run__ready(o.c.ready_file, msg)))
 		goto out;
 	o.loop.report = func_report;

@@ -62,20 +62,38 @@ int bpfx__fail(const char *what, int err)
 	return fail(what, "%s", strerror(err));
 }
 
-unsigned long long bpfx__recursion_misses(struct bpf_object *obj)
+static void prog_infos(struct bpf_object *obj, unsigned long long *misses,
+		       unsigned long long *ns, unsigned long long *cnt)
 {
 	struct bpf_program *prog;
-	unsigned long long n = 0;
 
+	*misses = *ns = *cnt = 0;
 	bpf_object__for_each_program(prog, obj) {
 		struct bpf_prog_info info = {};
 		__u32 len = sizeof(info);
 		int fd = bpf_program__fd(prog);
 
-		if (fd >= 0 && bpf_obj_get_info_by_fd(fd, &info, &len) == 0)
-			n += info.recursion_misses;
+		if (fd >= 0 && bpf_obj_get_info_by_fd(fd, &info, &len) == 0) {
+			*misses += info.recursion_misses;
+			*ns += info.run_time_ns;
+			*cnt += info.run_cnt;
+		}
 	}
-	return n;
+}
+
+unsigned long long bpfx__recursion_misses(struct bpf_object *obj)
+{
+	unsigned long long m, ns, cnt;
+
+	prog_infos(obj, &m, &ns, &cnt);
+	return m;
+}
+
+void bpfx__run_stats(struct bpf_object *obj, unsigned long long *ns, unsigned long long *cnt)
+{
+	unsigned long long m;
+
+	prog_infos(obj, &m, ns, cnt);
 }
 
 void bpfx__wait_programs(void)

@@ -21,5 +21,8 @@ struct bpf_object;
  * that CPU (an interrupt's tracepoint while the program ran): summed over
  * the object's loaded programs.  Such events are lost to iodig. */
 unsigned long long bpfx__recursion_misses(struct bpf_object *obj);
+/* run_time_ns and run_cnt summed over the object's programs (they count
+ * only while kernel.bpf_stats_enabled=1). */
+void bpfx__run_stats(struct bpf_object *obj, unsigned long long *ns, unsigned long long *cnt);
 
 #endif

@@ -1,0 +1,77 @@
+# Judges what the guest printed (tests/vm/guest.sh) on the serial console.
+set -u
+# the serial console ends lines with \r\n
+LOG=$(mktemp)
+tr -d '\r' < "$1" > "$LOG"
+trap 'rm -f "$LOG"' EXIT
+pass=0; failed=0
+section() { awk -v s="$1" '$0 == "=== BEGIN " s {on = 1; next} $0 == "=== END " s {on = 0} on' "$LOG"; }
+file() { section "$1" | awk -v f="--- $2" '$0 == f {on = 1; next} /^--- / || /^KV / {on = 0} on'; }
+kv() { section "$1" | awk -v k="KV $2" 'index($0, k " ") == 1 { print substr($0, length(k) + 2); exit }'; }
+ok() { echo "  ok: $*"; pass=$((pass + 1)); }
+bad() { echo "  FAIL: $*"; failed=$((failed + 1)); }
+check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
+count() { file "$1" "$2" | jq -s "[.[] | select(.type == \"hist\" $3) | .count] | add // 0"; }
+
+echo "guest kernel: $(grep -m1 '=== GUEST UP' "$LOG" | tr -d '\r' | cut -d' ' -f4)"
+
+echo "probe:"
+check "probe exits 0" '[ "$(kv probe probe.rc)" = 0 ]'
+check "fentry and kprobes are there" 'file probe probe.out | jq -e ".features.fentry and .features.kprobes and .features.btf" >/dev/null'
+check "no block_io_start on 6.1" '! file probe probe.out | jq -e "any(.block_tracepoints[]; .name == \"block_io_start\")" >/dev/null'
+
+echo "func by fentry and by kprobe on submit_bio, 500 O_DIRECT writes:"
+fe=$(count func_two_ways fe.out 'and .function == "submit_bio"'); kp=$(count func_two_ways kp.out 'and .function == "submit_bio"')
+echo "  fentry $fe calls, kprobe $kp calls"
+check "both exit 0" '[ "$(kv func_two_ways fe.rc)" = 0 ] && [ "$(kv func_two_ways kp.rc)" = 0 ]'
+check "fentry counts at least the 500 bios" '[ "$fe" -ge 500 ]'
+check "kprobe counts at least the 500 bios" '[ "$kp" -ge 500 ]'
+check "fentry and kprobe agree ($fe = $kp)" '[ "$fe" = "$kp" ]'
+check "modes named" 'file func_two_ways fe.out | grep -q "\"mode\":\"fentry\"" && file func_two_ways kp.out | grep -q "\"mode\":\"kprobe\""'
+
+echo "func on a glob:"
+nf=$(file func_glob gl.out | jq -s '[.[] | select(.type == "hist")] | length')
+check "glob exits 0" '[ "$(kv func_glob gl.rc)" = 0 ]'
+check "blk_mq_* histograms: $nf functions called" '[ "$nf" -ge 3 ]'
+echo "  $(file func_glob gl.err | head -1)"
+
+echo "func errors:"
+check "no such function: exit 1" '[ "$(kv func_errors nosuch.rc)" = 1 ] && file func_errors nosuch.err | grep -q "no such kernel function"'
+check "untraceable $(kv func_errors untraceable): exit 1, says why" '[ "$(kv func_errors untraceable.rc)" = 1 ] && file func_errors untraceable.err | grep -q "cannot be traced"'
+
+echo "lat on 6.1 (CO-RE: another kernel, other struct layouts):"
+read -r r0 _ _ _ w0 _ <<< "$(kv lat stat.before)"; read -r r1 _ _ _ w1 _ <<< "$(kv lat stat.after)"
+lr=$(count lat lat.out 'and .disk == "loop0" and .op == "read"'); lw=$(count lat lat.out 'and .disk == "loop0" and .op == "write"')
+check "lat exits 0" '[ "$(kv lat lat.rc)" = 0 ]'
+check "reads: lat $lr = diskstats $((r1 - r0))" '[ "$lr" = "$((r1 - r0))" ] && [ "$lr" -ge 200 ]'
+check "writes: lat $lw = diskstats $((w1 - w0))" '[ "$lw" = "$((w1 - w0))" ] && [ "$lw" -ge 300 ]'
+
+echo "slow on 6.1:"
+read -r _ _ _ _ w0 _ <<< "$(kv slow stat.before)"; read -r _ _ _ _ w1 _ <<< "$(kv slow stat.after)"
+sr=$(file slow sl.out | jq -s '[.[] | select(.type == "request")] | length')
+check "slow exits 0" '[ "$(kv slow sl.rc)" = 0 ]'
+check "slow 0: $sr records = diskstats writes $((w1 - w0))" '[ "$sr" = "$((w1 - w0))" ]'
+check "phases add up" 'file slow sl.out | jq -e -s "all(.[] | select(.type == \"request\"); .partial or (.q2g_ns + .g2i_ns + .i2d_ns + .d2c_ns == .q2c_ns))" >/dev/null'
+check "submitter is dd" 'file slow sl.out | jq -e -s "all(.[] | select(.type == \"request\" and .partial == false); .comm == \"dd\")" >/dev/null'
+
+echo "null_blk with a 2 ms completion time:"
+p50=$(file nullb nb.out | jq -s '[.[] | select(.type == "hist")][0].p50_ns')
+n=$(count nullb nb.out '')
+check "100 requests ($n)" '[ "$n" = 100 ]'
+check "p50 $p50 ns within [2 ms, 3 ms]" '[ "$p50" -ge 2000000 ] && [ "$p50" -le 3000000 ]'
+
+echo "bench (ratios only: software emulation), 200000 vfs_read calls a run:"
+python3 - "$(kv bench none.1)" "$(kv bench fentry.1)" "$(kv bench kprobe.1)" \
+	"$(kv bench none.2)" "$(kv bench fentry.2)" "$(kv bench kprobe.2)" <<'PY'
+import sys
+n1, f1, k1, n2, f2, k2 = (int(x) for x in sys.argv[1:])
+calls = 200000
+fe = ((f1 - n1) + (f2 - n2)) / 2 / calls
+kp = ((k1 - n1) + (k2 - n2)) / 2 / calls
+print("  added per call: fentry %.0f ns, kprobe %.0f ns; kprobe/fentry = %.2f" % (fe, kp, kp / fe if fe > 0 else float("nan")))
+PY
+echo "  glob attach: $(file func_glob gl.err | grep -o 'Tracing [0-9]* functions ([^)]*)')"
+
+echo
+echo "vm checks: $pass passed, $failed failed"
+[ $failed = 0 ]

@@ -1,0 +1,107 @@
+# Runs inside the VM (busybox sh).  Prints, for each test, what iodig and the
+# kernel said, between markers; tests/vm/check.sh judges it on the host.
+I=/iodig/iodig
+begin() { echo "=== BEGIN $1"; }
+end() { echo "=== END $1"; }
+put() { echo "--- $1"; cat "$2"; echo; }	# name file
+kv() { echo "KV $1 $2"; }
+
+# start NAME ARGS...: iodig in the background, back once it is attached
+start() {
+	n=$1; shift
+	rm -f /tmp/$n.ready
+	$I "$@" --ready-file /tmp/$n.ready > /tmp/$n.out 2> /tmp/$n.err &
+	eval "pid_$n=$!"
+	t=0
+	while [ ! -s /tmp/$n.ready ] && [ $t -lt 1200 ]; do
+		kill -0 $(eval echo \$pid_$n) 2>/dev/null || break
+		t=$((t + 1)); sleep 0.1
+	done
+}
+# stop NAME: SIGINT, then its exit status, output and stderr
+stop() {
+	p=$(eval echo \$pid_$1)
+	kill -INT $p; wait $p; kv "$1.rc" $?
+	put "$1.out" /tmp/$1.out
+	put "$1.err" /tmp/$1.err
+}
+stat_of() { cat /sys/block/$1/stat; }	# reads at $1, writes at $5
+
+truncate -s 64M /dev/shm/disk.img
+losetup /dev/loop0 /dev/shm/disk.img
+
+begin probe
+$I probe --json > /tmp/probe.out 2>/tmp/probe.err; kv probe.rc $?
+put probe.out /tmp/probe.out
+put probe.err /tmp/probe.err
+end probe
+
+begin func_two_ways
+# fentry and kprobe on submit_bio at once, over the same dd
+start fe func --mode fentry submit_bio --json
+start kp func --mode kprobe submit_bio --json
+dd if=/dev/zero of=/dev/loop0 bs=4k count=500 oflag=direct 2>/dev/null
+stop fe
+stop kp
+end func_two_ways
+
+begin func_glob
+start gl func 'blk_mq_*' --json
+dd if=/dev/loop0 of=/dev/null bs=4k count=300 iflag=direct 2>/dev/null
+stop gl
+end func_glob
+
+begin func_errors
+$I func no_such_function_iodig > /dev/null 2>/tmp/e1; kv nosuch.rc $?
+put nosuch.err /tmp/e1
+# a function in kallsyms that ftrace cannot trace
+untraceable=$(awk 'NR == FNR { ok[$1] = 1; next }
+	($2 == "t" || $2 == "T") && !($3 in ok) && $3 !~ /\./ && NF == 3 { print $3; exit }' \
+	/sys/kernel/tracing/available_filter_functions /proc/kallsyms)
+kv untraceable "$untraceable"
+$I func "$untraceable" > /dev/null 2>/tmp/e2; kv untraceable.rc $?
+put untraceable.err /tmp/e2
+end func_errors
+
+begin lat
+s0=$(stat_of loop0)
+start lat lat -D -F --json
+dd if=/dev/zero of=/dev/loop0 bs=4k count=300 oflag=direct 2>/dev/null
+dd if=/dev/loop0 of=/dev/null bs=4k count=200 iflag=direct 2>/dev/null
+stop lat
+kv stat.before "$s0"
+kv stat.after "$(stat_of loop0)"
+end lat
+
+begin slow
+s0=$(stat_of loop0)
+start sl slow 0 -d loop0 --json
+dd if=/dev/zero of=/dev/loop0 bs=4k count=200 oflag=direct 2>/dev/null
+stop sl
+kv stat.before "$s0"
+kv stat.after "$(stat_of loop0)"
+end slow
+
+begin nullb
+start nb lat -d nullb0 --json
+dd if=/dev/nullb0 of=/dev/null bs=4k count=100 iflag=direct 2>/dev/null
+stop nb
+end nullb
+
+begin bench
+# per-call cost: the wall time of 200000 vfs_read calls untraced, then under
+# each mode, interleaved twice; bpf_stats alone would miss the kprobe trap
+echo 1 > /proc/sys/kernel/bpf_stats_enabled
+# busybox date has no %N: /proc/uptime (10 ms) suffices for runs of seconds
+now_ns() { awk '{ printf "%.0f", $1 * 1e9 }' /proc/uptime; }
+reads() { a=$(now_ns); dd if=/dev/zero of=/dev/null bs=1 count=200000 2>/dev/null; echo $(( $(now_ns) - a )); }
+for round in 1 2; do
+	kv none.$round "$(reads)"
+	for mode in fentry kprobe; do
+		start b_$mode func --mode $mode vfs_read --json
+		kv $mode.$round "$(reads)"
+		stop b_$mode
+	done
+done
+echo 0 > /proc/sys/kernel/bpf_stats_enabled
+end bench
