@@ -5,14 +5,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 secs=${1:-4}; rounds=${2:-3}
-[ "$(id -u)" = 0 ] || { echo "bench/lat.sh: needs root" >&2; exit 1; }
-mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
-img=$(mktemp /dev/shm/iodig-bench.XXXXXX)
-truncate -s 256M "$img"
-dev=$(losetup -f --show "$img")
-trap 'losetup -d $dev; rm -f $img' EXIT
-dd if=/dev/zero of="$dev" bs=1M count=256 oflag=direct status=none
-n=${dev#/dev/}
+. bench/lib.sh
 bt=$(mktemp /tmp/iodig-bench.XXXXXX.bt)
 cat > "$bt" <<'BT'
 // biolatency -D in bpftrace, from tracepoints (this kernel has no kprobes)
@@ -23,8 +16,6 @@ tracepoint:block:block_rq_complete /@start[args->dev, args->sector]/ {
 }
 BEGIN { printf("ready\n"); }
 BT
-echo "kernel $(uname -r), $(nproc) CPUs, device $n on /dev/shm; $(date -u +%F)"
-echo
 /usr/bin/python3 bench/bench.py "$dev" "$secs" "$rounds" \
 	"iodig lat -D=^Tracing block I/O=exec ./iodig lat -D" \
 	"iodig lat=^Tracing block I/O=exec ./iodig lat" \

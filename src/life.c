@@ -173,6 +173,23 @@ void life__detach(struct life *l)
 	bpfx__wait_programs();
 }
 
+int life__run(struct life *l, const char *ready_file, const char *ready_msg)
+{
+	int err;
+
+	run__signals();
+	if ((err = run__ready(ready_file, ready_msg)))
+		return err;
+	while (!run__stopping()) {
+		err = life__poll(l, 100);
+		if (err < 0)
+			return fail("reading records", "%s", strerror(-err));
+	}
+	life__detach(l);
+	life__drain(l);
+	return 0;
+}
+
 void life__drain(struct life *l)
 {
 	if (l->rb)

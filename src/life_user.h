@@ -38,6 +38,10 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 int life__poll(struct life *l, int timeout_ms);
 /* Drops in-flight entries older than this; returns how many. */
 int life__sweep(struct life *l, uint64_t older_than_ns);
+/* Says tracing is live, hands records to the callback until SIGINT or
+ * SIGTERM, then detaches and drains: the counters are final after.
+ * Returns 0 or the exit status. */
+int life__run(struct life *l, const char *ready_file, const char *ready_msg);
 /* Stops tracing and waits for running programs: counters are final after. */
 void life__detach(struct life *l);
 /* Hands over every record already in the ring buffer. */

@@ -371,18 +371,8 @@ static int slow_main(int argc, char **argv, bool snoop)
 		printf("%-9s %-15s %-7s %-7s %-6s %-11s %-8s %8s %8s %8s %8s %9s %s\n", "TIME(s)", "COMM",
 		       "PID", "DISK", "OP", "SECTOR", "BYTES", "Q2G(ms)", "G2I(ms)", "I2D(ms)", "D2C(ms)",
 		       "Q2C(ms)", "DOMINANT");
-	run__signals();
-	if ((err = run__ready(o.c.ready_file, "Tracing block I/O... Hit Ctrl-C to end.")))
+	if ((err = life__run(&l, o.c.ready_file, "Tracing block I/O... Hit Ctrl-C to end.")))
 		goto out;
-	while (!run__stopping()) {
-		err = life__poll(&l, 100);
-		if (err < 0) {
-			err = fail("reading records", "%s", strerror(-err));
-			goto out;
-		}
-	}
-	life__detach(&l);
-	life__drain(&l);
 	print_summary(&x, &l);
 out:
 	life__stop(&l);
@@ -461,18 +451,8 @@ int cmd_sysfs(int argc, char **argv)
 	if ((err = life__start(&l, &cfg, on_sysfs, &x)))
 		goto out;
 	x.t0 = run__mono_ns();
-	run__signals();
-	if ((err = run__ready(o.c.ready_file, "Tracing queue attribute writes... Hit Ctrl-C to end.")))
+	if ((err = life__run(&l, o.c.ready_file, "Tracing queue attribute writes... Hit Ctrl-C to end.")))
 		goto out;
-	while (!run__stopping()) {
-		err = life__poll(&l, 100);
-		if (err < 0) {
-			err = fail("reading records", "%s", strerror(-err));
-			goto out;
-		}
-	}
-	life__detach(&l);
-	life__drain(&l);
 	if (!o.c.json)
 		fprintf(stderr, "\n%llu queue attribute writes\n", (unsigned long long)x.shown);
 out:
