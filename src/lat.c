@@ -386,6 +386,9 @@ static int phases_report(void *ctx, bool last)
 	d.partial = s.partial - x->last.partial;
 	d.untracked = s.untracked - x->last.untracked;
 	d.map_full = s.map_full - x->last.map_full;
+	d.not_final = s.not_final - x->last.not_final;
+	d.completed = s.completed - x->last.completed;
+	d.unseen_end = s.unseen_end - x->last.unseen_end;
 	x->last = s;
 	x->interval_no++;
 	for (int p = 0; p < PH_NR; p++)
@@ -409,6 +412,11 @@ static int phases_report(void *ctx, bool last)
 		json__ku64(&x->j, "partial", d.partial);
 		json__ku64(&x->j, "untracked", d.untracked);
 		json__ku64(&x->j, "map_full", d.map_full);
+		json__ku64(&x->j, "completed", d.completed);
+		json__ku64(&x->j, "not_final", d.not_final);
+		json__ku64(&x->j, "in_flight", life__in_flight(&x->l));
+		json__ku64(&x->j, "unseen_end", d.unseen_end);
+		json__ku64(&x->j, "missed", bpfx__recursion_misses(sk->obj));
 		json__kbool(&x->j, "last", last);
 		json__obj_end(&x->j);
 		return 0;
@@ -429,6 +437,13 @@ static int phases_report(void *ctx, bool last)
 	if (d.partial)
 		printf("partial: %llu requests not in the phases (Q, G or D not seen: started before "
 		       "tracing, flush machinery, never issued)\n", (unsigned long long)d.partial);
+	if (d.unseen_end)
+		printf("unseen: %llu requests ended without block_rq_complete (the kernel does so for a "
+		       "few while it switches elevators); not in the phases\n", (unsigned long long)d.unseen_end);
+	if (last && life__in_flight(&x->l))
+		printf("in flight: %llu requests followed from submission had no completion seen "
+		       "(still in flight, or ended without block_rq_complete)\n",
+		       (unsigned long long)life__in_flight(&x->l));
 	if (d.untracked || d.map_full)
 		printf("lost: %llu bios untracked (slot taken by another), %llu requests found the "
 		       "histogram map full\n", (unsigned long long)d.untracked,

@@ -149,6 +149,15 @@ int life__sweep(struct life *l, uint64_t older_than_ns)
 	return n;
 }
 
+uint64_t life__in_flight(struct life *l)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; l->slots && i < LIFE_SLOTS; i++)
+		n += l->slots[i].bio != 0;
+	return n;
+}
+
 int life__poll(struct life *l, int timeout_ms)
 {
 	int n;

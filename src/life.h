@@ -110,6 +110,12 @@ struct life_stats {
 	__u64 requeues;
 	__u64 map_full;		/* no room for a new histogram key */
 	__u64 not_issued;	/* completed without an issue (empty preflush) */
+	__u64 not_final;	/* block_rq_complete for part of a request, or a
+				 * flush sequence's data step: counted at its end */
+	__u64 other_disk;	/* completions on disks not asked for */
+	__u64 unseen_end;	/* requests that ended without block_rq_complete:
+				 * their bio came back through block_bio_queue
+				 * (freed and reused) while still followed */
 	__u64 abandoned;	/* in flight longer than LIFE_ABANDON_NS: swept
 				 * (user side: the device was torn down, the bio
 				 * ended without a request, ...) */

@@ -227,6 +227,8 @@ static void print_summary(struct slow_ctx *x, struct life *l)
 		json__ku64(j, "splits", s.splits);
 		json__ku64(j, "requeues", s.requeues);
 		json__ku64(j, "abandoned", s.abandoned);
+		json__ku64(j, "in_flight", life__in_flight(l));
+		json__ku64(j, "unseen_end", s.unseen_end);
 		json__ku64(j, "queue_write_stalls", x->attributed);
 		json__kbool(j, "queue_writes_watched", l->sysfs_on);
 		json__obj_end(j);
@@ -235,12 +237,14 @@ static void print_summary(struct slow_ctx *x, struct life *l)
 	fflush(stdout);
 	fprintf(stderr, "\n%llu requests completed, %llu records shown, %llu lost (ring buffer full), "
 		"%llu partial (Q, G or D not seen), %llu untracked (slot taken), %llu merges, %llu splits, "
-		"%llu requeues, %llu abandoned in flight, %llu stalls named a queue write\n",
+		"%llu requeues, %llu abandoned in flight, %llu ended unseen (no block_rq_complete), "
+		"%llu stalls named a queue write\n",
 		(unsigned long long)s.completed, (unsigned long long)x->shown,
 		(unsigned long long)s.lost, (unsigned long long)s.partial,
 		(unsigned long long)s.untracked, (unsigned long long)s.merges,
 		(unsigned long long)s.splits, (unsigned long long)s.requeues,
-		(unsigned long long)s.abandoned, (unsigned long long)x->attributed);
+		(unsigned long long)s.abandoned, (unsigned long long)s.unseen_end,
+		(unsigned long long)x->attributed);
 }
 
 enum { OPT_COMM = OPT_FIRST_CMD, OPT_OWN_CLOCK, OPT_BUFFER };

@@ -86,7 +86,9 @@ static __always_inline void bio_follow(__u64 bio, struct life_bio *b)
 
 	if (!s)
 		return;
-	if (s->bio && s->bio != bio && b->q - s->b.q < LIFE_ABANDON_NS)
+	if (s->bio == bio)	/* its last life ended unseen: see life_stats */
+		__sync_fetch_and_add(&stats.unseen_end, 1);
+	else if (s->bio && b->q - s->b.q < LIFE_ABANDON_NS)
 		__sync_fetch_and_add(&stats.untracked, 1);
 	s->b = *b;
 	s->bio = bio;
@@ -280,11 +282,15 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 	struct life_req *out;
 	__u64 key, g, d, t;
 
-	if (!rq_final_completion(rq, nr_bytes))
+	if (!rq_final_completion(rq, nr_bytes)) {
+		__sync_fetch_and_add(&stats.not_final, 1);
 		return 0;
+	}
 	r.dev = gendisk_dev(rq_gendisk(rq));
-	if (filter_dev && r.dev != filter_dev)
+	if (filter_dev && r.dev != filter_dev) {
+		__sync_fetch_and_add(&stats.other_disk, 1);
 		return 0;
+	}
 	r.c = bpf_ktime_get_ns();
 	b = rq_entry(rq, &key);
 	if (b) {

@@ -13,9 +13,17 @@ echo mq-deadline > /sys/block/$n/queue/scheduler; sleep 0.3; echo none > /sys/bl
 wait $FIO || die fio
 stop_iodig
 i=$(( $(diskstat $n 1) + $(diskstat $n 5) - i0 ))
+echo "  $(grep interval_end "$T/p.json")"
 assert_eq "$(jq -s '[.[] | select(.type == "interval_end") | .partial] | add' "$T/p.json")" 0 "partial requests"
+# While it switches elevators, this kernel (6.18) ends a few issued requests
+# without block_rq_complete (bpftrace's count of that tracepoint is short by
+# the same number).  iodig sees their bios come back while still followed
+# (unseen_end), or still holds them (in_flight), and says so:
+# phases + unseen + in flight = diskstats, exactly.
+fl=$(jq -s '[.[] | select(.type == "interval_end")] | (.[-1].in_flight + (map(.unseen_end) | add))' "$T/p.json")
 for p in Q2G G2I I2D D2C Q2C; do
-	assert_eq "$(jq -s "[.[] | select(.type == \"hist\" and .phase == \"$p\" and .disk == \"$n\") | .count] | add" "$T/p.json")" "$i" "$p count = diskstats completions"
+	c=$(jq -s "[.[] | select(.type == \"hist\" and .phase == \"$p\" and .disk == \"$n\") | .count] | add" "$T/p.json")
+	assert_eq "$((c + fl))" "$i" "$p count $c + $fl unseen or in flight = diskstats completions"
 done
 sum() { jq -s "[.[] | select(.type == \"hist\" and .phase == \"$1\") | .sum_ns] | add" "$T/p.json"; }
 assert_eq "$(( $(sum Q2G) + $(sum G2I) + $(sum I2D) + $(sum D2C) ))" "$(sum Q2C)" "sum of phases = sum of Q2C (ns)"
