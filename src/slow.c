@@ -16,6 +16,7 @@
 #include "life_user.h"
 #include "log.h"
 #include "reqflags.h"
+#include "life.skel.h"
 #include "run.h"
 
 #define MAX_WINDOWS 256
@@ -229,6 +230,7 @@ static void print_summary(struct slow_ctx *x, struct life *l)
 		json__ku64(j, "abandoned", s.abandoned);
 		json__ku64(j, "in_flight", life__in_flight(l));
 		json__ku64(j, "unseen_end", s.unseen_end);
+		json__ku64(j, "missed", bpfx__recursion_misses(l->skel->obj));
 		json__ku64(j, "queue_write_stalls", x->attributed);
 		json__kbool(j, "queue_writes_watched", l->sysfs_on);
 		json__obj_end(j);
