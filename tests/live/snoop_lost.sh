@@ -17,7 +17,6 @@ echo "  $i completions: $got delivered, $lost lost; summary: $(grep "\"type\":\"
 [ "$lost" -gt 0 ] || die "a 4 KiB ring buffer lost nothing under $i requests"
 assert_eq "$((got + lost))" "$(jq -s '[.[] | select(.type == "summary")][0].completed' "$T/s.json")" "delivered + lost = completions the program saw"
 # under this overload the kernel may skip a nested run of a program (its
-# recursion guard): iodig reports those as missed; nothing else goes unsaid
 # recursion guard), or end a request without block_rq_complete: iodig reports
 # them (missed, unseen_end, in_flight); nothing else may go unsaid
 other=$(jq -s '[.[] | select(.type == "summary")][0] | .missed + .unseen_end + .in_flight' "$T/s.json")
