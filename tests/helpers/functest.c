@@ -2,7 +2,7 @@
 /*
  * Calls functions a known number of times with known sleeps, for func's
  * tests: leaf() N times; outer(), which calls leaf() (nesting); recurse(),
- * which calls itself (recursion).  Waits for GO_FILE to exist first, so the
+ * which calls itself (recursion), each level sleeping LEAF_MS / 2.  Waits for GO_FILE to exist first, so the
  * probes are attached before the first call.
  * Usage: functest GO_FILE LEAF_CALLS LEAF_MS RECURSE_CALLS DEPTH
  */
@@ -31,13 +31,13 @@ __attribute__((noinline)) void outer(int ms)
 	asm volatile("" ::: "memory");
 }
 
-/* each level sleeps 1 ms, then recurses: level k (from the top) of a depth-d
- * call lasts d - k + 1 ms */
-__attribute__((noinline)) void recurse(int depth)
+/* each level sleeps ms, then recurses: level k (from the top) of a depth-d
+ * call lasts (d - k + 1) * ms */
+__attribute__((noinline)) void recurse(int depth, int ms)
 {
-	sleep_ms(1);
+	sleep_ms(ms);
 	if (depth > 1)
-		recurse(depth - 1);
+		recurse(depth - 1, ms);
 	asm volatile("" ::: "memory");	/* no tail call */
 }
 
@@ -57,6 +57,6 @@ int main(int argc, char **argv)
 		leaf(ms);
 	outer(ms);
 	for (int i = 0; i < rcalls; i++)
-		recurse(depth);
+		recurse(depth, ms / 2 > 0 ? ms / 2 : 1);
 	return 0;
 }

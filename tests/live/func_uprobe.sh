@@ -8,7 +8,7 @@
 need_root_bpf
 B="$TOP/build/helpers/functest"
 [ -x "$B" ] || die "no $B: run make build/helpers/functest"
-"$B" "$T/go" 20 2 5 4 & FT=$!
+"$B" "$T/go" 20 10 5 4 & FT=$!
 defer "kill $FT"
 start_iodig "$T/f.json" func -p "$FT" "$B:leaf" "$B:outer" "$B:recurse" --json
 touch "$T/go"
@@ -20,17 +20,17 @@ within() {	# got_ns want_ms what
 		die "$3: $(python3 -c "print($1/1e6)") ms, want $2 ms (+25% +0.3 ms)"
 	ok "$3: $(python3 -c "print(round($1/1e6, 3))") ms for $2 ms"
 }
-# leaf: 20 direct calls + 1 from outer
+# leaf: 20 direct calls of 10 ms + 1 from outer
 assert_eq "$(get leaf count)" 21 "leaf calls"
-within "$(get leaf p50_ns)" 2 "leaf p50"
-within "$(get leaf p90_ns)" 2 "leaf p90"
-# outer sleeps 2 ms and calls leaf (2 ms): nesting gives 4 ms, not 2
+within "$(get leaf p50_ns)" 10 "leaf p50"
+within "$(get leaf p90_ns)" 10 "leaf p90"
+# outer sleeps 10 ms and calls leaf (10 ms): nesting gives 20 ms, not 10
 assert_eq "$(get outer count)" 1 "outer calls"
-within "$(get outer max_ns)" 4 "outer (nesting leaf)"
-# recurse(4) five times: 20 calls lasting 1, 2, 3, 4 ms, five of each
+within "$(get outer max_ns)" 20 "outer (nesting leaf)"
+# recurse(4) five times, 5 ms a level: 20 calls of 5, 10, 15, 20 ms, five each
 assert_eq "$(get recurse count)" 20 "recurse calls"
-within "$(get recurse min_ns)" 1 "innermost recursion"
-within "$(get recurse p90_ns)" 4 "outermost recursion (p90: the top five are 4 ms levels)"
-within "$(get recurse sum_ns)" 50 "all recursion (5 x (1+2+3+4))"
-within "$(get recurse p50_ns)" 2 "recursion p50 (the 10th of 20: a 2 ms level)"
+within "$(get recurse min_ns)" 5 "innermost recursion"
+within "$(get recurse p90_ns)" 20 "outermost recursion (p90: the top five are 20 ms levels)"
+within "$(get recurse sum_ns)" 250 "all recursion (5 x (5+10+15+20))"
+within "$(get recurse p50_ns)" 10 "recursion p50 (the 10th of 20: a 10 ms level)"
 assert_eq "$(jq -s '[.[] | select(.type == "interval_end")][0] | .unmatched + .too_deep' "$T/f.json")" 0 "unmatched or too deep"
