@@ -11,6 +11,7 @@
 #include "bpfx.h"
 #include "cli.h"
 #include "filter.h"
+#include "counters.h"
 #include "func.h"
 #include "histmap.h"
 #include "histo.h"
@@ -135,22 +136,16 @@ static int func_report(void *ctx, bool last)
 {
 	struct func_ctx *x = ctx;
 	struct func_bpf *sk = x->skel;
-	__u32 old = sk->bss->epoch & 1;
+	__u32 old = histmap__flip(&sk->bss->epoch);
 	struct func_stats s = sk->bss->stats, d;
 	int err, shown = 0;
 
-	sk->bss->epoch = old ^ 1;
-	bpfx__wait_programs();
 	memset(x->h, 0, x->n * sizeof(*x->h));
 	memset(x->seen, 0, x->n * sizeof(*x->seen));
 	err = histmap__drain(bpf_map__fd(old ? sk->maps.hists1 : sk->maps.hists0), sizeof(__u32), take, x);
 	if (err)
 		return err < 0 ? fail("collecting histograms", "%s", strerror(-err)) : err;
-	d.too_deep = s.too_deep - x->last.too_deep;
-	d.unmatched = s.unmatched - x->last.unmatched;
-	d.map_full = s.map_full - x->last.map_full;
-	d.threads_full = s.threads_full - x->last.threads_full;
-	x->last = s;
+	counters__delta(&d, &s, &x->last, sizeof(d));
 	x->interval_no++;
 	if (x->o->c.json) {
 		for (int i = 0; i < x->n; i++) {

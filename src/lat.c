@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "disks.h"
 #include "filter.h"
+#include "counters.h"
 #include "histmap.h"
 #include "histo.h"
 #include "lat.h"
@@ -62,7 +63,6 @@ struct lat_ctx {
 	struct lat_opts *o;
 	struct lat_bpf *skel;
 	struct reqflags rf;
-	bool have_rf;
 	struct bpf_link *issue_link;
 	struct lat_stats last;
 	int ncpus, interval_no;
@@ -162,13 +162,10 @@ static int lat_collect(struct lat_ctx *x)
 {
 	struct lat_bpf *sk = x->skel;
 	size_t vsz = (sizeof(struct hist) + 7) & ~7UL;
-	__u32 old = sk->bss->epoch & 1;
-	int fd = bpf_map__fd(old ? sk->maps.hists1 : sk->maps.hists0);
+	__u32 old = histmap__flip(&sk->bss->epoch);
 	struct lat_entry *e;
 	int err;
 
-	sk->bss->epoch = old ^ 1;
-	bpfx__wait_programs();	/* every run that read the old epoch is done */
 	x->nents = 0;
 	if (!x->o->per_disk && !x->o->per_flags) {
 		int afd = bpf_map__fd(sk->maps.total);
@@ -184,7 +181,8 @@ static int lat_collect(struct lat_ctx *x)
 			x->nents = 0;
 		return 0;
 	}
-	err = histmap__drain(fd, sizeof(struct lat_key), lat_take, x);
+	err = histmap__drain(bpf_map__fd(old ? sk->maps.hists1 : sk->maps.hists0),
+			     sizeof(struct lat_key), lat_take, x);
 	if (err)
 		return err < 0 ? fail("collecting histograms", "%s", strerror(-err)) : err;
 	qsort(x->ents, x->nents, sizeof(*x->ents), cmp_ent);
@@ -198,7 +196,7 @@ static void ent_labels(struct lat_ctx *x, struct lat_entry *e, const char **op,
 	reqflags__flags_str(&x->rf, e->flags, flags, len);
 }
 
-static void lat_print_json(struct lat_ctx *x, struct lat_entry *e, const struct lat_stats *d)
+static void lat_print_json(struct lat_ctx *x, struct lat_entry *e)
 {
 	struct json *j = &x->j;
 	char flags[256], opbuf[16];
@@ -216,11 +214,7 @@ static void lat_print_json(struct lat_ctx *x, struct lat_entry *e, const struct 
 	if (x->o->per_flags) {
 		ent_labels(x, e, &op, flags, sizeof(flags), opbuf, sizeof(opbuf));
 		json__kstr(j, "op", op);
-		json__key(j, "flags");
-		json__arr_begin(j);
-		for (char *t = strtok(flags, " "); t; t = strtok(NULL, " "))
-			json__str(j, t);
-		json__arr_end(j);
+		json__kwords(j, "flags", flags);
 	}
 	hist__json(&e->h, j);
 	json__obj_end(j);
@@ -252,17 +246,11 @@ static int lat_report(void *ctx, bool last)
 	if (err)
 		return err;
 	x->interval_no++;
-	d.unstamped = now.unstamped - x->last.unstamped;
-	d.map_full = now.map_full - x->last.map_full;
-	d.own_stamps = now.own_stamps - x->last.own_stamps;
-	d.not_issued = now.not_issued - x->last.not_issued;
-	d.partial_done = now.partial_done - x->last.partial_done;
-	d.flush_steps = now.flush_steps - x->last.flush_steps;
-	x->last = now;
+	counters__delta(&d, &now, &x->last, sizeof(d));
 
 	if (x->o->c.json) {
 		for (int i = 0; i < x->nents; i++)
-			lat_print_json(x, &x->ents[i], &d);
+			lat_print_json(x, &x->ents[i]);
 		json__obj_begin(&x->j);
 		json__kstr(&x->j, "type", "interval_end");
 		json__ku64(&x->j, "interval", x->interval_no);
@@ -369,13 +357,11 @@ static int phases_report(void *ctx, bool last)
 {
 	struct phases_ctx *x = ctx;
 	struct life_bpf *sk = x->l.skel;
-	__u32 old = sk->bss->epoch & 1;
+	__u32 old = histmap__flip(&sk->bss->epoch);
 	struct life_stats s, d;
 	const char *names[PH_NR];
 	int err;
 
-	sk->bss->epoch = old ^ 1;
-	bpfx__wait_programs();
 	x->nd = 0;
 	err = histmap__drain(bpf_map__fd(old ? sk->maps.phases1 : sk->maps.phases0),
 			     sizeof(struct life_phase_key), phases_take, x);
@@ -383,13 +369,7 @@ static int phases_report(void *ctx, bool last)
 		return err < 0 ? fail("collecting histograms", "%s", strerror(-err)) : err;
 	qsort(x->d, x->nd, sizeof(*x->d), cmp_disk);
 	life__stats(&x->l, &s);
-	d.partial = s.partial - x->last.partial;
-	d.untracked = s.untracked - x->last.untracked;
-	d.map_full = s.map_full - x->last.map_full;
-	d.not_final = s.not_final - x->last.not_final;
-	d.completed = s.completed - x->last.completed;
-	d.unseen_end = s.unseen_end - x->last.unseen_end;
-	x->last = s;
+	counters__delta(&d, &s, &x->last, sizeof(d));
 	x->interval_no++;
 	for (int p = 0; p < PH_NR; p++)
 		names[p] = life__phase_name(p);
@@ -511,7 +491,6 @@ int cmd_lat(int argc, char **argv)
 	if (o.per_flags) {
 		if ((err = reqflags__load(&x.rf, NULL)))
 			return fail("decoding request flags from kernel BTF", "%s", strerror(-err));
-		x.have_rf = true;
 	}
 
 	x.o = &o;
@@ -548,8 +527,7 @@ int cmd_lat(int argc, char **argv)
 out:
 	bpf_link__destroy(x.issue_link);
 	lat_bpf__destroy(x.skel);
-	if (x.have_rf)
-		reqflags__free(&x.rf);
+	reqflags__free(&x.rf);	/* a no-op when never loaded */
 	free(x.ents);
 	free(x.percpu);
 	return err;

@@ -24,7 +24,7 @@
 struct slow_opts {
 	struct cli_common c;
 	const char *disk, *cgroup, *pid, *comm;
-	bool own_clock, timestamp;
+	bool own_clock;
 	uint64_t min_ns, rb_bytes;
 };
 
@@ -133,11 +133,7 @@ static void print_req(struct slow_ctx *x, const struct life_req *r)
 		json__ku64(j, "tid", r->tid);
 		json__kstr(j, "disk", disk);
 		json__kstr(j, "op", op);
-		json__key(j, "flags");
-		json__arr_begin(j);
-		for (char *t = strtok(flags, " "); t; t = strtok(NULL, " "))
-			json__str(j, t);
-		json__arr_end(j);
+		json__kwords(j, "flags", flags);
 		json__ku64(j, "sector", r->sector);
 		json__ku64(j, "bytes", r->bytes);
 		json__ku64(j, "q2g_ns", ph[PH_Q2G]);

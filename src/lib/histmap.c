@@ -4,6 +4,7 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "bpfx.h"
 #include "histmap.h"
 #include "histo.h"
 
@@ -50,4 +51,13 @@ out:
 	free(percpu);
 	free(sum);
 	return err;
+}
+
+__u32 histmap__flip(__u32 *epoch)
+{
+	__u32 old = *epoch & 1;
+
+	*epoch = old ^ 1;
+	bpfx__wait_programs();
+	return old;
 }

@@ -6,6 +6,11 @@
 #include <stddef.h>
 #include "hist.h"
 
+/* Points the BPF side at the other epoch and returns the old one, once no
+ * program run that read it is still going (an RCU grace period): the old
+ * half is then settled and can be drained. */
+__u32 histmap__flip(__u32 *epoch);
+
 typedef int (*histmap_fn)(void *ctx, const void *key, const struct hist *h);
 
 /* Calls fn with each key and its histogram summed over CPUs, then deletes

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <inttypes.h>
 #include <math.h>
+#include <string.h>
 #include "json.h"
 
 void json__init(struct json *j, FILE *out)
@@ -126,3 +127,20 @@ void json__kstr(struct json *j, const char *k, const char *s) { json__key(j, k);
 void json__ku64(struct json *j, const char *k, uint64_t v) { json__key(j, k); json__u64(j, v); }
 void json__kdouble(struct json *j, const char *k, double v) { json__key(j, k); json__double(j, v); }
 void json__kbool(struct json *j, const char *k, bool v) { json__key(j, k); json__bool(j, v); }
+
+void json__kwords(struct json *j, const char *key, const char *s)
+{
+	json__key(j, key);
+	json__arr_begin(j);
+	while (*s) {
+		size_t n = strcspn(s, " ");
+		char word[128];
+
+		if (n) {
+			snprintf(word, sizeof(word), "%.*s", (int)n, s);
+			json__str(j, word);
+		}
+		s += n + (s[n] == ' ');
+	}
+	json__arr_end(j);
+}

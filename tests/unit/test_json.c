@@ -42,6 +42,13 @@ static void nested(struct json *j, const void *unused)
 	json__obj_end(j);
 }
 
+static void words(struct json *j, const void *s)
+{
+	json__obj_begin(j);
+	json__kwords(j, "w", s);
+	json__obj_end(j);
+}
+
 static void a_hist(struct json *j, const void *h)
 {
 	json__obj_begin(j);
@@ -60,6 +67,13 @@ int main(void)
 	CHECK(!strcmp(s, "{\"s\":\"q\\\"b\\\\n\\nt\\tc\\u0001\\u001f\\u007fé\"}\n"), "%s", s);
 	s = render(nested, NULL);
 	CHECK(!strcmp(s, "{\"a\":1,\"b\":[2,[3,4],{\"c\":true}],\"d\":null}\n"), "%s", s);
+
+	s = render(words, "sync fua  preflush");
+	CHECK(!strcmp(s, "{\"w\":[\"sync\",\"fua\",\"preflush\"]}\n"), "%s", s);
+	s = render(words, "");
+	CHECK(!strcmp(s, "{\"w\":[]}\n"), "%s", s);
+	s = render(words, "a\"b");
+	CHECK(!strcmp(s, "{\"w\":[\"a\\\"b\"]}\n"), "%s", s);
 
 	hist__add(&h, 5);
 	hist__add(&h, 100);
