@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "bpfx.h"
 #include "life_user.h"
@@ -63,6 +64,50 @@ check:
 	return 0;
 }
 
+static bool has_member(const struct btf *btf, const char *type, const char *member)
+{
+	int id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
+	const struct btf_type *t = id < 0 ? NULL : btf__type_by_id(btf, id);
+	const struct btf_member *m = t ? btf_members(t) : NULL;
+
+	for (int i = 0; t && i < btf_vlen(t); i++)
+		if (!strcmp(btf__name_by_offset(btf, m[i].name_off), member))
+			return true;
+	return false;
+}
+
+static bool has_enumerator(const struct btf *btf, const char *name)
+{
+	for (__u32 id = 1; id < btf__type_cnt(btf); id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const struct btf_enum *e;
+
+		if (!btf_is_enum(t))
+			continue;
+		e = btf_enum(t);
+		for (int i = 0; i < btf_vlen(t); i++)
+			if (!strcmp(btf__name_by_offset(btf, e[i].name_off), name))
+				return true;
+	}
+	return false;
+}
+
+/*
+ * bio->bi_issue (4.19 to 6.16 or so) is stamped for every bio when the
+ * kernel has CONFIG_BLK_CGROUP.  It became issue_time_ns, which kernels
+ * with QUEUE_FLAG_BIO_ISSUE_TIME (6.18) stamp only on queues blk-iolatency
+ * is set up on: there iodig stamps Q itself.
+ */
+bool life__kernel_q(const struct btf *vmlinux)
+{
+	if (!vmlinux)
+		return false;
+	if (has_member(vmlinux, "bio", "bi_issue"))
+		return true;
+	return has_member(vmlinux, "bio", "issue_time_ns") &&
+	       !has_enumerator(vmlinux, "QUEUE_FLAG_BIO_ISSUE_TIME");
+}
+
 int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, void *ctx)
 {
 	struct life_bpf *sk;
@@ -81,6 +126,16 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 	sk->rodata->targ_mode = cfg->mode;
 	sk->rodata->targ_min_ns = cfg->min_ns;
 	sk->rodata->targ_own_clock = cfg->own_clock;
+	l->watch = cfg->mode == LIFE_SLOW && !cfg->own_clock;
+	l->kernel_q = l->watch && cfg->kernel_q;
+	sk->rodata->targ_watch = l->watch;
+	sk->rodata->targ_kernel_q = l->kernel_q;
+	/* a request that waited this long before G is watched (life.bpf.c) */
+	sk->rodata->targ_watch_ns = cfg->min_ns / 8;
+	if (l->watch) {		/* slots are overwritten, not freed: more of them */
+		sk->rodata->targ_slot_bits = LIFE_WATCH_SLOT_BITS;
+		bpf_map__set_max_entries(sk->maps.bios, 1U << LIFE_WATCH_SLOT_BITS);
+	}
 	sk->rodata->filter_dev = cfg->dev;
 	sk->rodata->filter_pid = cfg->pid;
 	sk->rodata->filter_cgroup = cfg->cgroup;
@@ -92,12 +147,16 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 		sk->rodata->targ_wakeup_bytes = cfg->rb_bytes / 4;
 		bpf_map__set_max_entries(sk->maps.records, cfg->rb_bytes);
 	}
+	if (!cfg->own_clock)	/* the side table of BPF-made D stamps */
+		bpf_map__set_max_entries(sk->maps.clocks, 1);
+	if (!l->watch)
+		bpf_map__set_max_entries(sk->maps.watch, 1);
 	/* Load only what this mode runs. */
-	bpf_program__set_autoload(sk->progs.life_getrq, block && cfg->own_clock);
+	bpf_program__set_autoload(sk->progs.life_getrq, block && (cfg->own_clock || l->watch));
 	bpf_program__set_autoload(sk->progs.life_issue, block && cfg->own_clock);
-	bpf_program__set_autoload(sk->progs.life_queue, block);
+	bpf_program__set_autoload(sk->progs.life_queue, block && !l->kernel_q);
 	bpf_program__set_autoload(sk->progs.life_split, block);
-	bpf_program__set_autoload(sk->progs.life_backmerge, block);
+	bpf_program__set_autoload(sk->progs.life_backmerge, block && !l->watch);
 	bpf_program__set_autoload(sk->progs.life_frontmerge, block);
 	bpf_program__set_autoload(sk->progs.life_insert, block);
 	bpf_program__set_autoload(sk->progs.life_requeue, block);
@@ -112,7 +171,7 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 	if (err)
 		return bpfx__fail("attaching to tracepoints", err);
 	l->last_sweep = run__mono_ns();
-	if (block) {
+	if (block && !l->watch) {	/* watched slots are never freed: no sweep */
 		l->slots = mmap(NULL, sizeof(struct life_slot) * LIFE_SLOTS, PROT_READ | PROT_WRITE,
 				MAP_SHARED, bpf_map__fd(sk->maps.bios), 0);
 		if (l->slots == MAP_FAILED)
@@ -207,8 +266,18 @@ void life__drain(struct life *l)
 
 void life__stats(struct life *l, struct life_stats *s)
 {
+	int ncpu = libbpf_num_possible_cpus(), zero = 0;
+
 	*s = l->skel->bss->stats;
 	s->abandoned = l->abandoned;
+	if (ncpu > 0) {
+		__u64 n[ncpu];
+
+		s->completed = 0;
+		if (!bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.completions), &zero, n))
+			for (int i = 0; i < ncpu; i++)
+				s->completed += n[i];
+	}
 }
 
 void life__stop(struct life *l)

@@ -27,19 +27,24 @@ enum life_seen {
 	SEEN_I = 1 << 2,	/* block_rq_insert (absent on direct issue) */
 	SEEN_D = 1 << 3,	/* issue */
 	SEEN_SPLIT = 1 << 4,	/* its first bio was split from a larger one */
+	SEEN_WHO = 1 << 5,	/* the submitter: pid, tid, comm */
 };
 
 enum life_phase { PH_Q2G, PH_G2I, PH_I2D, PH_D2C, PH_Q2C, PH_NR };
 
 enum life_rec_type { REC_REQ = 1, REC_SYSFS_START, REC_SYSFS_END };
 
-/* What block_bio_queue learns about a bio, in the submitting context. */
+/* What is known of a request's first bio before it reaches the device,
+ * learnt in the submitting context (pid, comm are right only there).  G and
+ * D come from struct request's own stamps; with --own-clock G is stamped
+ * here and D in a side table (life_bpf `clocks`), so a slot stays one cache
+ * line. */
 struct life_bio {
-	__u64 q, g, i, d;	/* ns, bpf_ktime_get_ns(); 0 = not seen */
-	__u64 cgroup;
+	__u64 q, i, g;		/* ns, bpf_ktime_get_ns(); 0 = not seen */
 	__u32 pid, tid;
 	__u16 requeues;
 	__u16 seen;
+	__u32 pad;
 	char comm[LIFE_COMM_LEN];
 };
 
@@ -48,18 +53,29 @@ struct life_bio {
  * ~500 ns an insert here, because bios are inserted on the submitting CPU and
  * deleted on the completing one, which drains one CPU's free list into the
  * other's.  A slot names its bio, so a lookup is checked; a live slot taken
- * by another bio is counted (untracked), and that request becomes partial. */
+ * by another bio is counted (untracked), and that request becomes partial.
+ * A slot is 64 bytes and the mmapable array is page-aligned: one cache line
+ * crosses from the submitting CPU to the completing one, not two. */
 struct life_slot {
 	__u64 bio;		/* 0: free */
 	struct life_bio b;
 };
 
-#define LIFE_SLOTS (1 << 15)
+#define LIFE_SLOT_BITS 15
+#define LIFE_SLOTS (1 << LIFE_SLOT_BITS)
 
-static inline __u32 life_slot_of(__u64 bio)
+/* slow: requests at most this many at once on the watch list (waited long
+ * before G, or front merged), each until it completes */
+#define LIFE_WATCH_MAX 16384
+/* slow overwrites slots rather than freeing them: a slow request keeps its
+ * submitter unless LIFE_WATCH_SLOTS bios come after it with the same hash
+ * (at 300k requests/s, a 10 ms request loses it with p = 3000 / 2^17) */
+#define LIFE_WATCH_SLOT_BITS 17
+
+/* slab pointers: low bits are alignment; Fibonacci hashing spreads the rest */
+static inline __u32 life_slot_of(__u64 bio, unsigned int bits)
 {
-	/* slab pointers: low bits are alignment; Fibonacci hashing spreads the rest */
-	return (__u32)(((bio >> 6) * 0x9E3779B97F4A7C15ULL) >> 49) & (LIFE_SLOTS - 1);
+	return (__u32)(((bio >> 6) * 0x9E3779B97F4A7C15ULL) >> (64 - bits));
 }
 
 struct life_req {
@@ -102,7 +118,9 @@ struct life_stats {
 	__u64 completed;	/* requests that completed (final completions) */
 	__u64 records;		/* records written to the ring buffer */
 	__u64 lost;		/* records the ring buffer had no room for */
-	__u64 untracked;	/* bios whose slot held another live bio */
+	__u64 untracked;	/* followed: bios whose slot held another live bio;
+				 * slow: records whose submitter was lost, its
+				 * slot taken by a later bio */
 	__u64 partial;		/* requests missing Q, G or D: started before
 				 * tracing, internal (flush), never issued */
 	__u64 merges;		/* bios merged into an existing request */
@@ -116,6 +134,10 @@ struct life_stats {
 	__u64 unseen_end;	/* requests that ended without block_rq_complete:
 				 * their bio came back through block_bio_queue
 				 * (freed and reused) while still followed */
+	__u64 watch_full;	/* slow: the watch list was full (every request
+				 * is then looked at closely) */
+	__u64 unstamped;	/* slow: requests G found with no Q stamp, the
+				 * kernel's or ours (their Q2G is unknown) */
 	__u64 abandoned;	/* in flight longer than LIFE_ABANDON_NS: swept
 				 * (user side: the device was torn down, the bio
 				 * ended without a request, ...) */

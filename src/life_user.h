@@ -10,11 +10,13 @@
 
 struct life_bpf;
 struct ring_buffer;
+struct btf;
 
 struct life_cfg {
 	enum life_mode mode;
 	uint64_t min_ns;	/* LIFE_SLOW */
 	bool own_clock;		/* stamp G and D in BPF, not from struct request */
+	bool kernel_q;		/* the kernel stamps bios at Q (life__kernel_q) */
 	bool sysfs;		/* watch queue attribute writes too */
 	uint32_t dev, pid;
 	uint64_t cgroup;
@@ -26,6 +28,8 @@ struct life {
 	struct life_bpf *skel;
 	struct ring_buffer *rb;
 	bool sysfs_on;
+	bool watch;		/* slow: only slow requests looked at (life.bpf.c) */
+	bool kernel_q;		/* ... with the kernel's Q stamps */
 	uint64_t abandoned, last_sweep;
 	struct life_slot *slots;	/* the in-flight table, mapped */
 	char sysfs_why[160];	/* why queue writes are not watched */
@@ -33,6 +37,9 @@ struct life {
 
 typedef int (*life_record_fn)(void *ctx, void *data, size_t size);
 
+/* Does this kernel stamp every bio at Q (struct bio's bi_issue, or an
+ * issue_time_ns it always sets)?  Then `slow` runs no program at Q. */
+bool life__kernel_q(const struct btf *vmlinux);
 /* Opens, loads and attaches.  Returns 0, or the exit status after printing. */
 int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, void *ctx);
 int life__poll(struct life *l, int timeout_ms);
@@ -44,7 +51,7 @@ int life__sweep(struct life *l, uint64_t older_than_ns);
 int life__run(struct life *l, const char *ready_file, const char *ready_msg);
 /* Stops tracing and waits for running programs: counters are final after. */
 void life__detach(struct life *l);
-/* Bios followed and not yet seen to complete.  After the load has stopped
+/* Bios followed and not yet seen to complete (0 when watching).  After the load has stopped
  * they are requests the kernel ended without block_rq_complete (6.18 does
  * so for a few requests while it switches elevators). */
 uint64_t life__in_flight(struct life *l);

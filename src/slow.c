@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <bpf/btf.h>
 #include "bpfx.h"
 #include "cli.h"
 #include "disks.h"
@@ -128,9 +129,18 @@ static void print_req(struct slow_ctx *x, const struct life_req *r)
 		json__obj_begin(j);
 		json__kstr(j, "type", "request");
 		json__ku64(j, "ts_ns", r->c);
-		json__kstr(j, "comm", r->comm);
-		json__ku64(j, "pid", r->pid);
-		json__ku64(j, "tid", r->tid);
+		if (r->seen & SEEN_WHO) {
+			json__kstr(j, "comm", r->comm);
+			json__ku64(j, "pid", r->pid);
+			json__ku64(j, "tid", r->tid);
+		} else {	/* who submitted it was not seen */
+			json__key(j, "comm");
+			json__null(j);
+			json__key(j, "pid");
+			json__null(j);
+			json__key(j, "tid");
+			json__null(j);
+		}
 		json__kstr(j, "disk", disk);
 		json__kstr(j, "op", op);
 		json__kwords(j, "flags", flags);
@@ -171,7 +181,7 @@ static void print_req(struct slow_ctx *x, const struct life_req *r)
 		return;
 	}
 	printf("%-9.3f %-15s %-7u %-7s %-6s %-11llu %-8u %8.3f %8.3f %8.3f %8.3f %9.3f %s",
-	       (r->c - x->t0) / 1e9, (r->seen & SEEN_Q) ? r->comm : "?", r->pid, disk, op,
+	       (r->c - x->t0) / 1e9, (r->seen & SEEN_WHO) ? r->comm : "?", r->pid, disk, op,
 	       (unsigned long long)r->sector, r->bytes,
 	       ph[PH_Q2G] / 1e6, ph[PH_G2I] / 1e6, ph[PH_I2D] / 1e6, ph[PH_D2C] / 1e6,
 	       ph[PH_Q2C] / 1e6, dom ? dom : "partial");
@@ -204,9 +214,21 @@ static int on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* A count this run keeps, or JSON null for one it cannot (on kernel stamps,
+ * no table of requests in flight; back merges are not watched). */
+static void json_count(struct json *j, const char *key, bool kept, __u64 v)
+{
+	json__key(j, key);
+	if (kept)
+		json__u64(j, v);
+	else
+		json__null(j);
+}
+
 static void print_summary(struct slow_ctx *x, struct life *l)
 {
 	struct life_stats s;
+	bool followed = !l->watch;
 
 	life__stats(l, &s);
 	if (x->o->c.json) {
@@ -214,18 +236,22 @@ static void print_summary(struct slow_ctx *x, struct life *l)
 
 		json__obj_begin(j);
 		json__kstr(j, "type", "summary");
+		json__kstr(j, "tracking", followed ? "followed" : "watched");
+		json__kstr(j, "q_stamp", l->kernel_q ? "kernel" : "iodig");
 		json__ku64(j, "completed", s.completed);
 		json__ku64(j, "records", s.records);
 		json__ku64(j, "lost", s.lost);
 		json__ku64(j, "partial", s.partial);
 		json__ku64(j, "untracked", s.untracked);
 		json__ku64(j, "not_issued", s.not_issued);
-		json__ku64(j, "merges", s.merges);
+		json_count(j, "merges", followed, s.merges);
 		json__ku64(j, "splits", s.splits);
 		json__ku64(j, "requeues", s.requeues);
-		json__ku64(j, "abandoned", s.abandoned);
-		json__ku64(j, "in_flight", life__in_flight(l));
-		json__ku64(j, "unseen_end", s.unseen_end);
+		json_count(j, "abandoned", followed, s.abandoned);
+		json_count(j, "in_flight", followed, life__in_flight(l));
+		json_count(j, "unseen_end", followed, s.unseen_end);
+		json_count(j, "unstamped", !followed, s.unstamped);
+		json_count(j, "watch_full", !followed, s.watch_full);
 		json__ku64(j, "missed", bpfx__recursion_misses(l->skel->obj));
 		json__ku64(j, "queue_write_stalls", x->attributed);
 		json__kbool(j, "queue_writes_watched", l->sysfs_on);
@@ -234,15 +260,22 @@ static void print_summary(struct slow_ctx *x, struct life *l)
 	}
 	fflush(stdout);
 	fprintf(stderr, "\n%llu requests completed, %llu records shown, %llu lost (ring buffer full), "
-		"%llu partial (Q, G or D not seen), %llu untracked (slot taken), %llu merges, %llu splits, "
-		"%llu requeues, %llu abandoned in flight, %llu ended unseen (no block_rq_complete), "
-		"%llu stalls named a queue write\n",
+		"%llu partial (Q, G or D not seen), %llu with the submitter lost (slot taken), ",
 		(unsigned long long)s.completed, (unsigned long long)x->shown,
 		(unsigned long long)s.lost, (unsigned long long)s.partial,
-		(unsigned long long)s.untracked, (unsigned long long)s.merges,
-		(unsigned long long)s.splits, (unsigned long long)s.requeues,
-		(unsigned long long)s.abandoned, (unsigned long long)s.unseen_end,
-		(unsigned long long)x->attributed);
+		(unsigned long long)s.untracked);
+	if (followed)
+		fprintf(stderr, "%llu merges, %llu splits, %llu requeues, %llu abandoned in flight, "
+			"%llu ended unseen (no block_rq_complete), ",
+			(unsigned long long)s.merges, (unsigned long long)s.splits,
+			(unsigned long long)s.requeues, (unsigned long long)s.abandoned,
+			(unsigned long long)s.unseen_end);
+	else
+		fprintf(stderr, "%llu splits, %llu requeues, %llu requests without a Q stamp, "
+			"%llu watch list full, ",
+			(unsigned long long)s.splits, (unsigned long long)s.requeues,
+			(unsigned long long)s.unstamped, (unsigned long long)s.watch_full);
+	fprintf(stderr, "%llu stalls named a queue write\n", (unsigned long long)x->attributed);
 }
 
 enum { OPT_COMM = OPT_FIRST_CMD, OPT_OWN_CLOCK, OPT_BUFFER };
@@ -332,6 +365,7 @@ static int slow_main(int argc, char **argv, bool snoop)
 	struct slow_ctx x = {};
 	struct life_cfg cfg = {};
 	struct life l = {};
+	struct btf *vmlinux;
 	int err;
 
 	log__init(name, false, false);
@@ -352,7 +386,13 @@ static int slow_main(int argc, char **argv, bool snoop)
 		return err;
 	if (o.pid && (err = filter__pid(o.pid, &cfg.pid)))
 		return err;
-	if ((err = reqflags__load(&x.rf, NULL)))
+	vmlinux = btf__load_vmlinux_btf();
+	if (!vmlinux)
+		return fail("reading kernel BTF", "%s", strerror(errno));
+	cfg.kernel_q = life__kernel_q(vmlinux);
+	err = reqflags__load(&x.rf, vmlinux);
+	btf__free(vmlinux);
+	if (err)
 		return fail("decoding request flags from kernel BTF", "%s", strerror(-err));
 	cfg.mode = snoop ? LIFE_SNOOP : LIFE_SLOW;
 	cfg.min_ns = o.min_ns;

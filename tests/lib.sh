@@ -73,6 +73,23 @@ loopdev() {
 
 # diskstat NAME FIELD: FIELD counts from 1 after the name:
 # 1 reads, 5 writes, 12 discards, 16 flushes completed (Documentation/admin-guide/iostats.rst)
+# slowdev MS MB: a read-only loop device on a file of tests/helpers/slowfs.py,
+# a FUSE filesystem whose reads each sleep MS; prints the device.  It runs
+# in $(...), so it reports on stderr: L=$(slowdev 5 64) || exit
+slowdev() {
+	local dir L
+	exec 3>&1 >&2
+	/usr/bin/python3 -c 'import fusepy' 2>/dev/null || skip "needs python3-fusepy"
+	dir=$(mktemp -d "$T/slow.XXXX")
+	"$TOP/tests/helpers/slowfs.py" "$dir" "$2" "$1" >"$dir.log" 2>&1 3>&- &
+	defer "umount $dir"
+	for i in $(seq 50); do [ -f "$dir/disk" ] && break; sleep 0.1; done
+	[ -f "$dir/disk" ] || die "slowfs did not mount: $(cat "$dir.log")"
+	L=$(losetup -f --show -r "$dir/disk") || die losetup
+	defer "losetup -d $L"
+	echo "$L" >&3
+}
+
 diskstat() {
 	awk -v d="$1" -v f="$2" '$3 == d { print $(3 + f) }' /proc/diskstats
 }

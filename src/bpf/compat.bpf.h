@@ -86,4 +86,64 @@ static __always_inline bool bio_to_mq(struct bio *bio)
 	return bio->bi_bdev->bd_disk->queue->mq_ops != NULL;
 }
 
+/*
+ * The kernel's own Q stamp of a bio: blkcg_bio_issue_init() sets it in
+ * submit_bio_noacct_nocheck(), right before block_bio_queue.  It is
+ * bio->issue_time_ns in recent kernels (6.18 here; blk_time_get_ns(), the plug-cached clock
+ * that struct request's stamps use too); before, the low 51 bits of
+ * bio->bi_issue.value (ktime_get_ns()), which `now`, taken later, restores.
+ * 0 when the kernel keeps neither (no CONFIG_BLK_CGROUP) or did not stamp
+ * this bio (a bio split off another is a fresh bio).
+ */
+struct bio___issue {
+	struct {
+		__u64 value;
+	} bi_issue;
+} __attribute__((preserve_access_index));
+
+#define BIO_ISSUE_TIME_BITS 51
+
+static __always_inline __u64 q_stamp_restore(__u64 v, __u64 now)
+{
+	__u64 mask = (1ULL << BIO_ISSUE_TIME_BITS) - 1, t;
+
+	v &= mask;
+	if (!v)
+		return 0;
+	t = (now & ~mask) | v;
+	return t > now ? t - (1ULL << BIO_ISSUE_TIME_BITS) : t;
+}
+
+/* For a BTF pointer (a tracepoint argument): direct loads. */
+static __always_inline __u64 bio_q_stamp(struct bio *bio, __u64 now)
+{
+	if (bpf_core_field_exists(bio->issue_time_ns))
+		return bio->issue_time_ns;
+	if (bpf_core_field_exists(((struct bio___issue *)bio)->bi_issue))
+		return q_stamp_restore(((struct bio___issue *)bio)->bi_issue.value, now);
+	return 0;
+}
+
+/* Is q, restored by bio_q_stamp() earlier, this bio's stamp still? */
+static __always_inline bool bio_q_stamp_is(struct bio *bio, __u64 q)
+{
+	__u64 mask = (1ULL << BIO_ISSUE_TIME_BITS) - 1;
+
+	if (bpf_core_field_exists(bio->issue_time_ns))
+		return bio->issue_time_ns == q;
+	if (bpf_core_field_exists(((struct bio___issue *)bio)->bi_issue))
+		return ((((struct bio___issue *)bio)->bi_issue.value ^ q) & mask) == 0;
+	return true;
+}
+
+/* For a pointer the verifier knows only as a number (bio->bi_private). */
+static __always_inline __u64 bio_q_stamp_read(const void *bio, __u64 now)
+{
+	if (bpf_core_field_exists(((struct bio *)bio)->issue_time_ns))
+		return BPF_CORE_READ((struct bio *)bio, issue_time_ns);
+	if (bpf_core_field_exists(((struct bio___issue *)bio)->bi_issue))
+		return q_stamp_restore(BPF_CORE_READ((struct bio___issue *)bio, bi_issue.value), now);
+	return 0;
+}
+
 #endif

@@ -5,13 +5,26 @@
  * splits, merges and requeues; and writes to block queue attributes in sysfs,
  * which freeze the queue and stall Q2G.
  *
- * A request is followed through its first bio: an entry in `bios` made at Q,
- * in the submitter's context (pid, comm and cgroup are right only there),
- * found again at I/D/C through rq->bio.  G and D default to the stamps the
- * kernel keeps in struct request (start_time_ns, io_start_time_ns): two
- * fewer programs a request.  They come from a clock cached per plug, which
- * can run behind ours but is refreshed whenever the task sleeps, so a stall
- * is measured right; --own-clock stamps G and D here instead.
+ * Two ways to follow requests, one table of slots (see life.h):
+ *
+ * Followed (snoop, lat --phases, and slow --own-clock): every bio gets a slot
+ * at Q, in the submitter's context (pid and comm are right only there), found
+ * again at I/D/C through rq->bio and freed at C.  G and D default to the
+ * stamps the kernel keeps in struct request (start_time_ns, io_start_time_ns):
+ * two fewer programs a request.  They come from a clock cached per plug,
+ * which can run behind ours but is refreshed whenever the task sleeps, so a
+ * stall is measured right; --own-clock stamps G and D here instead.
+ *
+ * Watched (slow): every request is looked at in the completing context,
+ * usually another CPU, and what the submitter wrote costs a cache line
+ * brought over, about 200 ns here, plus as much again when the submitter
+ * next writes that slot.  So a slot is written in the submitting context
+ * (at Q, or at G when the kernel stamps bios at Q itself: compat.bpf.h) and
+ * read there again at G, never freed, and never read for a request that
+ * completes fast: C decides from struct request alone, G2C < MIN - WATCH,
+ * unless G put the request on the watch list because it had waited WATCH
+ * before G (Q2G), or a front merge put a new bio ahead of the one G saw.
+ * Only then, or near MIN, are the slot and the bio read.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -24,6 +37,10 @@
 const volatile __u32 targ_mode = LIFE_SNOOP;
 const volatile __u64 targ_min_ns = 0;
 const volatile bool targ_own_clock = false;
+const volatile bool targ_watch = false;		/* slow: watched, above */
+const volatile bool targ_kernel_q = false;	/* ... on the kernel's Q stamps */
+const volatile __u64 targ_watch_ns = 0;		/* WATCH, above */
+const volatile __u32 targ_slot_bits = LIFE_SLOT_BITS;
 const volatile __u32 filter_dev = 0;
 const volatile __u32 filter_pid = 0;
 const volatile __u64 filter_cgroup = 0;
@@ -33,6 +50,18 @@ const volatile __u64 targ_wakeup_bytes = 1 << 20;
 
 __u32 epoch;
 struct life_stats stats;
+/* Entries on the watch list, in a section of its own: written only when a
+ * request is watched, so C reads it from its own cache. */
+__u64 watching SEC(".data.watch") = 0;
+
+/* Completions, per CPU: counted for every request, so not in `stats`,
+ * whose cache line would travel between the completing CPUs. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} completions SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -41,6 +70,37 @@ struct {
 	__type(key, __u32);
 	__type(value, struct life_slot);
 } bios SEC(".maps");
+
+_Static_assert(sizeof(struct life_slot) == 64, "a slot is one cache line");
+
+/* --own-clock: D, stamped here, for the slot of the same index */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, LIFE_SLOTS);	/* 1 unless --own-clock */
+	__type(key, __u32);
+	__type(value, __u64);
+} clocks SEC(".maps");
+
+/* Watched: requests C must look at closely, by their first bio. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, LIFE_WATCH_MAX);
+	__type(key, __u64);
+	__type(value, __u8);
+} watch SEC(".maps");
+
+/* On kernel Q stamps: a split's Q, from the split-off bio's parent, for the
+ * G that follows at once on this CPU (a split-off bio has no stamp). */
+struct split_q {
+	__u64 bio, q;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct split_q);
+} split_qs SEC(".maps");
 
 /*
  * A kernel pointer's value as a number, to hash it.  The verifier forbids
@@ -57,7 +117,7 @@ static __always_inline __u64 ptr_val(const void *p)
 
 static __always_inline struct life_slot *slot_get(__u64 bio)
 {
-	__u32 k = life_slot_of(bio);
+	__u32 k = life_slot_of(bio, targ_slot_bits);
 
 	return bpf_map_lookup_elem(&bios, &k);
 }
@@ -78,8 +138,14 @@ static __always_inline void bio_forget(__u64 bio)
 		s->bio = 0;
 }
 
-/* Start following a bio; returns false if its slot had to be taken from a
- * live one. */
+static __always_inline __u64 *clock_of(__u64 bio)
+{
+	__u32 k = life_slot_of(bio, LIFE_SLOT_BITS);
+
+	return bpf_map_lookup_elem(&clocks, &k);
+}
+
+/* Start following a bio; a live slot it takes over is counted. */
 static __always_inline void bio_follow(__u64 bio, struct life_bio *b)
 {
 	struct life_slot *s = slot_get(bio);
@@ -92,6 +158,28 @@ static __always_inline void bio_follow(__u64 bio, struct life_bio *b)
 		__sync_fetch_and_add(&stats.untracked, 1);
 	s->b = *b;
 	s->bio = bio;
+}
+
+/* Counted before it is added: C of the same request comes later (the
+ * block layer's own hand-over orders it), so it never reads 0 while the
+ * request is watched.  An entry may be counted twice; `watching` only has
+ * to be 0 when there are none. */
+static __always_inline void watch_add(__u64 bio)
+{
+	__u8 one = 1;
+
+	__sync_fetch_and_add(&watching, 1);
+	if (bpf_map_update_elem(&watch, &bio, &one, BPF_NOEXIST)) {
+		__sync_fetch_and_add(&watching, -1);
+		if (!bpf_map_lookup_elem(&watch, &bio))
+			__sync_fetch_and_add(&stats.watch_full, 1);
+	}
+}
+
+static __always_inline void watch_del(__u64 bio)
+{
+	if (!bpf_map_delete_elem(&watch, &bio))
+		__sync_fetch_and_add(&watching, -1);
 }
 
 struct {
@@ -132,30 +220,49 @@ static __always_inline long rb_flags(void)
 	       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 }
 
+/* Not loaded when the kernel stamps bios at Q. */
 SEC("tp_btf/block_bio_queue")
 int BPF_PROG(life_queue, struct bio *bio)
 {
 	struct life_bio b = {};
-	__u64 key = ptr_val(bio), id;
+	struct life_slot *s;
+	__u64 id, key;
 
 	if (!bio_to_mq(bio))
 		return 0;
 	if (filter_dev && bio_dev(bio) != filter_dev)
 		return 0;
 	id = bpf_get_current_pid_tgid();
+	if (targ_watch) {
+		/* Written blindly, never read here: the line stays on this CPU.
+		 * Every bio, whatever the filters: C applies them. */
+		key = ptr_val(bio);
+		s = slot_get(key);
+		if (!s)
+			return 0;
+		s->bio = key;
+		s->b.q = bpf_ktime_get_ns();
+		s->b.i = 0;
+		s->b.g = 0;
+		s->b.pid = id >> 32;
+		s->b.tid = (__u32)id;
+		s->b.requeues = 0;
+		s->b.seen = SEEN_Q | SEEN_WHO;
+		bpf_get_current_comm(s->b.comm, sizeof(s->b.comm));
+		return 0;
+	}
 	if (filter_pid && (id >> 32) != filter_pid)
 		return 0;
 	bpf_get_current_comm(b.comm, sizeof(b.comm));
 	if (filter_comm_on && !comm_matches(b.comm))
 		return 0;
-	b.cgroup = bio_cgroup_id(bio);
-	if (filter_cgroup && b.cgroup != filter_cgroup)
+	if (filter_cgroup && bio_cgroup_id(bio) != filter_cgroup)
 		return 0;
 	b.q = bpf_ktime_get_ns();
 	b.pid = id >> 32;
 	b.tid = (__u32)id;
-	b.seen = SEEN_Q;
-	bio_follow(key, &b);
+	b.seen = SEEN_Q | SEEN_WHO;
+	bio_follow(ptr_val(bio), &b);
 	return 0;
 }
 
@@ -164,13 +271,35 @@ int BPF_PROG(life_queue, struct bio *bio)
 SEC("tp_btf/block_split")
 int BPF_PROG(life_split, struct bio *split, unsigned int new_sector)
 {
-	struct life_bio *p = bio_entry(ptr_val(split->bi_private)), b;
+	struct life_bio *p, b;
 
+	if (targ_kernel_q) {
+		__u32 zero = 0;
+		struct split_q *sq = bpf_map_lookup_elem(&split_qs, &zero);
+
+		__sync_fetch_and_add(&stats.splits, 1);
+		if (sq) {
+			sq->bio = ptr_val(split);
+			sq->q = bio_q_stamp_read(split->bi_private, bpf_ktime_get_ns());
+		}
+		return 0;
+	}
+	p = bio_entry(ptr_val(split->bi_private));
 	if (!p)
 		return 0;
 	__sync_fetch_and_add(&stats.splits, 1);
 	p->seen |= SEEN_SPLIT;
 	b = *p;
+	if (targ_watch) {	/* overwritten, not followed: nothing to count */
+		__u64 key = ptr_val(split);
+		struct life_slot *s = slot_get(key);
+
+		if (s) {
+			s->b = b;
+			s->bio = key;
+		}
+		return 0;
+	}
 	bio_follow(ptr_val(split), &b);
 	return 0;
 }
@@ -187,26 +316,91 @@ static __always_inline int merged(struct bio *bio)
 	return 0;
 }
 
+/* Followed requests only. */
 SEC("tp_btf/block_bio_backmerge")
 int BPF_PROG(life_backmerge, struct bio *bio) { return merged(bio); }
 
+/* Watched: the new first bio is one G never saw, so watch it. */
 SEC("tp_btf/block_bio_frontmerge")
-int BPF_PROG(life_frontmerge, struct bio *bio) { return merged(bio); }
+int BPF_PROG(life_frontmerge, struct bio *bio)
+{
+	if (targ_watch) {
+		__sync_fetch_and_add(&stats.merges, 1);
+		watch_add(ptr_val(bio));
+		return 0;
+	}
+	return merged(bio);
+}
 
+/* Watched: G reads the slot Q wrote on this CPU (or, on kernel Q stamps,
+ * writes it) and watches the request if it waited long already.
+ * Followed with --own-clock: G. */
 SEC("tp_btf/block_getrq")
 int BPF_PROG(life_getrq, struct bio *bio)
 {
-	struct life_bio *b = bio_entry(ptr_val(bio));
+	__u64 key = ptr_val(bio), now = bpf_ktime_get_ns(), q = 0, id;
+	struct life_slot *s;
+	struct life_bio *b;
+	bool sq_used = false;
 
-	if (b) {
-		b->g = bpf_ktime_get_ns();
-		b->seen |= SEEN_G;
+	if (!targ_watch) {
+		if ((b = bio_entry(key))) {
+			b->g = now;
+			b->seen |= SEEN_G;
+		}
+		return 0;
 	}
+	if (filter_dev && bio_dev(bio) != filter_dev)
+		return 0;
+	if (!targ_kernel_q) {
+		b = bio_entry(key);
+		if (b && !b->g) {
+			b->g = now;
+			q = b->q;
+		}
+		goto decide;
+	}
+	q = bio_q_stamp(bio, now);
+	if (!q) {
+		__u32 zero = 0;
+		struct split_q *sq = bpf_map_lookup_elem(&split_qs, &zero);
+
+		if (sq && sq->bio == key) {
+			q = sq->q;
+			sq_used = true;
+		}
+	}
+	s = slot_get(key);
+	if (!s)
+		return 0;
+	id = bpf_get_current_pid_tgid();
+	s->bio = key;
+	s->b.q = q;
+	s->b.g = now;
+	s->b.i = 0;
+	s->b.pid = id >> 32;
+	s->b.tid = (__u32)id;
+	s->b.requeues = 0;
+	s->b.seen = SEEN_WHO | (q ? SEEN_Q : 0) | (sq_used ? SEEN_SPLIT : 0);
+	bpf_get_current_comm(s->b.comm, sizeof(s->b.comm));
+decide:
+	/* no Q stamp: Q2G unknown, so C must look */
+	if (!q)
+		__sync_fetch_and_add(&stats.unstamped, 1);
+	/* Half of WATCH here, all of it at C: struct request's G stamp is
+	 * taken a little after this one, when its accounting starts. */
+	if (!q || now - q >= targ_watch_ns / 2)
+		watch_add(key);
 	return 0;
 }
 
-/* A request's entry is its first bio's.  A front merge puts a new bio at the
- * head of rq->bio (bio->bi_next = the old head), so walk a few links. */
+/*
+ * A request's slot is its first bio's.  A front merge puts a new bio at the
+ * head of rq->bio (bio->bi_next = the old head), so walk a few links.
+ * Watched, slots are overwritten, never freed, so the one wanted is the one
+ * G stamped: Q writes every bio's slot with no G (a front-merged head), and
+ * on kernel Q stamps, a slot left from a bio's earlier life has another Q.
+ */
 static __always_inline struct life_bio *rq_entry(struct request *rq, __u64 *key)
 {
 	struct bio *bio = rq->bio;
@@ -215,7 +409,8 @@ static __always_inline struct life_bio *rq_entry(struct request *rq, __u64 *key)
 	for (int i = 0; i < 4 && bio; i++) {
 		*key = ptr_val(bio);
 		b = bio_entry(*key);
-		if (b)
+		if (b && (!targ_watch ||
+			  (b->g && (!targ_kernel_q || bio_q_stamp_is(bio, b->q)))))
 			return b;
 		bio = bio->bi_next;
 	}
@@ -235,16 +430,15 @@ int BPF_PROG(life_insert, struct request *rq)
 	return 0;
 }
 
+/* --own-clock only. */
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(life_issue, struct request *rq)
 {
-	__u64 key;
+	__u64 key, *d;
 	struct life_bio *b = rq_entry(rq, &key);
 
-	if (b) {
-		b->d = bpf_ktime_get_ns();
-		b->seen |= SEEN_D;
-	}
+	if (b && (d = clock_of(key)))
+		*d = bpf_ktime_get_ns();
 	return 0;
 }
 
@@ -274,13 +468,42 @@ static __always_inline void phase_add(__u32 dev, __u32 phase, __u64 v)
 		hist_add(h, v);
 }
 
+/*
+ * Watched: can this request be let go without a look at what the
+ * submitting CPU wrote?  Yes when Q2C < MIN for sure: G2C < MIN - WATCH, and
+ * Q2G < WATCH, which G would otherwise have said, like a front merge, on
+ * the watch list.
+ */
+static __always_inline bool surely_fast(struct request *rq, __u64 c)
+{
+	__u64 g = rq->start_time_ns, key;
+
+	if (!g || c - g + targ_watch_ns >= targ_min_ns || stats.watch_full)
+		return false;
+	if (!watching)
+		return true;
+	key = ptr_val(rq->bio);
+	return !bpf_map_lookup_elem(&watch, &key);
+}
+
+/* Off the watch list once looked at: the first bio, and the one G saw. */
+static __always_inline void unwatch(struct bio *first, __u64 key)
+{
+	__u64 k = ptr_val(first);
+
+	watch_del(k);
+	if (key && key != k)
+		watch_del(key);
+}
+
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes)
 {
 	struct life_req r = {};
 	struct life_bio *b;
 	struct life_req *out;
-	__u64 key, g, d, t;
+	struct bio *first;
+	__u64 key = 0, g = 0, d = 0, t;
 
 	if (!rq_final_completion(rq, nr_bytes)) {
 		__sync_fetch_and_add(&stats.not_final, 1);
@@ -292,28 +515,53 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 		return 0;
 	}
 	r.c = bpf_ktime_get_ns();
+	{
+		__u32 zero = 0;
+		__u64 *n = bpf_map_lookup_elem(&completions, &zero);
+
+		if (n)
+			*n += 1;
+	}
+	if (targ_watch && surely_fast(rq, r.c))
+		return 0;
+	first = rq->bio;
 	b = rq_entry(rq, &key);
 	if (b) {
 		r.q = b->q;
 		r.i = b->i;
-		r.seen = b->seen & ~(SEEN_G | SEEN_D);
+		r.seen = b->seen;
 		r.pid = b->pid;
 		r.tid = b->tid;
-		r.cgroup = b->cgroup;
 		r.requeues = b->requeues;
 		__builtin_memcpy(r.comm, b->comm, sizeof(r.comm));
-		g = b->g;
-		d = b->d;
-		bio_forget(key);
+		if (targ_own_clock) {
+			__u64 *dp = clock_of(key);
+
+			g = b->g;
+			d = dp ? *dp : 0;
+		}
+		if (!targ_watch)
+			bio_forget(key);
 	} else {
 		/* Not followed from Q: started before tracing, or an internal
 		 * request (a flush) with no bio.  Filters on the submitter
 		 * cannot be applied to it. */
-		if (filter_pid || filter_comm_on || filter_cgroup)
+		if (filter_pid || filter_comm_on)
 			return 0;
-		g = d = 0;
+		if (targ_watch && first) {
+			/* the kernel's Q stamp, but who submitted is lost */
+			r.q = bio_q_stamp(first, r.c);
+			if (r.q)
+				r.seen |= SEEN_Q;
+		}
 	}
-	__sync_fetch_and_add(&stats.completed, 1);
+	if (targ_watch) {
+		unwatch(first, key);
+		/* the submitter's filters, applied at Q when followed */
+		if (b && ((filter_pid && r.pid != filter_pid) ||
+			  (filter_comm_on && !comm_matches(r.comm))))
+			return 0;
+	}
 	if (!targ_own_clock) {
 		g = rq->start_time_ns;
 		d = rq->io_start_time_ns;
@@ -349,6 +597,11 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 	if (targ_mode == LIFE_SLOW && (!t || r.c - t < targ_min_ns))
 		return 0;
 
+	r.cgroup = bio_cgroup_id(first);
+	if (targ_watch && filter_cgroup && r.cgroup != filter_cgroup)
+		return 0;
+	if (targ_watch && !b)	/* its slot was taken by another bio's G */
+		__sync_fetch_and_add(&stats.untracked, 1);
 	out = bpf_ringbuf_reserve(&records, sizeof(*out), 0);
 	if (!out) {
 		__sync_fetch_and_add(&stats.lost, 1);
@@ -356,7 +609,7 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 	}
 	r.type = REC_REQ;
 	r.sector = rq->__sector;
-	r.bytes = rq->bio ? rq->bio->bi_iter.bi_size : 0;
+	r.bytes = first ? first->bi_iter.bi_size : 0;
 	r.bytes = nr_bytes > r.bytes ? nr_bytes : r.bytes;
 	r.cmd_flags = rq->cmd_flags;
 	r.error = error;

@@ -10,14 +10,7 @@
 # wake-up on a loaded machine (seen: fio p99 11% above iodig's).
 . "$(dirname "$0")/../lib.sh"
 need_root_bpf
-[ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import fusepy' 2>/dev/null || skip "needs python3-fusepy"
-mkdir "$T/slow"
-"$TOP/tests/helpers/slowfs.py" "$T/slow" 64 5 >"$T/slowfs.log" 2>&1 &
-defer "umount $T/slow"
-for i in $(seq 50); do [ -f "$T/slow/disk" ] && break; sleep 0.1; done
-[ -f "$T/slow/disk" ] || die "slowfs did not mount: $(cat "$T/slowfs.log")"
-L=$(losetup -f --show -r "$T/slow/disk") || die losetup
-defer "losetup -d $L"
+L=$(slowdev 5 64) || exit
 n=${L#/dev/}
 start_iodig "$T/p.json" lat -d "$n" --json
 fio --name=p --filename="$L" --readonly --direct=1 --rw=randread --bs=4k --size=64M --number_ios=500 \

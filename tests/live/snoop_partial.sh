@@ -2,14 +2,7 @@
 # stamps that were seen and marked partial, never given made-up phases.
 . "$(dirname "$0")/../lib.sh"
 need_root_bpf
-/usr/bin/python3 -c 'import fusepy' 2>/dev/null || skip "needs python3-fusepy"
-mkdir "$T/slow"
-"$TOP/tests/helpers/slowfs.py" "$T/slow" 64 20 >"$T/slowfs.log" 2>&1 &
-defer "umount $T/slow"
-for i in $(seq 50); do [ -f "$T/slow/disk" ] && break; sleep 0.1; done
-[ -f "$T/slow/disk" ] || die "slowfs did not mount"
-L=$(losetup -f --show -r "$T/slow/disk") || die losetup
-defer "losetup -d $L"
+L=$(slowdev 20 64) || exit
 # 20 ms a read, 8 in flight: tracing starts with requests mid-flight
 fio --name=r --filename="$L" --readonly --direct=1 --rw=randread --bs=4k --size=64M --time_based \
     --runtime=2 --ioengine=libaio --iodepth=8 >/dev/null &
