@@ -52,7 +52,8 @@ sr=$(file slow sl.out | jq -s '[.[] | select(.type == "request")] | length')
 check "slow exits 0" '[ "$(kv slow sl.rc)" = 0 ]'
 check "slow 0: $sr records = diskstats writes $((w1 - w0))" '[ "$sr" = "$((w1 - w0))" ]'
 check "phases add up" 'file slow sl.out | jq -e -s "all(.[] | select(.type == \"request\"); .partial or (.q2g_ns + .g2i_ns + .i2d_ns + .d2c_ns == .q2c_ns))" >/dev/null'
-check "submitter is dd" 'file slow sl.out | jq -e -s "all(.[] | select(.type == \"request\" and .partial == false); .comm == \"dd\")" >/dev/null'
+check "submitter is dd, every record complete" 'file slow sl.out | jq -e -s "all(.[] | select(.type == \"request\"); .partial == false and .comm == \"dd\")" >/dev/null'
+check "6.1 stamps bios at Q: no Q program" 'file slow sl.out | jq -e -s "[.[] | select(.type == \"summary\")][0] | .q_stamp == \"kernel\" and .tracking == \"watched\" and .unstamped == 0" >/dev/null'
 
 echo "null_blk with a 2 ms completion time:"
 p50=$(file nullb nb.out | jq -s '[.[] | select(.type == "hist")][0].p50_ns')
