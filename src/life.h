@@ -68,8 +68,8 @@ struct life_slot {
  * before G, or front merged), each until it completes */
 #define LIFE_WATCH_MAX 16384
 /* slow overwrites slots rather than freeing them: a slow request keeps its
- * submitter unless LIFE_WATCH_SLOTS bios come after it with the same hash
- * (at 300k requests/s, a 10 ms request loses it with p = 3000 / 2^17) */
+ * submitter unless a bio that comes after it has the same hash (at 300k
+ * requests/s, a 10 ms request loses it with p = 3000 / 2^17) */
 #define LIFE_WATCH_SLOT_BITS 17
 
 /* slab pointers: low bits are alignment; Fibonacci hashing spreads the rest */

@@ -51,9 +51,10 @@ int life__sweep(struct life *l, uint64_t older_than_ns);
 int life__run(struct life *l, const char *ready_file, const char *ready_msg);
 /* Stops tracing and waits for running programs: counters are final after. */
 void life__detach(struct life *l);
-/* Bios followed and not yet seen to complete (0 when watching).  After the load has stopped
- * they are requests the kernel ended without block_rq_complete (6.18 does
- * so for a few requests while it switches elevators). */
+/* Bios followed and not yet seen to complete (0 when watched).  After the
+ * load has stopped they are requests the kernel ended without
+ * block_rq_complete (6.18 does so for a few requests while it switches
+ * elevators). */
 uint64_t life__in_flight(struct life *l);
 /* Hands over every record already in the ring buffer. */
 void life__drain(struct life *l);

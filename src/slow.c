@@ -134,12 +134,9 @@ static void print_req(struct slow_ctx *x, const struct life_req *r)
 			json__ku64(j, "pid", r->pid);
 			json__ku64(j, "tid", r->tid);
 		} else {	/* who submitted it was not seen */
-			json__key(j, "comm");
-			json__null(j);
-			json__key(j, "pid");
-			json__null(j);
-			json__key(j, "tid");
-			json__null(j);
+			json__knull(j, "comm");
+			json__knull(j, "pid");
+			json__knull(j, "tid");
 		}
 		json__kstr(j, "disk", disk);
 		json__kstr(j, "op", op);
@@ -151,11 +148,10 @@ static void print_req(struct slow_ctx *x, const struct life_req *r)
 		json__ku64(j, "i2d_ns", ph[PH_I2D]);
 		json__ku64(j, "d2c_ns", ph[PH_D2C]);
 		json__ku64(j, "q2c_ns", ph[PH_Q2C]);
-		json__key(j, "dominant");
 		if (dom)
-			json__str(j, dom);
+			json__kstr(j, "dominant", dom);
 		else
-			json__null(j);
+			json__knull(j, "dominant");
 		json__kbool(j, "partial", !complete);
 		json__kstr(j, "seen", seen);
 		json__kbool(j, "inserted", r->seen & SEEN_I);
@@ -214,15 +210,14 @@ static int on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/* A count this run keeps, or JSON null for one it cannot (on kernel stamps,
- * no table of requests in flight; back merges are not watched). */
+/* A count this run keeps, or JSON null for one it cannot (watched: no
+ * table of requests in flight; back merges are not seen). */
 static void json_count(struct json *j, const char *key, bool kept, __u64 v)
 {
-	json__key(j, key);
 	if (kept)
-		json__u64(j, v);
+		json__ku64(j, key, v);
 	else
-		json__null(j);
+		json__knull(j, key);
 }
 
 static void print_summary(struct slow_ctx *x, struct life *l)

@@ -164,6 +164,25 @@ static __always_inline void bio_follow(__u64 bio, struct life_bio *b)
  * block layer's own hand-over orders it), so it never reads 0 while the
  * request is watched.  An entry may be counted twice; `watching` only has
  * to be 0 when there are none. */
+/* Watched: a slot written, not followed, by the submitter (id: its
+ * bpf_get_current_pid_tgid()). */
+static __always_inline void slot_claim(__u64 bio, __u64 id, __u64 q, __u64 g, __u16 seen)
+{
+	struct life_slot *s = slot_get(bio);
+
+	if (!s)
+		return;
+	s->bio = bio;
+	s->b.q = q;
+	s->b.i = 0;
+	s->b.g = g;
+	s->b.pid = id >> 32;
+	s->b.tid = (__u32)id;
+	s->b.requeues = 0;
+	s->b.seen = seen | SEEN_WHO;
+	bpf_get_current_comm(s->b.comm, sizeof(s->b.comm));
+}
+
 static __always_inline void watch_add(__u64 bio)
 {
 	__u8 one = 1;
@@ -225,8 +244,7 @@ SEC("tp_btf/block_bio_queue")
 int BPF_PROG(life_queue, struct bio *bio)
 {
 	struct life_bio b = {};
-	struct life_slot *s;
-	__u64 id, key;
+	__u64 id;
 
 	if (!bio_to_mq(bio))
 		return 0;
@@ -236,19 +254,7 @@ int BPF_PROG(life_queue, struct bio *bio)
 	if (targ_watch) {
 		/* Written blindly, never read here: the line stays on this CPU.
 		 * Every bio, whatever the filters: C applies them. */
-		key = ptr_val(bio);
-		s = slot_get(key);
-		if (!s)
-			return 0;
-		s->bio = key;
-		s->b.q = bpf_ktime_get_ns();
-		s->b.i = 0;
-		s->b.g = 0;
-		s->b.pid = id >> 32;
-		s->b.tid = (__u32)id;
-		s->b.requeues = 0;
-		s->b.seen = SEEN_Q | SEEN_WHO;
-		bpf_get_current_comm(s->b.comm, sizeof(s->b.comm));
+		slot_claim(ptr_val(bio), id, bpf_ktime_get_ns(), 0, SEEN_Q);
 		return 0;
 	}
 	if (filter_pid && (id >> 32) != filter_pid)
@@ -338,8 +344,7 @@ int BPF_PROG(life_frontmerge, struct bio *bio)
 SEC("tp_btf/block_getrq")
 int BPF_PROG(life_getrq, struct bio *bio)
 {
-	__u64 key = ptr_val(bio), now = bpf_ktime_get_ns(), q = 0, id;
-	struct life_slot *s;
+	__u64 key = ptr_val(bio), now = bpf_ktime_get_ns(), q = 0;
 	struct life_bio *b;
 	bool sq_used = false;
 
@@ -370,19 +375,8 @@ int BPF_PROG(life_getrq, struct bio *bio)
 			sq_used = true;
 		}
 	}
-	s = slot_get(key);
-	if (!s)
-		return 0;
-	id = bpf_get_current_pid_tgid();
-	s->bio = key;
-	s->b.q = q;
-	s->b.g = now;
-	s->b.i = 0;
-	s->b.pid = id >> 32;
-	s->b.tid = (__u32)id;
-	s->b.requeues = 0;
-	s->b.seen = SEEN_WHO | (q ? SEEN_Q : 0) | (sq_used ? SEEN_SPLIT : 0);
-	bpf_get_current_comm(s->b.comm, sizeof(s->b.comm));
+	slot_claim(key, bpf_get_current_pid_tgid(), q, now,
+		   (q ? SEEN_Q : 0) | (sq_used ? SEEN_SPLIT : 0));
 decide:
 	/* no Q stamp: Q2G unknown, so C must look */
 	if (!q)

@@ -127,6 +127,7 @@ void json__kstr(struct json *j, const char *k, const char *s) { json__key(j, k);
 void json__ku64(struct json *j, const char *k, uint64_t v) { json__key(j, k); json__u64(j, v); }
 void json__kdouble(struct json *j, const char *k, double v) { json__key(j, k); json__double(j, v); }
 void json__kbool(struct json *j, const char *k, bool v) { json__key(j, k); json__bool(j, v); }
+void json__knull(struct json *j, const char *k) { json__key(j, k); json__null(j); }
 
 void json__kwords(struct json *j, const char *key, const char *s)
 {

@@ -33,6 +33,7 @@ void json__kstr(struct json *j, const char *key, const char *s);
 void json__ku64(struct json *j, const char *key, uint64_t v);
 void json__kdouble(struct json *j, const char *key, double v);
 void json__kbool(struct json *j, const char *key, bool v);
+void json__knull(struct json *j, const char *key);
 /* key: an array of the space-separated words of s (s is not changed) */
 void json__kwords(struct json *j, const char *key, const char *s);
 /* Write s as a quoted JSON string (exposed for tests). */
