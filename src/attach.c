@@ -138,6 +138,7 @@ void features__probe(struct features *f)
 	f->kprobe = try_kprobe(false, f->why_kprobe, sizeof(f->why_kprobe));
 	f->kprobe_multi = try_kprobe(true, f->why_kprobe_multi, sizeof(f->why_kprobe_multi));
 	f->uprobe = try_uprobe(f->why_uprobe, sizeof(f->why_uprobe));
+	bpfx__forget_msg();	/* refusals expected here are no later failure's reason */
 }
 
 /* ---- resolving names ---- */

@@ -330,7 +330,7 @@ int cmd_func(int argc, char **argv)
 		fputs(func_usage, stdout);
 		return 0;
 	}
-	if ((err = bpfx__setup()))
+	if ((err = bpfx__setup(o.c.ready_file)))
 		return err;
 	if (o.pid && (err = filter__pid(o.pid, &pid)))
 		return err;

@@ -480,7 +480,7 @@ int cmd_lat(int argc, char **argv)
 		fputs(lat_usage, stdout);
 		return 0;
 	}
-	if ((err = bpfx__setup()))
+	if ((err = bpfx__setup(o.c.ready_file)))
 		return err;
 	if (o.disk && (err = filter__disk(o.disk, &dev)))
 		return err;

@@ -228,11 +228,21 @@ int life__poll(struct life *l, int timeout_ms)
 		usleep(timeout_ms * 1000);
 		return 0;
 	}
+	/* Records do not wake the reader until a quarter of the buffer waits
+	 * (life.bpf.c: one wakeup per record would cost more than the record).
+	 * So the poll is also a timer: whatever waits is consumed when it
+	 * returns, and the output flushed, so a record reaches a tty, a pipe
+	 * or a file within LIFE_DRAIN_MS of its request's completion at any
+	 * rate.  At full rate the wakeups come first and nothing changes. */
 	n = ring_buffer__poll(l->rb, timeout_ms);
 	if (n == -EINTR)
-		return 0;
+		n = 0;
+	if (n >= 0)
+		n = ring_buffer__consume(l->rb);
 	/* a negative return from the callback stops polling: pass it on */
-	return n < 0 ? n : 0;
+	if (n < 0)
+		return n;
+	return run__flush();
 }
 
 void life__detach(struct life *l)
@@ -249,13 +259,15 @@ int life__run(struct life *l, const char *ready_file, const char *ready_msg)
 	if ((err = run__ready(ready_file, ready_msg)))
 		return err;
 	while (!run__stopping()) {
-		err = life__poll(l, 100);
+		err = life__poll(l, LIFE_DRAIN_MS);
+		if (err == -EIO)	/* the output failed: said already */
+			return 1;
 		if (err < 0)
 			return fail("reading records", "%s", strerror(-err));
 	}
 	life__detach(l);
 	life__drain(l);
-	return 0;
+	return run__flush() ? 1 : 0;
 }
 
 void life__drain(struct life *l)

@@ -35,6 +35,9 @@ struct life {
 	char sysfs_why[160];	/* why queue writes are not watched */
 };
 
+/* The longest a record waits in the ring buffer before it is printed. */
+#define LIFE_DRAIN_MS 100
+
 typedef int (*life_record_fn)(void *ctx, void *data, size_t size);
 
 /* Does this kernel stamp every bio at Q (struct bio's bi_issue, or an

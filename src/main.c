@@ -4,6 +4,7 @@
 #include <string.h>
 #include "cmds.h"
 #include "log.h"
+#include "run.h"
 
 static int cmd_help(int argc, char **argv);
 static int cmd_version(int argc, char **argv);
@@ -67,6 +68,7 @@ static int cmd_version(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	const struct cmd *c;
+	int rc;
 
 	if (argc < 2) {
 		usage(stderr);
@@ -81,5 +83,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "iodig: unknown command '%s' (see 'iodig help')\n", argv[1]);
 		return EXIT_USAGE;
 	}
-	return c->run(argc - 1, argv + 1);
+	log__init(c->name, false, false);
+	rc = c->run(argc - 1, argv + 1);
+	/* Output that did not reach its file (a full disk, /dev/full) is a
+	 * failure, said once, whatever the command printed. */
+	if (rc == 0 && run__flush())
+		rc = 1;
+	return rc;
 }

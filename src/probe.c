@@ -93,9 +93,11 @@ int cmd_probe(int argc, char **argv)
 	}
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
-	if (geteuid() != 0)
-		return fail("probing", "needs root: the checks load and attach BPF programs");
-	bpfx__setup();	/* routes libbpf's log; a missing BTF is reported below */
+	/* the checks load and attach programs: without the capabilities
+	 * every answer would be a wrong "no" */
+	if (bpfx__check_caps())
+		return 1;
+	bpfx__setup(NULL);	/* routes libbpf's log; a missing BTF is reported below */
 	uname(&u);
 	features__probe(&f);
 	ntp = block_tracepoints(tps, 64);

@@ -343,7 +343,7 @@ static int slow_parse(int argc, char **argv, struct slow_opts *o, bool snoop)
 		char *end;
 		double ms = strtod(argv[optind], &end);
 
-		if (*end || end == argv[optind] || ms < 0 || ms > 3600e3)
+		if (!cli__is_decimal(argv[optind], true) || *end || ms > 3600e3)
 			return usage_error("invalid MIN_MS '%s': milliseconds, 0 or more", argv[optind]);
 		o->min_ns = (uint64_t)(ms * 1e6);
 		optind++;
@@ -373,7 +373,7 @@ static int slow_main(int argc, char **argv, bool snoop)
 		fputs(common_usage, stdout);
 		return 0;
 	}
-	if ((err = bpfx__setup()))
+	if ((err = bpfx__setup(o.c.ready_file)))
 		return err;
 	if (o.disk && (err = filter__disk(o.disk, &cfg.dev)))
 		return err;
@@ -474,7 +474,7 @@ int cmd_sysfs(int argc, char **argv)
 	}
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
-	if ((err = bpfx__setup()))
+	if ((err = bpfx__setup(o.c.ready_file)))
 		return err;
 	if (o.disk) {
 		char name[32];

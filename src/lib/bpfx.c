@@ -11,6 +11,7 @@
 #include <bpf/libbpf.h>
 #include "bpfx.h"
 #include "log.h"
+#include "run.h"
 
 static char last_msg[256];
 
@@ -37,9 +38,47 @@ bool bpfx__have_btf(void)
 	return access("/sys/kernel/btf/vmlinux", R_OK) == 0;
 }
 
-int bpfx__setup(void)
+/* Effective capabilities, from /proc/self/status (CapEff, hex). */
+static unsigned long long cap_eff(void)
 {
+	char line[128];
+	unsigned long long v = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &v) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+#define CAP_SYS_ADMIN_ 21
+#define CAP_PERFMON_ 38
+#define CAP_BPF_ 39
+
+int bpfx__check_caps(void)
+{
+	unsigned long long c = cap_eff();
+	bool admin = c & (1ULL << CAP_SYS_ADMIN_);
+
+	if (admin || ((c & (1ULL << CAP_BPF_)) && (c & (1ULL << CAP_PERFMON_))))
+		return 0;
+	return fail("permissions", "missing %s%s%s: run iodig as root (it needs CAP_BPF and CAP_PERFMON, "
+		    "or CAP_SYS_ADMIN)", c & (1ULL << CAP_BPF_) ? "" : "CAP_BPF",
+		    !(c & (1ULL << CAP_BPF_)) && !(c & (1ULL << CAP_PERFMON_)) ? " and " : "",
+		    c & (1ULL << CAP_PERFMON_) ? "" : "CAP_PERFMON");
+}
+
+int bpfx__setup(const char *ready_file)
+{
+	int err;
+
 	libbpf_set_print(print_fn);
+	if ((err = bpfx__check_caps()))
+		return err;
+	if ((err = run__check_ready_file(ready_file)))
+		return err;
 	if (!bpfx__have_btf())
 		return fail("kernel BTF", "/sys/kernel/btf/vmlinux is missing: this kernel was built "
 			    "without CONFIG_DEBUG_INFO_BTF; iodig needs a kernel with BTF (5.4 or later, BTF enabled)");
@@ -105,4 +144,9 @@ void bpfx__wait_programs(void)
 		return;
 	struct timespec ts = { 0, 50000000 };
 	nanosleep(&ts, NULL);
+}
+
+void bpfx__forget_msg(void)
+{
+	last_msg[0] = '\0';
 }

@@ -5,12 +5,19 @@
 
 #include <stdbool.h>
 
-/* Routes libbpf's log through iodig's (shown with -v); checks kernel BTF.
+/* Routes libbpf's log through iodig's (shown with -v); checks capabilities,
+ * that the ready file can be written, and kernel BTF.
  * Returns 0, or the exit status after printing why. */
-int bpfx__setup(void);
+int bpfx__setup(const char *ready_file);
+/* CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN: 0, or 1 after saying which
+ * are missing. */
+int bpfx__check_caps(void);
 /* Prints "iodig <cmd>: <what>: <reason>" for a libbpf error and returns 1. */
 int bpfx__fail(const char *what, int err);
 bool bpfx__have_btf(void);
+/* Forgets libbpf's last warning, so that one an expected refusal left
+ * (feature probing) is not given as the reason of a later failure. */
+void bpfx__forget_msg(void);
 
 /* Returns once every BPF program run that started before the call has
  * finished (an RCU grace period), so a map half it wrote can be read. */

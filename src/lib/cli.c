@@ -21,9 +21,33 @@ int cli__bad_option(int opt, char **argv)
 
 	if (opt == ':')
 		return usage_error("option '%s' needs a value", arg);
+	/* getopt takes "-1" for an option: it is a number, and negative */
+	if (arg[0] == '-' && arg[1] >= '0' && arg[1] <= '9')
+		return usage_error("invalid number '%s': 0 or more", arg);
 	if (optopt && (arg[0] != '-' || arg[1] != '-'))
 		return usage_error("unknown option '-%c'", optopt);
 	return usage_error("unknown option '%s'", arg);
+}
+
+bool cli__is_decimal(const char *s, bool fraction)
+{
+	const char *p = s;
+
+	if (!s)
+		return false;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (p == s)
+		return false;
+	if (fraction && *p == '.') {
+		const char *f = ++p;
+
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (p == f)
+			return false;
+	}
+	return *p == '\0';
 }
 
 bool cli__uint(const char *s, unsigned long long min, unsigned long long max,
@@ -32,7 +56,7 @@ bool cli__uint(const char *s, unsigned long long min, unsigned long long max,
 	char *end;
 	unsigned long long v;
 
-	if (!s || !*s || *s == '-')
+	if (!cli__is_decimal(s, false))
 		return false;
 	errno = 0;
 	v = strtoull(s, &end, 10);

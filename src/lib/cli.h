@@ -36,6 +36,9 @@ int cli__common(int opt, struct cli_common *c);
 /* For getopt's '?' and ':' results: prints the usage error, returns 2.
  * optstring must start with ':' so missing values are told apart. */
 int cli__bad_option(int opt, char **argv);
+/* Digits only ("12"), or with fraction also "12.5": no sign, no blanks,
+ * no hex, no exponent, no nan. */
+bool cli__is_decimal(const char *s, bool fraction);
 /* Parses a whole number in [min, max] or returns false. */
 bool cli__uint(const char *s, unsigned long long min, unsigned long long max,
 	       unsigned long long *out);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "cli.h"
 #include "log.h"
 #include "run.h"
 
@@ -23,6 +24,31 @@ void run__signals(void)
 	sa.sa_handler = on_signal;	/* no SA_RESTART: waits return EINTR */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);	/* a closed terminal: the summary too */
+}
+
+int run__flush(void)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return 0;
+	fail("writing output", "%s", strerror(errno ? errno : EIO));
+	/* once: later flushes of the same stream would say it again */
+	stopping = 1;
+	return -EIO;
+}
+
+int run__check_ready_file(const char *ready_file)
+{
+	FILE *f;
+
+	if (!ready_file)
+		return 0;
+	f = fopen(ready_file, "w");
+	if (!f)
+		return fail("writing the ready file", "%s: %s", ready_file, strerror(errno));
+	fclose(f);
+	unlink(ready_file);	/* it appears only once tracing is live */
+	return 0;
 }
 
 bool run__stopping(void)
@@ -85,12 +111,16 @@ int run__loop(struct run_loop *l)
 	for (;;) {
 		long long left;
 
-		if (stopping)
-			return l->report(l->ctx, true);
+		if (stopping) {
+			err = l->report(l->ctx, true);
+			return err ? err : (run__flush() ? 1 : 0);
+		}
 		left = l->interval_ms ? next - now_ms() : 200;
 		if (l->interval_ms && left <= 0) {
 			done++;
 			err = l->report(l->ctx, l->count && done >= l->count);
+			if (!err && run__flush())
+				return 1;
 			if (err || (l->count && done >= l->count))
 				return err;
 			next += l->interval_ms;
@@ -109,7 +139,7 @@ static int parse_pos(const char *s, const char *what, int *out)
 
 	errno = 0;
 	v = strtol(s, &end, 10);
-	if (errno || *end || end == s || v <= 0 || v > 1000000)
+	if (!cli__is_decimal(s, false) || errno || *end || v <= 0 || v > 1000000)
 		return usage_error("invalid %s '%s': a positive whole number", what, s);
 	*out = (int)v;
 	return 0;

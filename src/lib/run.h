@@ -22,6 +22,12 @@ bool run__stopping(void);
 /* Tells a caller that tracing is live: msg on stderr, then ready_file. */
 int run__ready(const char *ready_file, const char *msg);
 int run__loop(struct run_loop *loop);
+/* Flushes stdout; on failure (a full disk, a closed pipe) says so once,
+ * stops the run and returns -EIO. */
+int run__flush(void);
+/* Fails now, before anything is attached, if the ready file cannot be
+ * written later.  Returns 0 or the exit status. */
+int run__check_ready_file(const char *ready_file);
 /* Parses "[interval [count]]" from argv[optind..]; returns 0 or EXIT_USAGE. */
 int run__parse_interval(int argc, char **argv, int optind, struct run_loop *loop);
 void run__print_time(FILE *out);

@@ -25,9 +25,36 @@ expect 2 "unknown command 'frobnicate'" "unknown command" -- "$IODIG" frobnicate
 expect 1 '"error":' "errors are JSON under --json" -- "$IODIG" lat --json -d nosuchdisk
 jq -e '.command == "lat" and .what == "disk"' "$T/err" >/dev/null || die "JSON error fields: $(cat "$T/err")"
 if command -v setpriv >/dev/null; then
-	expect 1 "permission denied: run iodig as root" "no capabilities" -- \
-		setpriv --inh-caps=-all --bounding-set=-all --reuid=65534 --regid=65534 --clear-groups "$IODIG" lat 1 1
+	for cmd in "lat 1 1" "slow" "snoop" "sysfs" "probe" "func vfs_read"; do
+		expect 1 "missing CAP_BPF and CAP_PERFMON: run iodig as root" "no capabilities: $cmd" -- \
+			setpriv --inh-caps=-all --bounding-set=-all --reuid=65534 --regid=65534 --clear-groups $IODIG $cmd
+	done
+	# root without the capabilities is no better
+	expect 1 "missing CAP_BPF and CAP_PERFMON" "uid 0 without capabilities: probe" -- \
+		setpriv --inh-caps=-all --bounding-set=-all "$IODIG" probe
 fi
+# numbers: plain non-negative decimals, named when refused
+expect 2 "invalid MIN_MS 'nan'" "slow nan" -- "$IODIG" slow nan
+expect 2 "invalid MIN_MS '0x10'" "slow 0x10" -- "$IODIG" slow 0x10
+expect 2 "invalid MIN_MS '1e3'" "slow 1e3" -- "$IODIG" slow 1e3
+expect 2 "invalid number '-1': 0 or more" "slow -1" -- "$IODIG" slow -1
+expect 2 "invalid interval '+1'" "lat +1" -- "$IODIG" lat +1
+expect 2 "invalid interval ' 1'" "lat ' 1'" -- "$IODIG" lat " 1"
+expect 2 "invalid pid '0x10'" "snoop -p 0x10" -- "$IODIG" snoop -p 0x10
+# output that cannot be written: exit 1, said once
+# lat says "Tracing..." on stderr first; the error is then the one other line
+"$IODIG" lat 1 1 >/dev/full 2>"$T/err"; rc=$?
+assert_eq "$rc" 1 "exit of lat into /dev/full"
+assert_eq "$(grep -vc '^Tracing' "$T/err")" 1 "lines other than the banner from lat into /dev/full"
+grep -qx "iodig lat: writing output: No space left on device" "$T/err" || die "lat into /dev/full: $(cat "$T/err")"
+"$IODIG" lat --json 1 1 >/dev/full 2>"$T/err"
+grep '^{' "$T/err" | jq -e '.what == "writing output"' >/dev/null || die "lat --json into /dev/full: $(cat "$T/err")"
+ok "lat into /dev/full: exit 1, one error (text and JSON)"
+expect 1 "iodig version: writing output: No space left on device" "version into /dev/full" -- \
+	sh -c "exec $IODIG version >/dev/full"
+# a ready file that cannot be written: said before anything is attached
+expect 1 "writing the ready file: $T/no/dir/r: No such file or directory" "ready file in a missing directory" -- \
+	"$IODIG" slow --ready-file "$T/no/dir/r"
 "$IODIG" lat --help | grep -q '^Usage: iodig lat' || die "lat --help"
 "$IODIG" help lat | grep -q '^Usage: iodig lat' || die "help lat"
 "$IODIG" --version | grep -q '^iodig [0-9]' || die "--version"
@@ -38,7 +65,7 @@ ok "help and version"
 assert_eq "$(jq -s '[.[] | select(.type == "interval_end")] | length' "$T/ic.json")" 2 "reports from 'lat 1 2'"
 
 progs_before=$(bpftool prog show | grep -c 'name lat_')
-for sig in INT TERM; do
+for sig in INT TERM HUP; do
 	L=$(loopdev 64)
 	start_iodig "$T/s.txt" lat -D
 	fio --name=s --filename="$L" --direct=1 --rw=randread --bs=4k --size=32M --number_ios=500 --ioengine=psync >/dev/null
