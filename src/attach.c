@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
@@ -253,6 +254,73 @@ void attach__free_names(char **names, int count)
 	free(names);
 }
 
+static bool is_elf(const char *path)
+{
+	unsigned char m[4];
+	FILE *f = fopen(path, "rb");
+	bool ok = f && fread(m, 1, 4, f) == 4 && !memcmp(m, "\x7f" "ELF", 4);
+
+	if (f)
+		fclose(f);
+	return ok;
+}
+
+/* base is want, or want followed by ".so..." or "-2.31.so": "libc" is
+ * libc.so.6 or libc-2.31.so, never libcrypto.so.3. */
+static bool name_matches(const char *base, const char *want)
+{
+	size_t n = strlen(want);
+
+	if (strncmp(base, want, n))
+		return false;
+	return !base[n] || base[n] == '.' ||
+	       (base[n] == '-' && base[n + 1] >= '0' && base[n + 1] <= '9');
+}
+
+/* ... and "c" is libc too, as in bcc. */
+static bool lib_matches(const char *base, const char *want)
+{
+	return name_matches(base, want) ||
+	       (strncmp(want, "lib", 3) && !strncmp(base, "lib", 3) && name_matches(base + 3, want));
+}
+
+/* A program in PATH by its exact name, else a library by lib_matches() in
+ * the directories the dynamic loader searches on Debian. */
+static int find_binary(const char *bin, char *path, size_t plen)
+{
+	static const char *const libdirs[] = {
+		"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu",
+		"/usr/lib/aarch64-linux-gnu", "/usr/local/lib", "/lib64", "/usr/lib64", "/lib", "/usr/lib",
+	};
+	const char *env = getenv("PATH");
+	char dirs[4096], *save = NULL;
+
+	snprintf(dirs, sizeof(dirs), "%s", env ? env : "/usr/local/bin:/usr/bin:/bin");
+	for (char *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		snprintf(path, plen, "%s/%s", d, bin);
+		if (!access(path, X_OK) && is_elf(path))
+			return 0;
+	}
+	for (size_t i = 0; i < sizeof(libdirs) / sizeof(libdirs[0]); i++) {
+		DIR *dir = opendir(libdirs[i]);
+		struct dirent *de;
+		bool found = false;
+
+		if (!dir)
+			continue;
+		while (!found && (de = readdir(dir))) {
+			if (!strstr(de->d_name, ".so") || !lib_matches(de->d_name, bin))
+				continue;
+			snprintf(path, plen, "%s/%s", libdirs[i], de->d_name);
+			found = is_elf(path);
+		}
+		closedir(dir);
+		if (found)
+			return 0;
+	}
+	return -ENOENT;
+}
+
 int attach__resolve_user(const char *spec, uint32_t pid, char *path, size_t plen,
 			 char *sym, size_t slen)
 {
@@ -266,6 +334,8 @@ int attach__resolve_user(const char *spec, uint32_t pid, char *path, size_t plen
 	if (strchr(bin, '/')) {
 		if (access(bin, R_OK))
 			return fail("binary", "%s: %s", bin, strerror(errno));
+		if (!is_elf(bin))
+			return fail("binary", "%s: not an ELF file (an executable or a shared library)", bin);
 		snprintf(path, plen, "%s", bin);
 		return 0;
 	}
@@ -283,7 +353,7 @@ int attach__resolve_user(const char *spec, uint32_t pid, char *path, size_t plen
 				continue;
 			p[strcspn(p, "\n")] = '\0';
 			base = strrchr(p, '/') + 1;
-			if (!strncmp(base, bin, strlen(bin))) {
+			if (lib_matches(base, bin)) {
 				snprintf(path, plen, "%s", p);
 				fclose(f);
 				return 0;
@@ -292,7 +362,8 @@ int attach__resolve_user(const char *spec, uint32_t pid, char *path, size_t plen
 		fclose(f);
 		return fail("binary", "'%s' is not mapped in process %u", bin, pid);
 	}
-	/* let libbpf search the library and executable paths */
-	snprintf(path, plen, "%s", bin);
+	if (find_binary(bin, path, plen))
+		return fail("binary", "'%s': no such program in PATH, nor library in the "
+			    "system library directories (give a path)", bin);
 	return 0;
 }

@@ -2,6 +2,7 @@
 /* iodig func: latency histograms of kernel or user functions. */
 #include <ctype.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -63,7 +64,37 @@ struct func_ctx {
 	struct bpf_link **links;
 	int nlinks;
 	double attach_ms;
+	uint32_t pid;		/* -p: stop when it exits */
 };
+
+/* Gone, or a zombie its parent has not reaped yet: it runs nothing more. */
+static bool process_alive(uint32_t pid)
+{
+	char path[32], buf[256], *paren;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	if (!(f = fopen(path, "r")))
+		return errno != ENOENT && errno != ESRCH;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	paren = strrchr(buf, ')');
+	return !(paren && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X'));
+}
+
+static int func_wait(void *ctx, int ms)
+{
+	struct func_ctx *x = ctx;
+
+	run__sleep_ms(ctx, ms);
+	if (x->pid && !process_alive(x->pid)) {
+		warnf("process %u exited: stopping", x->pid);
+		run__stop();
+	}
+	return 0;
+}
 
 static bool numeric(const char *s)
 {
@@ -200,8 +231,12 @@ static int func_report(void *ctx, bool last)
 
 static int add_link(struct func_ctx *x, struct bpf_link *l, const char *what, const char *name)
 {
-	if (!l)
-		return bpfx__fail(what, -errno) ? fail("attaching", "%s", name) : 1;
+	if (!l) {
+		char w[160];
+
+		snprintf(w, sizeof(w), "%s (%s)", what, name);
+		return bpfx__fail(w, -errno);
+	}
 	x->links[x->nlinks++] = l;
 	return 0;
 }
@@ -398,7 +433,9 @@ int cmd_func(int argc, char **argv)
 	if ((err = run__ready(o.c.ready_file, msg)))
 		goto out;
 	o.loop.report = func_report;
+	o.loop.wait = func_wait;
 	o.loop.ctx = &x;
+	x.pid = pid;
 	err = run__loop(&o.loop);
 out:
 	for (int i = 0; i < x.nlinks; i++)

@@ -20,6 +20,7 @@
 #include "log.h"
 #include "reqflags.h"
 #include "run.h"
+#include "skipped.h"
 #include "lat.skel.h"
 
 
@@ -65,6 +66,8 @@ struct lat_ctx {
 	struct reqflags rf;
 	struct bpf_link *issue_link;
 	struct lat_stats last;
+	struct skipped skipped;
+	uint64_t skipped_last;
 	int ncpus, interval_no;
 	void *percpu;	/* ncpus values of one key */
 	struct lat_entry *ents;
@@ -237,15 +240,31 @@ static void lat_print_text(struct lat_ctx *x, struct lat_entry *e)
 	hist__print(&e->h, stdout, x->o->ms ? 1000000 : 1000, x->o->ms ? "msecs" : "usecs");
 }
 
+static void print_skipped(uint64_t n)
+{
+	printf("skipped: %llu requests completed (the kernel counted them in /sys/block/*/stat) "
+	       "but the kernel ran no BPF program for them: not in the histograms\n",
+	       (unsigned long long)n);
+}
+
+static uint64_t lat_seen(void *ctx)
+{
+	struct lat_ctx *x = ctx;
+
+	return x->skel->bss->stats.completed;
+}
+
 static int lat_report(void *ctx, bool last)
 {
 	struct lat_ctx *x = ctx;
+	uint64_t skipped = skipped__update(&x->skipped, lat_seen, x) - x->skipped_last;
 	struct lat_stats now = x->skel->bss->stats, d;
 	int err = lat_collect(x);
 
 	if (err)
 		return err;
 	x->interval_no++;
+	x->skipped_last += skipped;
 	counters__delta(&d, &now, &x->last, sizeof(d));
 
 	if (x->o->c.json) {
@@ -262,6 +281,7 @@ static int lat_report(void *ctx, bool last)
 		json__ku64(&x->j, "partial_completions", d.partial_done);
 		json__ku64(&x->j, "flush_steps", d.flush_steps);
 		json__ku64(&x->j, "missed", bpfx__recursion_misses(x->skel->obj));
+		json__ku64(&x->j, "skipped", skipped);
 		json__kbool(&x->j, "last", last);
 		json__obj_end(&x->j);
 		return 0;
@@ -282,6 +302,8 @@ static int lat_report(void *ctx, bool last)
 	if (d.map_full)
 		printf("lost: %llu requests found the histogram map full (%d keys)\n",
 		       (unsigned long long)d.map_full, LAT_MAX_KEYS);
+	if (skipped)
+		print_skipped(skipped);
 	fflush(stdout);
 	return 0;
 }
@@ -297,7 +319,7 @@ static int lat_wait(void *ctx, int ms)
 	if (!x->issue_link && !x->o->queued && x->skel->bss->stats.unstamped) {
 		x->issue_link = bpf_program__attach(x->skel->progs.lat_issue);
 		if (!x->issue_link)
-			return bpfx__fail("attaching block_rq_issue", -errno) ? -EINVAL : 0;
+			return bpfx__fail("attaching block_rq_issue", -errno);	/* said: exit 1 */
 		x->skel->bss->own_fallback = true;
 		if (log__verbose())
 			warnf("requests without a kernel issue stamp: stamping at block_rq_issue");
@@ -319,6 +341,7 @@ struct phases_ctx {
 	struct phase_disk *d;
 	int nd, cap, interval_no;
 	struct life_stats last;
+	uint64_t skipped_last;
 	struct json j;
 };
 
@@ -360,6 +383,7 @@ static int phases_report(void *ctx, bool last)
 	__u32 old = histmap__flip(&sk->bss->epoch);
 	struct life_stats s, d;
 	const char *names[PH_NR];
+	uint64_t skipped;
 	int err;
 
 	x->nd = 0;
@@ -368,6 +392,8 @@ static int phases_report(void *ctx, bool last)
 	if (err)
 		return err < 0 ? fail("collecting histograms", "%s", strerror(-err)) : err;
 	qsort(x->d, x->nd, sizeof(*x->d), cmp_disk);
+	skipped = life__skipped(&x->l) - x->skipped_last;
+	x->skipped_last += skipped;
 	life__stats(&x->l, &s);
 	counters__delta(&d, &s, &x->last, sizeof(d));
 	x->interval_no++;
@@ -397,6 +423,7 @@ static int phases_report(void *ctx, bool last)
 		json__ku64(&x->j, "in_flight", life__in_flight(&x->l));
 		json__ku64(&x->j, "unseen_end", d.unseen_end);
 		json__ku64(&x->j, "missed", bpfx__recursion_misses(sk->obj));
+		json__ku64(&x->j, "skipped", skipped);
 		json__kbool(&x->j, "last", last);
 		json__obj_end(&x->j);
 		return 0;
@@ -428,6 +455,8 @@ static int phases_report(void *ctx, bool last)
 		printf("lost: %llu bios untracked (slot taken by another), %llu requests found the "
 		       "histogram map full\n", (unsigned long long)d.untracked,
 		       (unsigned long long)d.map_full);
+	if (skipped)
+		print_skipped(skipped);
 	fflush(stdout);
 	return 0;
 }
@@ -436,7 +465,9 @@ static int phases_wait(void *ctx, int ms)
 {
 	struct phases_ctx *x = ctx;
 
-	return life__poll(&x->l, ms);
+	int err = life__poll(&x->l, ms);
+
+	return err == -EIO ? 1 : err;	/* the output failed: said already */
 }
 
 static int lat_phases(struct lat_opts *o, __u32 dev, uint64_t cgid)
@@ -517,6 +548,7 @@ int cmd_lat(int argc, char **argv)
 		err = bpfx__fail("attaching to block tracepoints", err);
 		goto out;
 	}
+	skipped__start(&x.skipped, dev, lat_seen, &x);
 	run__signals();
 	if ((err = run__ready(o.c.ready_file, "Tracing block I/O... Hit Ctrl-C to end.")))
 		goto out;

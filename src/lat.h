@@ -24,6 +24,8 @@ struct lat_stats {
 	__u64 flush_steps;	/* flush-sequence data steps (counted at its end) */
 	__u64 not_issued;	/* completed without reaching the device: empty
 				 * preflush writes ended by the flush machinery */
+	__u64 completed;	/* final completions on the disks asked for,
+				 * before the cgroup filter (skipped.h) */
 };
 
 #define LAT_MAX_KEYS 1024

@@ -108,6 +108,14 @@ bool life__kernel_q(const struct btf *vmlinux)
 	       !has_enumerator(vmlinux, "QUEUE_FLAG_BIO_ISSUE_TIME");
 }
 
+static uint64_t life_seen(void *ctx)
+{
+	struct life_stats s;
+
+	life__stats(ctx, &s);
+	return s.completed;
+}
+
 int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, void *ctx)
 {
 	struct life_bpf *sk;
@@ -171,6 +179,8 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 	if (err)
 		return bpfx__fail("attaching to tracepoints", err);
 	l->last_sweep = run__mono_ns();
+	if (block)
+		skipped__start(&l->skipped, cfg->dev, life_seen, l);
 	if (block && !l->watch) {	/* watched slots are never freed: no sweep */
 		l->slots = mmap(NULL, sizeof(struct life_slot) * LIFE_SLOTS, PROT_READ | PROT_WRITE,
 				MAP_SHARED, bpf_map__fd(sk->maps.bios), 0);
@@ -245,8 +255,14 @@ int life__poll(struct life *l, int timeout_ms)
 	return run__flush();
 }
 
+uint64_t life__skipped(struct life *l)
+{
+	return skipped__update(&l->skipped, life_seen, l);
+}
+
 void life__detach(struct life *l)
 {
+	skipped__stop(&l->skipped, life_seen, l);
 	life_bpf__detach(l->skel);
 	bpfx__wait_programs();
 }

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "life.h"
+#include "skipped.h"
 
 struct life_bpf;
 struct ring_buffer;
@@ -32,6 +33,7 @@ struct life {
 	bool kernel_q;		/* ... with the kernel's Q stamps */
 	uint64_t abandoned, last_sweep;
 	struct life_slot *slots;	/* the in-flight table, mapped */
+	struct skipped skipped;	/* completions BPF never saw (skipped.h) */
 	char sysfs_why[160];	/* why queue writes are not watched */
 };
 
@@ -62,6 +64,9 @@ uint64_t life__in_flight(struct life *l);
 /* Hands over every record already in the ring buffer. */
 void life__drain(struct life *l);
 void life__stats(struct life *l, struct life_stats *s);
+/* Requests the kernel completed on the disks traced that no program saw
+ * (skipped.h); final once detached. */
+uint64_t life__skipped(struct life *l);
 void life__stop(struct life *l);
 
 /* "Q2G" ... "Q2C" */

@@ -19,6 +19,7 @@
 #include "reqflags.h"
 #include "life.skel.h"
 #include "run.h"
+#include "text.h"
 
 #define MAX_WINDOWS 256
 
@@ -99,9 +100,16 @@ static void print_sysfs(struct slow_ctx *x, const struct life_sysfs *w)
 		json__obj_end(&x->j);
 		return;
 	}
-	printf("%-9.3f # queue write: %s[%u] (ppid %u) %s/queue/%s = \"%s\" took %.3f ms%s\n",
-	       (w->start - x->t0) / 1e9, w->comm, w->pid, w->ppid, w->disk, w->attr, val,
-	       (w->end - w->start) / 1e6, w->ret < 0 ? " (failed)" : "");
+	{
+		char comm[TEXT_SAFE_LEN(LIFE_COMM_LEN)], disk[TEXT_SAFE_LEN(sizeof(w->disk))],
+		     attr[TEXT_SAFE_LEN(sizeof(w->attr))], value[TEXT_SAFE_LEN(SYSFS_VALUE_LEN)];
+
+		printf("%-9.3f # queue write: %s[%u] (ppid %u) %s/queue/%s = \"%s\" took %.3f ms%s\n",
+		       (w->start - x->t0) / 1e9, text__safe(w->comm, comm, sizeof(comm)), w->pid,
+		       w->ppid, text__safe(w->disk, disk, sizeof(disk)),
+		       text__safe(w->attr, attr, sizeof(attr)), text__safe(val, value, sizeof(value)),
+		       (w->end - w->start) / 1e6, w->ret < 0 ? " (failed)" : "");
+	}
 }
 
 static void print_req(struct slow_ctx *x, const struct life_req *r)
@@ -110,7 +118,7 @@ static void print_req(struct slow_ctx *x, const struct life_req *r)
 	int complete = life_phases(r->q, r->g, r->i, r->d, r->c, r->seen, ph);
 	const char *dom = life__dominant(ph, complete), *disk = disks__name(r->dev), *op;
 	const struct life_sysfs *w = NULL;
-	char ob[16], flags[200], seen[8];
+	char ob[16], flags[200], seen[8], comm[TEXT_SAFE_LEN(LIFE_COMM_LEN)], sb[16];
 
 	/* stalled before allocation while this disk's queue attributes were
 	 * being written: name the writer */
@@ -161,6 +169,7 @@ static void print_req(struct slow_ctx *x, const struct life_req *r)
 		json__ku64(j, "cgroup", r->cgroup);
 		json__key(j, "error");
 		json__i64(j, r->error);
+		json__kstr(j, "status", reqflags__status(r->error, sb, sizeof(sb)));
 		if (w) {
 			char val[SYSFS_VALUE_LEN];
 
@@ -177,18 +186,24 @@ static void print_req(struct slow_ctx *x, const struct life_req *r)
 		return;
 	}
 	printf("%-9.3f %-15s %-7u %-7s %-6s %-11llu %-8u %8.3f %8.3f %8.3f %8.3f %9.3f %s",
-	       (r->c - x->t0) / 1e9, (r->seen & SEEN_WHO) ? r->comm : "?", r->pid, disk, op,
+	       (r->c - x->t0) / 1e9,
+	       (r->seen & SEEN_WHO) ? text__safe(r->comm, comm, sizeof(comm)) : "?", r->pid, disk, op,
 	       (unsigned long long)r->sector, r->bytes,
 	       ph[PH_Q2G] / 1e6, ph[PH_G2I] / 1e6, ph[PH_I2D] / 1e6, ph[PH_D2C] / 1e6,
 	       ph[PH_Q2C] / 1e6, dom ? dom : "partial");
 	if (!complete)
 		printf(" (seen %s)", seen);
+	if (r->error)
+		printf(" error=%s", reqflags__status(r->error, sb, sizeof(sb)));
 	if (w) {
 		char val[SYSFS_VALUE_LEN];
 
 		value_clean(w->value, val, sizeof(val));
-		printf("  <- queue frozen by %s[%u]: %s/queue/%s = \"%s\"", w->comm, w->pid,
-		       w->disk, w->attr, val);
+		char attr[TEXT_SAFE_LEN(sizeof(w->attr))], value[TEXT_SAFE_LEN(SYSFS_VALUE_LEN)];
+
+		printf("  <- queue frozen by %s[%u]: %s/queue/%s = \"%s\"",
+		       text__safe(w->comm, comm, sizeof(comm)), w->pid, disk,
+		       text__safe(w->attr, attr, sizeof(attr)), text__safe(val, value, sizeof(value)));
 	}
 	putchar('\n');
 }
@@ -248,6 +263,7 @@ static void print_summary(struct slow_ctx *x, struct life *l)
 		json_count(j, "unstamped", !followed, s.unstamped);
 		json_count(j, "watch_full", !followed, s.watch_full);
 		json__ku64(j, "missed", bpfx__recursion_misses(l->skel->obj));
+		json__ku64(j, "skipped", life__skipped(l));
 		json__ku64(j, "queue_write_stalls", x->attributed);
 		json__kbool(j, "queue_writes_watched", l->sysfs_on);
 		json__obj_end(j);
@@ -271,6 +287,10 @@ static void print_summary(struct slow_ctx *x, struct life *l)
 			(unsigned long long)s.splits, (unsigned long long)s.requeues,
 			(unsigned long long)s.unstamped, (unsigned long long)s.watch_full);
 	fprintf(stderr, "%llu stalls named a queue write\n", (unsigned long long)x->attributed);
+	if (life__skipped(l))
+		fprintf(stderr, "skipped: %llu requests completed (the kernel counted them in "
+			"/sys/block/*/stat) but the kernel ran no BPF program for them: not shown\n",
+			(unsigned long long)life__skipped(l));
 }
 
 enum { OPT_COMM = OPT_FIRST_CMD, OPT_OWN_CLOCK, OPT_BUFFER };

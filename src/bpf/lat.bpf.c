@@ -51,6 +51,8 @@ static __always_inline bool filtered(struct request *rq, __u32 *dev)
 		if (filter_dev && *dev != filter_dev)
 			return true;
 	}
+	/* every completion on the disks asked for, for the skipped count */
+	__sync_fetch_and_add(&stats.completed, 1);
 	if (filter_cgroup && bio_cgroup_id(rq->bio) != filter_cgroup)
 		return true;
 	return false;

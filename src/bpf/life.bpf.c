@@ -542,6 +542,11 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 		 * cannot be applied to it. */
 		if (filter_pid || filter_comm_on)
 			return 0;
+		/* the cgroup is on the bio: a request this filter kept from
+		 * being followed at Q is not let through here (a flush request
+		 * has no bio, and no cgroup) */
+		if (filter_cgroup && bio_cgroup_id(first) != filter_cgroup)
+			return 0;
 		if (targ_watch && first) {
 			/* the kernel's Q stamp, but who submitted is lost */
 			r.q = bio_q_stamp(first, r.c);

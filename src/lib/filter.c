@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,6 +16,14 @@
 #define CGROUP2_SUPER_MAGIC 0x63677270
 #define CGROUP_SUPER_MAGIC 0x27e0eb
 
+static bool has_file(const char *dir, const char *name)
+{
+	char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return access(p, F_OK) == 0;
+}
+
 int filter__cgroup(const char *path, uint64_t *id)
 {
 	struct statfs sf;
@@ -19,10 +31,19 @@ int filter__cgroup(const char *path, uint64_t *id)
 
 	if (statfs(path, &sf) || stat(path, &st))
 		return fail("cgroup", "%s: %s", path, strerror(errno));
-	/* v2, or the v1 blkio hierarchy where that is where blkio lives:
-	 * bio->bi_blkg points into whichever hierarchy holds the io controller. */
+	/* bio->bi_blkg points into whichever hierarchy holds the io controller:
+	 * v2 where io is enabled for this group (it then has io.stat), or v1
+	 * blkio (blkio.reset_stats).  Anywhere else no bio ever carries the
+	 * group's id and the filter would silently show nothing. */
 	if ((sf.f_type != CGROUP2_SUPER_MAGIC && sf.f_type != CGROUP_SUPER_MAGIC) || !S_ISDIR(st.st_mode))
 		return fail("cgroup", "%s is not a cgroup directory (v2, or v1 blkio)", path);
+	if (sf.f_type == CGROUP_SUPER_MAGIC && !has_file(path, "blkio.reset_stats"))
+		return fail("cgroup", "%s is in a cgroup v1 hierarchy without the blkio controller: "
+			    "I/O is charged in the blkio hierarchy (e.g. /sys/fs/cgroup/blkio/...)", path);
+	if (sf.f_type == CGROUP2_SUPER_MAGIC && !has_file(path, "io.stat"))
+		return fail("cgroup", "%s: the io controller is not enabled for this cgroup v2 group "
+			    "(no io.stat): enable it in the parent (echo +io > cgroup.subtree_control), "
+			    "or use the v1 blkio hierarchy if io is bound there", path);
 	*id = st.st_ino;	/* kernfs: the inode number is the cgroup id */
 	return 0;
 }

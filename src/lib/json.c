@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 #include "json.h"
+#include "text.h"
 
 void json__init(struct json *j, FILE *out)
 {
@@ -49,12 +50,18 @@ void json__obj_end(struct json *j) { json_close(j, '}'); }
 void json__arr_begin(struct json *j) { json_open(j, '['); }
 void json__arr_end(struct json *j) { json_close(j, ']'); }
 
+/* Valid JSON for any bytes: control bytes and DEL as \u00XX, well-formed
+ * UTF-8 as it is, and each byte that is not UTF-8 as the code point of the
+ * same number (\u0080..\u00ff, as Latin-1 would read it): the output
+ * always parses, and the byte values are kept. */
 void json__escape(FILE *out, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
 	fputc('"', out);
-	for (; *p; p++) {
+	while (*p) {
+		size_t n = text__utf8_len(p);
+
 		switch (*p) {
 		case '"': fputs("\\\"", out); break;
 		case '\\': fputs("\\\\", out); break;
@@ -64,13 +71,23 @@ void json__escape(FILE *out, const char *s)
 		case '\b': fputs("\\b", out); break;
 		case '\f': fputs("\\f", out); break;
 		default:
-			/* Control bytes and DEL are escaped; other bytes pass as
-			 * they are (comm and paths are UTF-8 or ASCII in practice). */
-			if (*p < 0x20 || *p == 0x7f)
+			if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0) {
+				/* a C1 control (U+0080..U+009F): escaped too */
+				fprintf(out, "\\u%04x", p[1]);
+				p += 2;
+				continue;
+			}
+			if (n > 1) {
+				fwrite(p, 1, n, out);
+				p += n;
+				continue;
+			}
+			if (*p < 0x20 || *p >= 0x7f)
 				fprintf(out, "\\u%04x", *p);
 			else
 				fputc(*p, out);
 		}
+		p++;
 	}
 	fputc('"', out);
 }

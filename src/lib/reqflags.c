@@ -157,3 +157,18 @@ int reqflags__bit(const struct reqflags *rf, const char *name)
 			return b;
 	return -1;
 }
+
+const char *reqflags__status(int status, char *buf, size_t len)
+{
+	/* include/linux/blk_types.h; 6 was BLK_STS_NEXUS before 6.5 */
+	static const char *const names[] = {
+		"ok", "notsupp", "timeout", "nospc", "transport", "target", "resv-conflict",
+		"medium", "protection", "resource", "ioerr", "dm-requeue", "again",
+		"dev-resource",
+	};
+
+	if (status >= 0 && status < (int)(sizeof(names) / sizeof(names[0])))
+		return names[status];
+	snprintf(buf, len, "status-%d", status);
+	return buf;
+}

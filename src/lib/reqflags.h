@@ -33,4 +33,13 @@ const char *reqflags__flags_str(const struct reqflags *rf, uint32_t cmd_flags, c
 /* Bit number of a flag by name ("preflush"), or -1. */
 int reqflags__bit(const struct reqflags *rf, const char *name);
 
+/*
+ * A request's blk_status_t by name: "ok", "ioerr", "nospc", ...  blk_status_t
+ * is a set of #defines, not an enum, so BTF does not carry it.  Values 0 to
+ * 13 have kept their numbers since 4.19 (BLK_STS_DEV_RESOURCE); those above
+ * were renumbered when BLK_STS_ZONE_RESOURCE was removed (6.10) and are
+ * shown as "status-N" rather than guessed.
+ */
+const char *reqflags__status(int status, char *buf, size_t len);
+
 #endif

@@ -51,6 +51,19 @@ int run__check_ready_file(const char *ready_file)
 	return 0;
 }
 
+void run__stop(void)
+{
+	stopping = 1;
+}
+
+int run__sleep_ms(void *ctx, int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);	/* EINTR on a signal is what we want */
+	return 0;
+}
+
 bool run__stopping(void)
 {
 	return stopping;
@@ -85,14 +98,6 @@ static long long now_ms(void)
 	return (long long)(run__mono_ns() / 1000000);
 }
 
-static int sleep_ms(void *ctx, int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);	/* EINTR on a signal is what we want */
-	return 0;
-}
-
 void run__print_time(FILE *out)
 {
 	char buf[32];
@@ -104,7 +109,7 @@ void run__print_time(FILE *out)
 
 int run__loop(struct run_loop *l)
 {
-	int (*wait)(void *, int) = l->wait ? l->wait : sleep_ms;
+	int (*wait)(void *, int) = l->wait ? l->wait : run__sleep_ms;
 	long long next = now_ms() + l->interval_ms;
 	int done = 0, err;
 
@@ -127,6 +132,8 @@ int run__loop(struct run_loop *l)
 			continue;
 		}
 		err = wait(l->ctx, left > 200 ? 200 : (int)left);
+		if (err > 0)	/* an exit status: the wait said what went wrong */
+			return err;
 		if (err < 0 && err != -EINTR)
 			return fail("waiting for events", "%s", strerror(-err));
 	}

@@ -10,7 +10,8 @@ struct run_loop {
 	int interval_ms;	/* 0: one report, at the end */
 	int count;		/* reports before stopping; 0: no limit */
 	bool timestamp;		/* -T: a time line before each text report */
-	/* Waits up to timeout_ms; NULL sleeps.  Returns <0 on error. */
+	/* Waits up to timeout_ms; NULL sleeps.  Returns 0, -errno (the loop
+	 * reports it), or an exit status after saying what went wrong. */
 	int (*wait)(void *ctx, int timeout_ms);
 	/* Prints one report; last is true for the final one. */
 	int (*report)(void *ctx, bool last);
@@ -19,6 +20,10 @@ struct run_loop {
 
 void run__signals(void);
 bool run__stopping(void);
+/* Ends the run as a signal would: the loop prints its last report. */
+void run__stop(void);
+/* A run_loop wait that only sleeps (a signal cuts it short). */
+int run__sleep_ms(void *ctx, int ms);
 /* Tells a caller that tracing is live: msg on stderr, then ready_file. */
 int run__ready(const char *ready_file, const char *msg);
 int run__loop(struct run_loop *loop);

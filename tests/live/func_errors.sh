@@ -30,3 +30,17 @@ ok "$(cat "$T/err")"
 jq -e '[.block_tracepoints[] | select(.name == "block_rq_complete")][0].args | startswith("struct request *")' \
 	"$T/p.json" >/dev/null || die "block_rq_complete layout missing"
 ok "probe lists block_rq_complete(struct request *, ...)"
+# one line with the real reason, never libbpf's "Unknown error 4001"
+one_line() {	# what pattern -- command...
+	local what=$1 pat=$2
+	shift 3
+	"$@" >/dev/null 2>"$T/err"; rc=$?
+	assert_eq "$rc" 1 "$what: exit status"
+	assert_eq "$(wc -l < "$T/err")" 1 "$what: lines on stderr"
+	grep -q -- "$pat" "$T/err" || die "$what: '$(cat "$T/err")' lacks '$pat'"
+	ok "$what: $(cat "$T/err")"
+}
+one_line "a file that is no ELF" "/etc/passwd: not an ELF file" -- "$IODIG" func /etc/passwd:work
+one_line "a directory" "/etc: not an ELF file" -- "$IODIG" func /etc:work
+one_line "a library name found nowhere" "'nosuchlib_iodig': no such program in PATH, nor library" -- "$IODIG" func nosuchlib_iodig:foo
+one_line "a library the process has not mapped" "'libnothere_iodig' is not mapped in process $$" -- "$IODIG" func -p $$ libnothere_iodig:x

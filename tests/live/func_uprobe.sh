@@ -34,3 +34,27 @@ within "$(get recurse p90_ns)" 20 "outermost recursion (p90: the top five are 20
 within "$(get recurse sum_ns)" 250 "all recursion (5 x (5+10+15+20))"
 within "$(get recurse p50_ns)" 10 "recursion p50 (the 10th of 20: a 10 ms level)"
 assert_eq "$(jq -s '[.[] | select(.type == "interval_end")][0] | .unmatched + .too_deep' "$T/f.json")" 0 "unmatched or too deep"
+
+# -p PID LIB:SYM finds LIB by its name in that process's maps: "libc" is
+# libc.so.6, not libcrypto.so.3 mapped before it in a python3 that imported
+# ssl; and when the process exits func stops by itself, saying so.
+cat > "$T/py.py" <<'PY'
+import ssl, os, sys, time
+while not os.path.exists(sys.argv[1]): time.sleep(0.01)
+for i in range(1000): os.getpid()
+time.sleep(0.3)
+PY
+python3 "$T/py.py" "$T/go2" & PY=$!
+defer "kill $PY 2>/dev/null"
+for i in $(seq 100); do grep -q libcrypto /proc/$PY/maps && break; sleep 0.05; done
+grep -q libcrypto /proc/$PY/maps || die "python3 did not map libcrypto"
+start_iodig "$T/g.json" func -p "$PY" libc:getpid --json
+touch "$T/go2"
+wait $PY
+for i in $(seq 40); do kill -0 "$IODIG_PID" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$IODIG_PID" 2>/dev/null && die "func -p still running 4 s after its process exited"
+wait "$IODIG_PID" || die "func exited non-zero after its process exited"
+PIDS=("${PIDS[@]/$IODIG_PID}")
+assert_eq "$(jq -s '[.[] | select(.type == "hist" and .function == "libc:getpid")][0].count' "$T/g.json")" 1000 "libc:getpid calls in python3 with libcrypto mapped"
+grep -q "process $PY exited" "$T/g.json.err" || die "func did not say its process exited: $(cat "$T/g.json.err")"
+ok "func -p stopped when process $PY exited, and said so"

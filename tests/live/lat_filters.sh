@@ -27,13 +27,37 @@ fi
 mkdir "$CG" || die "mkdir $CG"
 defer "rmdir $CG"
 start_iodig "$T/c.json" lat -c "$CG" -D --json
+start_iodig "$T/cs.json" snoop -c "$CG" --json
+start_iodig "$T/cp.json" lat --phases -c "$CG" --json
 w0=$(diskstat $b 5)
 bash -c "echo \$\$ > $CG/cgroup.procs && exec fio --name=in --filename=$B --direct=1 --rw=randwrite --bs=4k --size=40M --number_ios=1200 --ioengine=psync --output-format=json" > "$T/fio-in.json" || die "fio in cgroup"
 fio --name=out --filename=$B --direct=1 --rw=randwrite --bs=4k --size=40M --number_ios=700 --ioengine=psync >/dev/null || die fio
-stop_iodig
+for p in "${PIDS[@]}"; do [ -n "$p" ] && { IODIG_PID=$p; stop_iodig; }; done
 w=$(( $(diskstat $b 5) - w0 ))
 assert_eq "$w" "1900" "diskstats writes on $b (both fio runs)"
 fio_in=$(jq '.jobs[0].write.total_ios' "$T/fio-in.json")
 assert_eq "$(jcount "$T/c.json" ".disk == \"$b\"")" "$fio_in" "-c counts only the cgroup's writes (fio total_ios)"
+# requests from outside the cgroup are not let through as partial records
+assert_eq "$(jq -s "[.[] | select(.type == \"request\" and .disk == \"$b\")] | length" "$T/cs.json")" "$fio_in" "snoop -c: records on $b = the cgroup's writes"
+assert_eq "$(jq -s '[.[] | select(.type == "request" and .partial)] | length' "$T/cs.json")" 0 "snoop -c: partial records"
+assert_eq "$(jq -s "[.[] | select(.type == \"hist\" and .phase == \"Q2C\" and .disk == \"$b\") | .count] | add" "$T/cp.json")" "$fio_in" "lat --phases -c: Q2C count on $b = the cgroup's writes"
+assert_eq "$(jq -s '[.[] | select(.type == "interval_end") | .partial] | add' "$T/cp.json")" 0 "lat --phases -c: partial"
 "$IODIG" lat -c /tmp >/dev/null 2>"$T/err"; rc=$?
 assert_eq "$rc" 1 "-c on a non-cgroup directory exits 1"
+# a cgroup no bio is ever charged to: said, not silently empty
+for h in cpu memory pids; do
+	[ -d /sys/fs/cgroup/$h ] && [ "$(stat -f -c %T /sys/fs/cgroup/$h)" = cgroupfs ] || continue
+	"$IODIG" snoop -c /sys/fs/cgroup/$h >/dev/null 2>"$T/err"; rc=$?
+	assert_eq "$rc" 1 "-c on the v1 $h hierarchy exits 1"
+	grep -q "without the blkio controller" "$T/err" || die "v1 $h: $(cat "$T/err")"
+	ok "says: $(cat "$T/err")"
+	break
+done
+for u in /sys/fs/cgroup/unified /sys/fs/cgroup; do
+	[ "$(stat -f -c %T $u 2>/dev/null)" = cgroup2fs ] || continue
+	grep -qw io $u/cgroup.controllers && break
+	"$IODIG" lat -c $u >/dev/null 2>"$T/err"; rc=$?
+	assert_eq "$rc" 1 "-c on cgroup v2 without the io controller exits 1"
+	grep -q "io controller is not enabled" "$T/err" || die "v2: $(cat "$T/err")"
+	ok "says: $(cat "$T/err")"
+done

@@ -65,6 +65,10 @@ int main(void)
 	CHECK(!strcmp(s, "{\"s\":\"plain\"}\n"), "%s", s);
 	s = render(one_string, "q\"b\\n\nt\tc\x01\x1f\x7f" "é");
 	CHECK(!strcmp(s, "{\"s\":\"q\\\"b\\\\n\\nt\\tc\\u0001\\u001f\\u007fé\"}\n"), "%s", s);
+	/* bytes that are not UTF-8 (a stray continuation, a cut sequence, an
+	 * overlong, a surrogate) and C1 controls: still valid JSON */
+	s = render(one_string, "a\xff\x80" "b\xe2\x82" "c\xc0\xaf" "d\xed\xa0\x80" "e\xc2\x9b" "f\xe2\x82\xac");
+	CHECK(!strcmp(s, "{\"s\":\"a\\u00ff\\u0080b\\u00e2\\u0082c\\u00c0\\u00afd\\u00ed\\u00a0\\u0080e\\u009bf\xe2\x82\xac\"}\n"), "%s", s);
 	s = render(nested, NULL);
 	CHECK(!strcmp(s, "{\"a\":1,\"b\":[2,[3,4],{\"c\":true}],\"d\":null}\n"), "%s", s);
 

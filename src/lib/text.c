@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include <string.h>
+#include "text.h"
+
+size_t text__utf8_len(const unsigned char *p)
+{
+	unsigned int c = p[0], n, min;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, c &= 0x1f, min = 0x80;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, c &= 0x0f, min = 0x800;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, c &= 0x07, min = 0x10000;
+	else
+		return 0;
+	for (unsigned int i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)	/* also stops at the NUL */
+			return 0;
+		c = c << 6 | (p[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	return n;
+}
+
+const char *text__safe(const char *s, char *buf, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t o = 0;
+
+	if (!len)
+		return buf;
+	while (*p) {
+		size_t n = text__utf8_len(p);
+		/* U+0080..U+009F (C2 80..C2 9F) are the C1 controls: CSI among them */
+		int c1 = n == 2 && p[0] == 0xc2 && p[1] < 0xa0;
+
+		if (n == 1 && *p >= 0x20 && *p != 0x7f && *p != '\\') {
+			if (o + 1 >= len)
+				break;
+			buf[o++] = *p++;
+		} else if (n == 1 && *p == '\\') {
+			if (o + 2 >= len)
+				break;
+			buf[o++] = '\\';
+			buf[o++] = '\\';
+			p++;
+		} else if (n > 1 && !c1) {
+			if (o + n >= len)
+				break;
+			memcpy(buf + o, p, n);
+			o += n;
+			p += n;
+		} else {	/* one byte at a time: a C1 control is two */
+			if (o + 4 >= len)
+				break;
+			snprintf(buf + o, 5, "\\x%02x", *p++);
+			o += 4;
+		}
+	}
+	buf[o] = '\0';
+	return buf;
+}
