@@ -27,7 +27,7 @@ OBJS      := $(patsubst src/%.c,$(BUILD)/%.o,$(CMD_SRCS) $(LIB_SRCS))
 LIB_OBJS  := $(patsubst src/%.c,$(BUILD)/%.o,$(LIB_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
-HELPERS   := $(BUILD)/helpers/functest
+HELPERS   := $(BUILD)/helpers/functest $(BUILD)/helpers/syscost
 
 .PHONY: all deps test-deps run test unit live vm bench clean check-static
 .DELETE_ON_ERROR:
@@ -91,7 +91,7 @@ live: iodig $(HELPERS) test-deps
 vm: iodig test-deps
 	tests/run vm
 
-bench: iodig test-deps
+bench: iodig $(HELPERS) test-deps
 	bench/lat.sh
 
 clean:

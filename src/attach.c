@@ -152,8 +152,7 @@ static FILE *open_func_list(const char **src)
 	};
 	FILE *f;
 
-	if (access("/sys/kernel/tracing/trace", F_OK))
-		mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL);
+	bpfx__tracefs();	/* else /proc/kallsyms, below */
 	for (unsigned int i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
 		if ((f = fopen(paths[i], "r"))) {
 			*src = "available_filter_functions";

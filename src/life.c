@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/mount.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -48,14 +47,12 @@ const char *life__seen_str(uint32_t seen, char *buf)
  * not mount it at boot.  Mount it where libbpf looks. */
 static int tracefs_ready(char *why, size_t len)
 {
-	if (access("/sys/kernel/tracing/events", F_OK) == 0 ||
-	    access("/sys/kernel/debug/tracing/events", F_OK) == 0)
-		goto check;
-	if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL)) {
-		snprintf(why, len, "tracefs is not mounted and mounting it failed: %s", strerror(errno));
+	int err = bpfx__tracefs();
+
+	if (err) {
+		snprintf(why, len, "tracefs is not mounted and mounting it failed: %s", strerror(-err));
 		return -1;
 	}
-check:
 	if (access("/sys/kernel/tracing/events/syscalls/sys_enter_write", F_OK) &&
 	    access("/sys/kernel/debug/tracing/events/syscalls/sys_enter_write", F_OK)) {
 		snprintf(why, len, "no syscalls:sys_enter_write tracepoint (kernel without CONFIG_FTRACE_SYSCALLS)");
@@ -169,8 +166,13 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 	bpf_program__set_autoload(sk->progs.life_insert, block);
 	bpf_program__set_autoload(sk->progs.life_requeue, block);
 	bpf_program__set_autoload(sk->progs.life_complete, block);
-	bpf_program__set_autoload(sk->progs.life_sysfs_enter, l->sysfs_on);
-	bpf_program__set_autoload(sk->progs.life_sysfs_exit, l->sysfs_on);
+	{
+		struct bpf_program *p;
+
+		bpf_object__for_each_program(p, sk->obj)
+			if (!strncmp(bpf_program__name(p), "life_sysfs_", 11))
+				bpf_program__set_autoload(p, l->sysfs_on);
+	}
 
 	err = life_bpf__load(sk);
 	if (err)

@@ -220,6 +220,9 @@ struct {
 	__type(value, struct sysfs_write);
 } sysfs_writes SEC(".maps");
 
+/* Entries in sysfs_writes: while 0, a write's exit looks nothing up. */
+__s64 sysfs_pending = 0;
+
 static __always_inline bool comm_matches(const char *comm)
 {
 	for (int i = 0; i < LIFE_COMM_LEN; i++) {
@@ -638,21 +641,30 @@ static __always_inline bool streq(const char *a, const char *b, int n)
 	return true;
 }
 
-SEC("tp/syscalls/sys_enter_write")
-int life_sysfs_enter(struct trace_event_raw_sys_enter *ctx)
+/*
+ * Writes to queue attributes: write(2), pwrite64(2), writev(2), pwritev(2)
+ * and pwritev2(2), each by its own syscall tracepoint, so other system calls
+ * run no program (raw sys_enter/sys_exit would run one for every call on the
+ * machine: +150 ns a getppid(2) here).  Costs are in docs/PERFORMANCE.md;
+ * what makes them is the number of helper calls before a write to anything
+ * else is let go: plain loads through the task's BTF pointer where the
+ * verifier allows them, helpers only for the fd slot and the file.
+ */
+static __always_inline int sysfs_enter(unsigned int fd, __u64 buf, __u64 len, bool vec)
 {
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-	unsigned int fd = (unsigned int)ctx->args[0];
+	struct task_struct *task = bpf_get_current_task_btf();
 	struct sysfs_write w = {};
 	struct file **fds, *file = NULL;
 	struct dentry *de, *parent;
+	struct fdtable *fdt;
 	char pname[8];
-	__u64 id = bpf_get_current_pid_tgid(), len;
-	__u32 tid = (__u32)id;
+	__u64 id;
+	__u32 tid;
 
-	if (fd >= BPF_CORE_READ(task, files, fdt, max_fds))
+	fdt = task->files->fdt;
+	if (fd >= fdt->max_fds)
 		return 0;
-	fds = BPF_CORE_READ(task, files, fdt, fd);
+	fds = fdt->fd;
 	bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]);
 	if (!file || BPF_CORE_READ(file, f_inode, i_sb, s_magic) != SYSFS_MAGIC)
 		return 0;
@@ -667,15 +679,26 @@ int life_sysfs_enter(struct trace_event_raw_sys_enter *ctx)
 		return 0;
 	dname(BPF_CORE_READ(parent, d_parent), w.rec.disk, sizeof(w.rec.disk));
 	dname(de, w.rec.attr, sizeof(w.rec.attr));
-	len = ctx->args[2] < SYSFS_VALUE_LEN - 1 ? ctx->args[2] : SYSFS_VALUE_LEN - 1;
-	bpf_probe_read_user(w.rec.value, len & (SYSFS_VALUE_LEN - 1), (void *)ctx->args[1]);
+	if (vec) {	/* the value is in the first iovec (echo and shells write one) */
+		struct iovec iov = {};
+
+		if (!len || bpf_probe_read_user(&iov, sizeof(iov), (void *)buf))
+			return 0;
+		buf = (__u64)iov.iov_base;
+		len = iov.iov_len;
+	}
+	len = len < SYSFS_VALUE_LEN - 1 ? len : SYSFS_VALUE_LEN - 1;
+	bpf_probe_read_user(w.rec.value, len & (SYSFS_VALUE_LEN - 1), (void *)buf);
+	id = bpf_get_current_pid_tgid();
+	tid = (__u32)id;
 	w.rec.pid = id >> 32;
 	w.rec.tid = tid;
-	w.rec.ppid = BPF_CORE_READ(task, real_parent, tgid);
+	w.rec.ppid = task->real_parent->tgid;
 	bpf_get_current_comm(w.rec.comm, sizeof(w.rec.comm));
 	w.rec.start = bpf_ktime_get_ns();
 	w.rec.type = REC_SYSFS_START;
-	bpf_map_update_elem(&sysfs_writes, &tid, &w, BPF_ANY);
+	if (!bpf_map_update_elem(&sysfs_writes, &tid, &w, BPF_ANY))
+		__sync_fetch_and_add(&sysfs_pending, 1);
 	/* Told at once: a request stalled by this write may complete before
 	 * the write returns. */
 	if (bpf_ringbuf_output(&records, &w.rec, sizeof(w.rec), BPF_RB_FORCE_WAKEUP))
@@ -683,21 +706,43 @@ int life_sysfs_enter(struct trace_event_raw_sys_enter *ctx)
 	return 0;
 }
 
-SEC("tp/syscalls/sys_exit_write")
-int life_sysfs_exit(struct trace_event_raw_sys_exit *ctx)
+static __always_inline int sysfs_exit(long ret)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct sysfs_write *w = bpf_map_lookup_elem(&sysfs_writes, &tid);
+	struct sysfs_write *w;
+	__u32 tid;
 
+	if (!sysfs_pending)	/* no queue write under way: nothing to look up */
+		return 0;
+	tid = (__u32)bpf_get_current_pid_tgid();
+	w = bpf_map_lookup_elem(&sysfs_writes, &tid);
 	if (!w)
 		return 0;
 	w->rec.type = REC_SYSFS_END;
 	w->rec.end = bpf_ktime_get_ns();
-	w->rec.ret = ctx->ret;
+	w->rec.ret = ret;
 	if (bpf_ringbuf_output(&records, &w->rec, sizeof(w->rec), BPF_RB_FORCE_WAKEUP))
 		__sync_fetch_and_add(&stats.lost, 1);
-	bpf_map_delete_elem(&sysfs_writes, &tid);
+	if (!bpf_map_delete_elem(&sysfs_writes, &tid))
+		__sync_fetch_and_add(&sysfs_pending, -1);
 	return 0;
 }
+
+#define SYSFS_WATCH(name, vec)								\
+SEC("tp/syscalls/sys_enter_" #name)							\
+int life_sysfs_enter_##name(struct trace_event_raw_sys_enter *ctx)			\
+{											\
+	return sysfs_enter((unsigned int)ctx->args[0], ctx->args[1], ctx->args[2], vec);\
+}											\
+SEC("tp/syscalls/sys_exit_" #name)							\
+int life_sysfs_exit_##name(struct trace_event_raw_sys_exit *ctx)			\
+{											\
+	return sysfs_exit(ctx->ret);							\
+}
+
+SYSFS_WATCH(write, false)
+SYSFS_WATCH(pwrite64, false)
+SYSFS_WATCH(writev, true)
+SYSFS_WATCH(pwritev, true)
+SYSFS_WATCH(pwritev2, true)
 
 char LICENSE[] SEC("license") = "GPL";

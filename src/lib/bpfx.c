@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <sys/mount.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -149,4 +151,24 @@ void bpfx__wait_programs(void)
 void bpfx__forget_msg(void)
 {
 	last_msg[0] = '\0';
+}
+
+static void unmount_tracefs(void)
+{
+	/* lazily: an fd libbpf left open must not keep it from going */
+	umount2("/sys/kernel/tracing", MNT_DETACH);
+}
+
+int bpfx__tracefs(void)
+{
+	static bool mounted;
+
+	if (mounted || access("/sys/kernel/tracing/events", F_OK) == 0 ||
+	    access("/sys/kernel/debug/tracing/events", F_OK) == 0)
+		return 0;
+	if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL))
+		return -errno;
+	mounted = true;
+	atexit(unmount_tracefs);	/* leave the system as it was found */
+	return 0;
 }

@@ -32,4 +32,9 @@ unsigned long long bpfx__recursion_misses(struct bpf_object *obj);
  * only while kernel.bpf_stats_enabled=1). */
 void bpfx__run_stats(struct bpf_object *obj, unsigned long long *ns, unsigned long long *cnt);
 
+/* tracefs, where syscall tracepoints' ids and the traceable function list
+ * live: mounted if it is not (this kernel does not at boot), and unmounted
+ * again at exit.  Returns 0 or -errno. */
+int bpfx__tracefs(void);
+
 #endif

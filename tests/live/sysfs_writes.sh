@@ -31,3 +31,44 @@ jq -e -s '([.[] | select(.attr == "scheduler" and .value == "mq-deadline")][0].d
 	 10 * ([.[] | select(.attr == "read_ahead_kb")][0].duration_ns)' "$T/all.json" >/dev/null ||
 	die "scheduler write not longer than read_ahead_kb's: $(cat "$T/all.json")"
 ok "a scheduler switch takes over 10x a read_ahead_kb write"
+
+# pwrite(2), writev(2), pwritev(2) and pwritev2(2) are writes too
+start_iodig "$T/v.json" sysfs -d "$a" --json
+python3 - "/sys/block/$a/queue/read_ahead_kb" <<'PY' || die "python writes"
+import os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY)
+os.pwrite(fd, b"132", 0)
+os.writev(fd, [b"136"])
+os.pwritev(fd, [b"140"], 0)
+os.pwritev(fd, [b"144"], 0, os.RWF_DSYNC)   # pwritev2
+os.close(fd)
+PY
+stop_iodig
+assert_eq "$(jq -r -s '[.[] | select(.attr == "read_ahead_kb") | .value] | join(" ")' "$T/v.json")" "132 136 140 144" "pwrite, writev, pwritev, pwritev2 seen with their values"
+assert_eq "$(jq -s '[.[] | select(.attr == "read_ahead_kb" and .ret > 0)] | length' "$T/v.json")" 4 "each with its return value"
+
+# slow --no-queue-writes loads no watcher: no program on the write syscalls
+start_iodig "$T/n.txt" slow --no-queue-writes
+assert_eq "$(bpftool prog show | grep -c 'name life_sysfs_')" 0 "watcher programs loaded by slow --no-queue-writes"
+stop_iodig
+start_iodig "$T/y.txt" slow
+assert_eq "$(bpftool prog show | grep -c 'name life_sysfs_')" 10 "watcher programs loaded by slow (5 syscalls, entry and exit)"
+stop_iodig
+
+# tracefs: iodig mounts it for the syscall tracepoints and unmounts it after
+# (mounted before, by a bench script or a user: taken down for the check and
+# put back)
+was=0
+if mountpoint -q /sys/kernel/tracing && umount /sys/kernel/tracing 2>/dev/null; then
+	was=1
+	defer "mount -t tracefs nodev /sys/kernel/tracing"
+fi
+if ! mountpoint -q /sys/kernel/tracing; then
+	start_iodig "$T/t.txt" sysfs
+	mountpoint -q /sys/kernel/tracing || die "tracefs not mounted while sysfs runs"
+	stop_iodig
+	mountpoint -q /sys/kernel/tracing && die "tracefs left mounted by iodig"
+	ok "tracefs mounted while needed, unmounted after"
+else
+	die "tracefs is mounted and busy: cannot check that iodig unmounts it"
+fi
