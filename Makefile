@@ -9,9 +9,12 @@ VERSION    := 0.1.0
 ARCH       := x86
 
 BUILD  := build
+# CFLAGS is the user's (make CFLAGS=-O0 keeps everything else); what the
+# build needs is apart from it.
 CFLAGS ?= -O2 -g
-CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
-          -I$(BUILD) -Isrc -Isrc/lib -DIODIG_VERSION='"$(VERSION)"' -MMD -MP
+WARNINGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
+INCLUDES := -I$(BUILD) -Isrc -Isrc/lib
+IODIG_CFLAGS = $(WARNINGS) $(INCLUDES) -DIODIG_VERSION='"$(VERSION)"' -MMD -MP $(CFLAGS)
 LDFLAGS += -static
 LDLIBS  := -lbpf -lelf -lz -lzstd -lm
 
@@ -42,7 +45,7 @@ test-deps: deps
 	@scripts/install-deps test
 
 iodig: $(OBJS) | deps
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(OBJS) $(LDLIBS)
+	$(CC) $(IODIG_CFLAGS) $(LDFLAGS) -o $@ $(OBJS) $(LDLIBS)
 	@$(MAKE) --no-print-directory check-static
 
 check-static: iodig
@@ -61,14 +64,20 @@ $(BUILD)/%.bpf.o: src/bpf/%.bpf.c $(BUILD)/vmlinux.h | deps
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $*_bpf > $@
 
-# Every user-side object may include any skeleton; generating them first keeps that simple.
+# src/lib knows no skeleton: it and the unit tests build without clang,
+# bpftool or kernel BTF.
+$(BUILD)/lib/%.o: src/lib/%.c | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(IODIG_CFLAGS) -c $< -o $@
+
+# A command's object may include any skeleton; generating them first keeps that simple.
 $(BUILD)/%.o: src/%.c $(SKELS) | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(IODIG_CFLAGS) -c $< -o $@
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
+	$(CC) $(IODIG_CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
 
 # Test helpers: -O1 keeps the noinline functions as they are written.
 $(BUILD)/helpers/%: tests/helpers/%.c

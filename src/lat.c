@@ -52,8 +52,16 @@ struct lat_opts {
 	struct cli_common c;
 	bool per_disk, per_flags, queued, ms, own_clock, phases;
 	const char *disk, *cgroup;
+	struct disk_sel sel;	/* -d, resolved */
 	struct run_loop loop;
 };
+
+/* A histogram's disk label: with a partition asked for, only its I/O is
+ * counted, and it is named; else the disk the request went to. */
+static const char *disk_label(const struct lat_opts *o, __u32 dev)
+{
+	return o->sel.part ? o->sel.name : disks__name(dev);
+}
 
 struct lat_entry {
 	__u32 dev, flags;
@@ -211,9 +219,9 @@ static void lat_print_json(struct lat_ctx *x, struct lat_entry *e)
 	json__ku64(j, "time", (uint64_t)time(NULL));
 	json__kstr(j, "clock", x->o->queued ? "alloc-to-complete" : "issue-to-complete");
 	if (x->o->per_disk)
-		json__kstr(j, "disk", disks__name(e->dev));
+		json__kstr(j, "disk", disk_label(x->o, e->dev));
 	else if (x->o->disk)
-		json__kstr(j, "disk", x->o->disk);
+		json__kstr(j, "disk", x->o->sel.name);
 	if (x->o->per_flags) {
 		ent_labels(x, e, &op, flags, sizeof(flags), opbuf, sizeof(opbuf));
 		json__kstr(j, "op", op);
@@ -229,7 +237,7 @@ static void lat_print_text(struct lat_ctx *x, struct lat_entry *e)
 	const char *op;
 
 	if (x->o->per_disk)
-		printf("\ndisk = %s\n", disks__name(e->dev));
+		printf("\ndisk = %s\n", disk_label(x->o, e->dev));
 	if (x->o->per_flags) {
 		ent_labels(x, e, &op, flags, sizeof(flags), opbuf, sizeof(opbuf));
 		printf("%sop = %s%s%s\n", x->o->per_disk ? "" : "\n", op,
@@ -407,7 +415,7 @@ static int phases_report(void *ctx, bool last)
 				json__kstr(&x->j, "type", "hist");
 				json__ku64(&x->j, "interval", x->interval_no);
 				json__ku64(&x->j, "time", (uint64_t)time(NULL));
-				json__kstr(&x->j, "disk", disks__name(x->d[i].dev));
+				json__kstr(&x->j, "disk", disk_label(x->o, x->d[i].dev));
 				json__kstr(&x->j, "phase", names[p]);
 				hist__json(&x->d[i].h[p], &x->j);
 				json__obj_end(&x->j);
@@ -435,7 +443,7 @@ static int phases_report(void *ctx, bool last)
 
 		for (int p = 0; p < PH_NR; p++)
 			hs[p] = &x->d[i].h[p];
-		printf("\ndisk = %s\n", disks__name(x->d[i].dev));
+		printf("\ndisk = %s\n", disk_label(x->o, x->d[i].dev));
 		hist__print_columns(hs, names, PH_NR, stdout, x->o->ms ? 1000000 : 1000,
 				    x->o->ms ? "msecs" : "usecs");
 	}
@@ -445,11 +453,11 @@ static int phases_report(void *ctx, bool last)
 		printf("partial: %llu requests not in the phases (Q, G or D not seen: started before "
 		       "tracing, flush machinery, never issued)\n", (unsigned long long)d.partial);
 	if (d.unseen_end)
-		printf("unseen: %llu requests ended without block_rq_complete (the kernel does so for a "
-		       "few while it switches elevators); not in the phases\n", (unsigned long long)d.unseen_end);
+		printf("unseen: %llu requests followed from submission whose completion ran no BPF "
+		       "program (see skipped); not in the phases\n", (unsigned long long)d.unseen_end);
 	if (last && life__in_flight(&x->l))
 		printf("in flight: %llu requests followed from submission had no completion seen "
-		       "(still in flight, or ended without block_rq_complete)\n",
+		       "(still in flight, or their completion ran no BPF program: see skipped)\n",
 		       (unsigned long long)life__in_flight(&x->l));
 	if (d.untracked || d.map_full)
 		printf("lost: %llu bios untracked (slot taken by another), %llu requests found the "
@@ -470,10 +478,11 @@ static int phases_wait(void *ctx, int ms)
 	return err == -EIO ? 1 : err;	/* the output failed: said already */
 }
 
-static int lat_phases(struct lat_opts *o, __u32 dev, uint64_t cgid)
+static int lat_phases(struct lat_opts *o, uint64_t cgid)
 {
 	struct phases_ctx x = { .o = o };
-	struct life_cfg cfg = { .mode = LIFE_PHASES, .dev = dev, .cgroup = cgid,
+	struct life_cfg cfg = { .mode = LIFE_PHASES, .dev = o->sel.disk, .part = o->sel.part,
+				.cgroup = cgid,
 				.own_clock = o->own_clock };
 	int err;
 
@@ -498,7 +507,6 @@ int cmd_lat(int argc, char **argv)
 {
 	struct lat_opts o = {};
 	struct lat_ctx x = {};
-	__u32 dev = 0;
 	uint64_t cgid = 0;
 	int err;
 
@@ -513,12 +521,12 @@ int cmd_lat(int argc, char **argv)
 	}
 	if ((err = bpfx__setup(o.c.ready_file)))
 		return err;
-	if (o.disk && (err = filter__disk(o.disk, &dev)))
+	if (o.disk && (err = filter__disk(o.disk, &o.sel)))
 		return err;
 	if (o.cgroup && (err = filter__cgroup(o.cgroup, &cgid)))
 		return err;
 	if (o.phases)
-		return lat_phases(&o, dev, cgid);
+		return lat_phases(&o, cgid);
 	if (o.per_flags) {
 		if ((err = reqflags__load(&x.rf, NULL)))
 			return fail("decoding request flags from kernel BTF", "%s", strerror(-err));
@@ -535,7 +543,8 @@ int cmd_lat(int argc, char **argv)
 	x.skel->rodata->targ_per_flags = o.per_flags;
 	x.skel->rodata->targ_queued = o.queued;
 	x.skel->rodata->targ_own_clock = o.own_clock;
-	x.skel->rodata->filter_dev = dev;
+	x.skel->rodata->filter_dev = o.sel.disk;
+	x.skel->rodata->filter_part = o.sel.part;
 	x.skel->rodata->filter_cgroup = cgid;
 	bpf_program__set_autoattach(x.skel->progs.lat_issue, o.own_clock);
 	err = lat_bpf__load(x.skel);
@@ -548,7 +557,7 @@ int cmd_lat(int argc, char **argv)
 		err = bpfx__fail("attaching to block tracepoints", err);
 		goto out;
 	}
-	skipped__start(&x.skipped, dev, lat_seen, &x);
+	skipped__start(&x.skipped, o.sel.part ? o.sel.part : o.sel.disk, lat_seen, &x);
 	run__signals();
 	if ((err = run__ready(o.c.ready_file, "Tracing block I/O... Hit Ctrl-C to end.")))
 		goto out;

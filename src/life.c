@@ -142,6 +142,7 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 		bpf_map__set_max_entries(sk->maps.bios, 1U << LIFE_WATCH_SLOT_BITS);
 	}
 	sk->rodata->filter_dev = cfg->dev;
+	sk->rodata->filter_part = cfg->part;
 	sk->rodata->filter_pid = cfg->pid;
 	sk->rodata->filter_cgroup = cfg->cgroup;
 	if (cfg->comm) {
@@ -182,7 +183,7 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 		return bpfx__fail("attaching to tracepoints", err);
 	l->last_sweep = run__mono_ns();
 	if (block)
-		skipped__start(&l->skipped, cfg->dev, life_seen, l);
+		skipped__start(&l->skipped, cfg->part ? cfg->part : cfg->dev, life_seen, l);
 	if (block && !l->watch) {	/* watched slots are never freed: no sweep */
 		l->slots = mmap(NULL, sizeof(struct life_slot) * LIFE_SLOTS, PROT_READ | PROT_WRITE,
 				MAP_SHARED, bpf_map__fd(sk->maps.bios), 0);

@@ -130,10 +130,11 @@ struct life_stats {
 	__u64 not_issued;	/* completed without an issue (empty preflush) */
 	__u64 not_final;	/* block_rq_complete for part of a request, or a
 				 * flush sequence's data step: counted at its end */
-	__u64 other_disk;	/* completions on disks not asked for */
-	__u64 unseen_end;	/* requests that ended without block_rq_complete:
-				 * their bio came back through block_bio_queue
-				 * (freed and reused) while still followed */
+	__u64 other_disk;	/* completions on disks (or partitions) not asked for */
+	__u64 unseen_end;	/* requests whose completion ran no program (the
+				 * kernel skipped it: skipped.h): their bio came
+				 * back through block_bio_queue (freed and reused)
+				 * while still followed */
 	__u64 watch_full;	/* slow: the watch list was full (every request
 				 * is then looked at closely) */
 	__u64 unstamped;	/* slow: requests G found with no Q stamp, the

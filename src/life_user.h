@@ -20,6 +20,7 @@ struct life_cfg {
 	bool kernel_q;		/* the kernel stamps bios at Q (life__kernel_q) */
 	bool sysfs;		/* watch queue attribute writes too */
 	uint32_t dev, pid;
+	uint32_t part;		/* a partition of dev: only its I/O */
 	uint64_t cgroup;
 	const char *comm;
 	uint64_t rb_bytes;	/* ring buffer size, a power of 2 >= page size */
@@ -57,9 +58,9 @@ int life__run(struct life *l, const char *ready_file, const char *ready_msg);
 /* Stops tracing and waits for running programs: counters are final after. */
 void life__detach(struct life *l);
 /* Bios followed and not yet seen to complete (0 when watched).  After the
- * load has stopped they are requests the kernel ended without
- * block_rq_complete (6.18 does so for a few requests while it switches
- * elevators). */
+ * load has stopped they are requests whose block_rq_complete ran no BPF
+ * program (6.18 skips a few, e.g. while it switches elevators: counted in
+ * life__skipped()). */
 uint64_t life__in_flight(struct life *l);
 /* Hands over every record already in the ring buffer. */
 void life__drain(struct life *l);

@@ -39,6 +39,7 @@ struct slow_ctx {
 	struct life_sysfs win[MAX_WINDOWS];	/* recent queue attribute writes */
 	int nwin, next;
 	uint64_t attributed, shown;
+	int disk_w, sector_w;	/* text columns, sized to the disks present */
 };
 
 /* A write is remembered at its start (a stalled request can complete before
@@ -185,10 +186,10 @@ static void print_req(struct slow_ctx *x, const struct life_req *r)
 		json__obj_end(j);
 		return;
 	}
-	printf("%-9.3f %-15s %-7u %-7s %-6s %-11llu %-8u %8.3f %8.3f %8.3f %8.3f %9.3f %s",
+	printf("%-9.3f %-15s %-7u %-*s %-7s %-*llu %-8u %8.3f %8.3f %8.3f %8.3f %9.3f %s",
 	       (r->c - x->t0) / 1e9,
-	       (r->seen & SEEN_WHO) ? text__safe(r->comm, comm, sizeof(comm)) : "?", r->pid, disk, op,
-	       (unsigned long long)r->sector, r->bytes,
+	       (r->seen & SEEN_WHO) ? text__safe(r->comm, comm, sizeof(comm)) : "?", r->pid,
+	       x->disk_w, disk, op, x->sector_w, (unsigned long long)r->sector, r->bytes,
 	       ph[PH_Q2G] / 1e6, ph[PH_G2I] / 1e6, ph[PH_I2D] / 1e6, ph[PH_D2C] / 1e6,
 	       ph[PH_Q2C] / 1e6, dom ? dom : "partial");
 	if (!complete)
@@ -277,7 +278,7 @@ static void print_summary(struct slow_ctx *x, struct life *l)
 		(unsigned long long)s.untracked);
 	if (followed)
 		fprintf(stderr, "%llu merges, %llu splits, %llu requeues, %llu abandoned in flight, "
-			"%llu ended unseen (no block_rq_complete), ",
+			"%llu ended unseen (no program ran at their completion), ",
 			(unsigned long long)s.merges, (unsigned long long)s.splits,
 			(unsigned long long)s.requeues, (unsigned long long)s.abandoned,
 			(unsigned long long)s.unseen_end);
@@ -389,6 +390,7 @@ static int slow_main(int argc, char **argv, bool snoop)
 	struct slow_opts o = {};
 	struct slow_ctx x = {};
 	struct life_cfg cfg = {};
+	struct disk_sel sel = {};
 	struct life l = {};
 	struct btf *vmlinux;
 	int err;
@@ -405,8 +407,10 @@ static int slow_main(int argc, char **argv, bool snoop)
 	}
 	if ((err = bpfx__setup(o.c.ready_file)))
 		return err;
-	if (o.disk && (err = filter__disk(o.disk, &cfg.dev)))
+	if (o.disk && (err = filter__disk(o.disk, &sel)))
 		return err;
+	cfg.dev = sel.disk;
+	cfg.part = sel.part;
 	if (o.cgroup && (err = filter__cgroup(o.cgroup, &cfg.cgroup)))
 		return err;
 	if (o.pid && (err = filter__pid(o.pid, &cfg.pid)))
@@ -434,10 +438,13 @@ static int slow_main(int argc, char **argv, bool snoop)
 	if (cfg.sysfs && !l.sysfs_on)
 		warnf("queue attribute writes are not watched: %s", l.sysfs_why);
 	x.t0 = run__mono_ns();
+	x.disk_w = 7;
+	x.sector_w = 11;
+	disks__widths(&x.disk_w, &x.sector_w);
 	if (!o.c.json)
-		printf("%-9s %-15s %-7s %-7s %-6s %-11s %-8s %8s %8s %8s %8s %9s %s\n", "TIME(s)", "COMM",
-		       "PID", "DISK", "OP", "SECTOR", "BYTES", "Q2G(ms)", "G2I(ms)", "I2D(ms)", "D2C(ms)",
-		       "Q2C(ms)", "DOMINANT");
+		printf("%-9s %-15s %-7s %-*s %-7s %-*s %-8s %8s %8s %8s %8s %9s %s\n", "TIME(s)", "COMM",
+		       "PID", x.disk_w, "DISK", "OP", x.sector_w, "SECTOR", "BYTES", "Q2G(ms)", "G2I(ms)",
+		       "I2D(ms)", "D2C(ms)", "Q2C(ms)", "DOMINANT");
 	if ((err = life__run(&l, o.c.ready_file, "Tracing block I/O... Hit Ctrl-C to end.")))
 		goto out;
 	print_summary(&x, &l);
@@ -483,7 +490,6 @@ int cmd_sysfs(int argc, char **argv)
 	struct slow_ctx x = { .o = &o };
 	struct life_cfg cfg = { .mode = LIFE_SYSFS, .sysfs = true };
 	struct life l = {};
-	uint32_t dev;
 	int opt, err;
 
 	log__init("sysfs", false, false);
@@ -507,12 +513,12 @@ int cmd_sysfs(int argc, char **argv)
 	if ((err = bpfx__setup(o.c.ready_file)))
 		return err;
 	if (o.disk) {
-		char name[32];
+		struct disk_sel sel;
 
-		/* compare by the disk's own name, as sysfs spells it */
-		if (disks__resolve(o.disk, &dev, name, sizeof(name)))
-			return fail("disk", "'%s': no such block device (see /proc/partitions)", o.disk);
-		o.disk = strdup(name);
+		/* queue attributes are the whole disk's: compare by its name */
+		if ((err = filter__disk(o.disk, &sel)))
+			return err;
+		o.disk = strdup(sel.disk_name);
 	}
 	json__init(&x.j, stdout);
 	if ((err = life__start(&l, &cfg, on_sysfs, &x)))

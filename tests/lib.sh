@@ -38,6 +38,15 @@ assert_eq() {	# got want what
 	ok "$3 = $2"
 }
 
+# assert_seen got skipped want what: the kernel's count want is what iodig
+# saw, or more by no more than the completions the kernel ran no BPF
+# program for (skipped, one count for all ops of the disk: bench/counts.sh)
+assert_seen() {
+	[ "$1" -le "$3" ] && [ $(( $3 - $1 )) -le "$2" ] ||
+		die "$4: got $1 (+ $2 skipped), want $3"
+	if [ "$1" = "$3" ]; then ok "$4 = $3"; else ok "$4 = $3 ($1 seen, $(( $3 - $1 )) skipped)"; fi
+}
+
 # assert_within got want rel_tolerance what
 assert_within() {
 	python3 -c "import sys; g,w,t=float('$1'),float('$2'),float('$3'); sys.exit(0 if abs(g-w)<=t*w else 1)" ||

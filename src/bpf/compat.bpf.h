@@ -54,7 +54,9 @@ static __always_inline __u32 req_op_flush(void)
  * queue with a volatile cache) completes twice: once with RQF_FLUSH_SEQ when
  * its data is written, and once more when the flush sequence is done, which
  * is when /proc/diskstats counts it.  RQF_* were #defines (RQF_FLUSH_SEQ was
- * 1 << 4, as in the Debian 6.1 kernel) until they became enum rqf_flags.
+ * 1 << 4, as in the Debian 6.1 kernel) until 5f89154e8e9e ("block: Use enum
+ * to define RQF_x bit indexes", 6.11) made them bits of an enum (named
+ * rqf_flags later; the enumerator is what is looked up).
  */
 static __always_inline bool rq_data_in_flush_seq(struct request *rq)
 {
@@ -75,10 +77,29 @@ static __always_inline bool rq_final_completion(struct request *rq, unsigned int
 }
 
 /* The whole disk a bio is for, and whether its queue makes requests at all:
- * bio-based drivers (zram, dm, md) see block_bio_queue and no request. */
+ * bio-based drivers (zram, dm, md) see block_bio_queue and no request.
+ * bio->bi_bdev is from 309dca309fc3 ("block: store a block_device pointer in
+ * struct bio", 5.12), which replaced bi_disk: there is no bi_disk fallback,
+ * and 5.12 is iodig's oldest kernel (bpfx.c says so when BTF is missing). */
 static __always_inline __u32 bio_dev(struct bio *bio)
 {
 	return gendisk_dev(bio->bi_bdev->bd_disk);
+}
+
+/* The partition (or the whole disk) a bio or a request is for: bi_bdev is
+ * the partition's block_device, kept through the remap to disk sectors, and
+ * blk_mq_bio_to_request() copies it to rq->part.  0 for a request with no
+ * bio (a flush). */
+static __always_inline __u32 bio_part_dev(struct bio *bio)
+{
+	return bio->bi_bdev->bd_dev;
+}
+
+static __always_inline __u32 rq_part_dev(struct request *rq)
+{
+	struct block_device *part = rq->part;
+
+	return part ? part->bd_dev : 0;
 }
 
 static __always_inline bool bio_to_mq(struct bio *bio)
@@ -89,9 +110,11 @@ static __always_inline bool bio_to_mq(struct bio *bio)
 /*
  * The kernel's own Q stamp of a bio: blkcg_bio_issue_init() sets it in
  * submit_bio_noacct_nocheck(), right before block_bio_queue.  It is
- * bio->issue_time_ns in recent kernels (6.18 here; blk_time_get_ns(), the plug-cached clock
- * that struct request's stamps use too); before, the low 51 bits of
- * bio->bi_issue.value (ktime_get_ns()), which `now`, taken later, restores.
+ * bio->issue_time_ns since "block: cleanup bio_issue" (Yu Kuai, 2025; in
+ * 6.18 here: blk_time_get_ns(), the plug-cached clock that struct request's
+ * stamps use too); before, the low 51 bits of bio->bi_issue.value (struct
+ * bio_issue, added with blk-iolatency in 4.19; ktime_get_ns()), which `now`,
+ * taken later, restores.
  * 0 when the kernel keeps neither (no CONFIG_BLK_CGROUP) or did not stamp
  * this bio (a bio split off another is a fresh bio).
  */

@@ -22,6 +22,7 @@ const volatile bool targ_per_flags = false;
 const volatile bool targ_queued = false;	/* from allocation, not issue */
 const volatile bool targ_own_clock = false;	/* ignore the kernel's stamps */
 const volatile __u32 filter_dev = 0;
+const volatile __u32 filter_part = 0;	/* a partition of filter_dev, or 0 */
 const volatile __u64 filter_cgroup = 0;
 
 __u32 epoch;		/* written by the user side */
@@ -51,6 +52,8 @@ static __always_inline bool filtered(struct request *rq, __u32 *dev)
 		if (filter_dev && *dev != filter_dev)
 			return true;
 	}
+	if (filter_part && rq_part_dev(rq) != filter_part)
+		return true;
 	/* every completion on the disks asked for, for the skipped count */
 	__sync_fetch_and_add(&stats.completed, 1);
 	if (filter_cgroup && bio_cgroup_id(rq->bio) != filter_cgroup)

@@ -42,6 +42,7 @@ const volatile bool targ_kernel_q = false;	/* ... on the kernel's Q stamps */
 const volatile __u64 targ_watch_ns = 0;		/* WATCH, above */
 const volatile __u32 targ_slot_bits = LIFE_SLOT_BITS;
 const volatile __u32 filter_dev = 0;
+const volatile __u32 filter_part = 0;	/* a partition of filter_dev, or 0 */
 const volatile __u32 filter_pid = 0;
 const volatile __u64 filter_cgroup = 0;
 const volatile bool filter_comm_on = false;
@@ -223,6 +224,20 @@ struct {
 /* Entries in sysfs_writes: while 0, a write's exit looks nothing up. */
 __s64 sysfs_pending = 0;
 
+static __always_inline bool bio_wanted(struct bio *bio)
+{
+	if (filter_dev && bio_dev(bio) != filter_dev)
+		return false;
+	return !filter_part || bio_part_dev(bio) == filter_part;
+}
+
+static __always_inline bool rq_wanted(struct request *rq, __u32 disk)
+{
+	if (filter_dev && disk != filter_dev)
+		return false;
+	return !filter_part || rq_part_dev(rq) == filter_part;
+}
+
 static __always_inline bool comm_matches(const char *comm)
 {
 	for (int i = 0; i < LIFE_COMM_LEN; i++) {
@@ -251,7 +266,7 @@ int BPF_PROG(life_queue, struct bio *bio)
 
 	if (!bio_to_mq(bio))
 		return 0;
-	if (filter_dev && bio_dev(bio) != filter_dev)
+	if (!bio_wanted(bio))
 		return 0;
 	id = bpf_get_current_pid_tgid();
 	if (targ_watch) {
@@ -358,7 +373,7 @@ int BPF_PROG(life_getrq, struct bio *bio)
 		}
 		return 0;
 	}
-	if (filter_dev && bio_dev(bio) != filter_dev)
+	if (!bio_wanted(bio))
 		return 0;
 	if (!targ_kernel_q) {
 		b = bio_entry(key);
@@ -445,7 +460,7 @@ int BPF_PROG(life_requeue, struct request *rq)
 	__u64 key;
 	struct life_bio *b;
 
-	if (filter_dev && gendisk_dev(rq_gendisk(rq)) != filter_dev)
+	if (!rq_wanted(rq, gendisk_dev(rq_gendisk(rq))))
 		return 0;
 	b = rq_entry(rq, &key);
 	__sync_fetch_and_add(&stats.requeues, 1);
@@ -507,7 +522,7 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 		return 0;
 	}
 	r.dev = gendisk_dev(rq_gendisk(rq));
-	if (filter_dev && r.dev != filter_dev) {
+	if (!rq_wanted(rq, r.dev)) {
 		__sync_fetch_and_add(&stats.other_disk, 1);
 		return 0;
 	}

@@ -83,7 +83,7 @@ int bpfx__setup(const char *ready_file)
 		return err;
 	if (!bpfx__have_btf())
 		return fail("kernel BTF", "/sys/kernel/btf/vmlinux is missing: this kernel was built "
-			    "without CONFIG_DEBUG_INFO_BTF; iodig needs a kernel with BTF (5.4 or later, BTF enabled)");
+			    "without CONFIG_DEBUG_INFO_BTF; iodig needs a kernel with BTF (5.12 or later, BTF enabled)");
 	return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 #include "disks.h"
 
@@ -71,6 +72,51 @@ int disks__load(void)
 	return 0;
 }
 
+void disks__widths(int *name_w, int *sector_w)
+{
+	struct dirent *de;
+	DIR *d = opendir("/sys/block");
+
+	while (d && (de = readdir(d))) {
+		char path[PATH_MAX], num[32];
+		unsigned long long size = 0;
+		FILE *f;
+		int n;
+
+		if (de->d_name[0] == '.')
+			continue;
+		if ((int)strlen(de->d_name) > *name_w)
+			*name_w = strlen(de->d_name);
+		snprintf(path, sizeof(path), "/sys/block/%s/size", de->d_name);
+		if ((f = fopen(path, "r"))) {
+			if (fscanf(f, "%llu", &size) != 1)
+				size = 0;
+			fclose(f);
+		}
+		n = snprintf(num, sizeof(num), "%llu", size);
+		if (n > *sector_w)
+			*sector_w = n;
+	}
+	if (d)
+		closedir(d);
+}
+
+#define MAX_MISSING 64
+/* Numbers looked for and not found, and when: looked for again after a
+ * second, in case a device took the number since. */
+static struct { uint32_t dev; time_t when; } missing[MAX_MISSING];
+static unsigned int nr_missing;
+
+static bool known_missing(uint32_t dev)
+{
+	time_t now = time(NULL);
+
+	for (unsigned int i = 0; i < nr_missing && i < MAX_MISSING; i++)
+		if (missing[i].dev == dev && now - missing[i].when < 1)
+			return true;
+	return false;
+}
+
 static struct disk *find_dev(uint32_t dev)
 {
 	for (int i = 0; i < nr_disks; i++)
@@ -88,9 +134,17 @@ const char *disks__name(uint32_t dev)
 	if (!loaded)
 		disks__load();
 	k = find_dev(dev);
-	if (!k) {	/* a device that appeared since: look again once */
+	if (!k && !known_missing(dev)) {
+		/* a device that appeared since: look again, once per number
+		 * (a rescan is ~150 us; dev 0 of a flush came every request) */
 		disks__load();
 		k = find_dev(dev);
+		if (!k) {
+			unsigned int i = nr_missing++ % MAX_MISSING;
+
+			missing[i].dev = dev;
+			missing[i].when = time(NULL);
+		}
 	}
 	if (k)
 		return k->name;
@@ -99,7 +153,7 @@ const char *disks__name(uint32_t dev)
 	return buf[next];
 }
 
-int disks__resolve(const char *arg, uint32_t *disk_dev, char *name, int name_len)
+int disks__resolve(const char *arg, struct disk_sel *sel)
 {
 	const char *base = arg;
 	struct disk *k = NULL, *whole;
@@ -119,7 +173,9 @@ int disks__resolve(const char *arg, uint32_t *disk_dev, char *name, int name_len
 	if (!k)
 		return -ENOENT;
 	whole = find_dev(k->disk_dev);
-	*disk_dev = k->disk_dev;
-	snprintf(name, name_len, "%s", whole ? whole->name : k->name);
+	sel->disk = k->disk_dev;
+	sel->part = k->dev != k->disk_dev ? k->dev : 0;
+	snprintf(sel->name, sizeof(sel->name), "%s", k->name);
+	snprintf(sel->disk_name, sizeof(sel->disk_name), "%s", whole ? whole->name : k->name);
 	return 0;
 }

@@ -16,10 +16,21 @@ struct disk {
 	uint32_t disk_dev;	/* the whole disk it belongs to (itself for a disk) */
 };
 
+/* What -d asked for: a whole disk, or a partition and its disk. */
+struct disk_sel {
+	uint32_t disk;		/* the whole disk's kernel dev_t */
+	uint32_t part;		/* the partition's, or 0 for a whole disk */
+	char name[32];		/* its own name: "sda1", "loop0" (never a path) */
+	char disk_name[32];	/* the whole disk's: "sda" */
+};
+
 int disks__load(void);
-/* "sda", "/dev/sda1", "loop0": the whole disk's kernel dev_t and name;
- * -ENOENT when there is no such block device. */
-int disks__resolve(const char *arg, uint32_t *disk_dev, char *name, int name_len);
+/* "sda", "/dev/sda1", "loop0p1": what it is; -ENOENT when there is no such
+ * block device. */
+int disks__resolve(const char *arg, struct disk_sel *sel);
+/* Column widths that fit every disk now present: its name, and the largest
+ * sector number (from /sys/block/DISK/size).  At least the given minimums. */
+void disks__widths(int *name_w, int *sector_w);
 /* The name of a device, or "major:minor" when it is unknown. */
 const char *disks__name(uint32_t dev);
 

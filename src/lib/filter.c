@@ -60,11 +60,9 @@ int filter__pid(const char *arg, uint32_t *pid)
 	return 0;
 }
 
-int filter__disk(const char *arg, uint32_t *dev)
+int filter__disk(const char *arg, struct disk_sel *sel)
 {
-	char name[32];
-
-	if (disks__resolve(arg, dev, name, sizeof(name)))
+	if (disks__resolve(arg, sel))
 		return fail("disk", "'%s': no such block device (see /proc/partitions)", arg);
 	return 0;
 }

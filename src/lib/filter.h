@@ -10,7 +10,9 @@
 int filter__cgroup(const char *path, uint64_t *id);
 /* A pid that must exist. Returns 0, or the exit status after printing why. */
 int filter__pid(const char *arg, uint32_t *pid);
-/* -d DISK: the whole disk's kernel dev_t.  Returns 0 or the exit status. */
-int filter__disk(const char *arg, uint32_t *dev);
+struct disk_sel;
+/* -d DISK: a disk, or a partition (then only its I/O).  Returns 0 or the
+ * exit status. */
+int filter__disk(const char *arg, struct disk_sel *sel);
 
 #endif
