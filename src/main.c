@@ -14,6 +14,7 @@ static const struct cmd cmds[] = {
 	{ "slow", cmd_slow, "block requests slower than a threshold, split into phases, stalls named" },
 	{ "snoop", cmd_snoop, "every block request with its submitter and phases (biosnoop)" },
 	{ "sysfs", cmd_sysfs, "writes to block queue attributes (scheduler, nr_requests, ...): who, what, how long" },
+	{ "replay", cmd_replay, "print a recording made with slow|snoop --record FILE, as it was printed live" },
 	{ "func", cmd_func, "latency histograms of kernel or user functions (nesting-safe)" },
 	{ "probe", cmd_probe, "what this kernel offers iodig, and what each command will use" },
 	{ "help", cmd_help, "this list, or 'iodig help COMMAND' for one command" },

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/utsname.h>
 #include <bpf/btf.h>
 #include "bpfx.h"
 #include "cli.h"
@@ -19,6 +20,7 @@
 #include "reqflags.h"
 #include "life.skel.h"
 #include "run.h"
+#include "recfile.h"
 #include "text.h"
 
 #define MAX_WINDOWS 256
@@ -28,6 +30,18 @@ struct slow_opts {
 	const char *disk, *cgroup, *pid, *comm;
 	bool own_clock, no_queue_writes;
 	uint64_t min_ns, rb_bytes;
+	const char *record;	/* --record FILE */
+};
+
+/* What the summary says at the end of a run: from the engine live, from the
+ * recording in a replay. */
+struct slow_summary {
+	uint32_t followed;	/* requests followed from Q (snoop), or watched (slow) */
+	uint32_t kernel_q;	/* Q stamps are the kernel's */
+	uint32_t sysfs_on;	/* queue writes were watched */
+	uint32_t pad;
+	struct life_stats s;
+	uint64_t in_flight, missed, skipped;
 };
 
 struct slow_ctx {
@@ -40,6 +54,8 @@ struct slow_ctx {
 	int nwin, next;
 	uint64_t attributed, shown;
 	int disk_w, sector_w;	/* text columns, sized to the disks present */
+	struct recfile rec;	/* --record: every record, as it came */
+	int rec_err;
 };
 
 /* A write is remembered at its start (a stalled request can complete before
@@ -209,10 +225,9 @@ static void print_req(struct slow_ctx *x, const struct life_req *r)
 	putchar('\n');
 }
 
-static int on_record(void *ctx, void *data, size_t size)
+static void show_record(struct slow_ctx *x, const void *data, size_t size)
 {
-	struct slow_ctx *x = ctx;
-	uint32_t type = *(uint32_t *)data;
+	uint32_t type = size >= sizeof(uint32_t) ? *(const uint32_t *)data : 0;
 
 	if (type == REC_REQ && size >= sizeof(struct life_req))
 		print_req(x, data);
@@ -223,6 +238,15 @@ static int on_record(void *ctx, void *data, size_t size)
 		if (!x->snoop)
 			print_sysfs(x, data);
 	}
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct slow_ctx *x = ctx;
+
+	if (x->rec.f && !x->rec_err)
+		x->rec_err = recfile__write(&x->rec, *(uint32_t *)data, data, size);
+	show_record(x, data, size);
 	return 0;
 }
 
@@ -236,65 +260,74 @@ static void json_count(struct json *j, const char *key, bool kept, __u64 v)
 		json__knull(j, key);
 }
 
-static void print_summary(struct slow_ctx *x, struct life *l)
+static void summary_of(struct life *l, struct slow_summary *sum)
 {
-	struct life_stats s;
-	bool followed = !l->watch;
+	*sum = (struct slow_summary){ .followed = !l->watch, .kernel_q = l->kernel_q,
+				      .sysfs_on = l->sysfs_on };
+	life__stats(l, &sum->s);
+	sum->in_flight = life__in_flight(l);
+	sum->missed = bpfx__recursion_misses(l->skel->obj);
+	sum->skipped = life__skipped(l);
+}
 
-	life__stats(l, &s);
+static void print_summary(struct slow_ctx *x, const struct slow_summary *sum)
+{
+	const struct life_stats *sp = &sum->s;
+	bool followed = sum->followed;
+
 	if (x->o->c.json) {
 		struct json *j = &x->j;
 
 		json__obj_begin(j);
 		json__kstr(j, "type", "summary");
 		json__kstr(j, "tracking", followed ? "followed" : "watched");
-		json__kstr(j, "q_stamp", l->kernel_q ? "kernel" : "iodig");
-		json__ku64(j, "completed", s.completed);
-		json__ku64(j, "records", s.records);
-		json__ku64(j, "lost", s.lost);
-		json__ku64(j, "partial", s.partial);
-		json__ku64(j, "untracked", s.untracked);
-		json__ku64(j, "not_issued", s.not_issued);
-		json_count(j, "merges", followed, s.merges);
-		json__ku64(j, "splits", s.splits);
-		json__ku64(j, "requeues", s.requeues);
-		json_count(j, "abandoned", followed, s.abandoned);
-		json_count(j, "in_flight", followed, life__in_flight(l));
-		json_count(j, "unseen_end", followed, s.unseen_end);
-		json_count(j, "unstamped", !followed, s.unstamped);
-		json_count(j, "watch_full", !followed, s.watch_full);
-		json__ku64(j, "missed", bpfx__recursion_misses(l->skel->obj));
-		json__ku64(j, "skipped", life__skipped(l));
+		json__kstr(j, "q_stamp", sum->kernel_q ? "kernel" : "iodig");
+		json__ku64(j, "completed", sp->completed);
+		json__ku64(j, "records", sp->records);
+		json__ku64(j, "lost", sp->lost);
+		json__ku64(j, "partial", sp->partial);
+		json__ku64(j, "untracked", sp->untracked);
+		json__ku64(j, "not_issued", sp->not_issued);
+		json_count(j, "merges", followed, sp->merges);
+		json__ku64(j, "splits", sp->splits);
+		json__ku64(j, "requeues", sp->requeues);
+		json_count(j, "abandoned", followed, sp->abandoned);
+		json_count(j, "in_flight", followed, sum->in_flight);
+		json_count(j, "unseen_end", followed, sp->unseen_end);
+		json_count(j, "unstamped", !followed, sp->unstamped);
+		json_count(j, "watch_full", !followed, sp->watch_full);
+		json__ku64(j, "missed", sum->missed);
+		json__ku64(j, "skipped", sum->skipped);
 		json__ku64(j, "queue_write_stalls", x->attributed);
-		json__kbool(j, "queue_writes_watched", l->sysfs_on);
+		json__kbool(j, "queue_writes_watched", sum->sysfs_on);
 		json__obj_end(j);
 		return;
 	}
 	fflush(stdout);
 	fprintf(stderr, "\n%llu requests completed, %llu records shown, %llu lost (ring buffer full), "
 		"%llu partial (Q, G or D not seen), %llu with the submitter lost (slot taken), ",
-		(unsigned long long)s.completed, (unsigned long long)x->shown,
-		(unsigned long long)s.lost, (unsigned long long)s.partial,
-		(unsigned long long)s.untracked);
+		(unsigned long long)sp->completed, (unsigned long long)x->shown,
+		(unsigned long long)sp->lost, (unsigned long long)sp->partial,
+		(unsigned long long)sp->untracked);
 	if (followed)
 		fprintf(stderr, "%llu merges, %llu splits, %llu requeues, %llu abandoned in flight, "
 			"%llu ended unseen (no program ran at their completion), ",
-			(unsigned long long)s.merges, (unsigned long long)s.splits,
-			(unsigned long long)s.requeues, (unsigned long long)s.abandoned,
-			(unsigned long long)s.unseen_end);
+			(unsigned long long)sp->merges, (unsigned long long)sp->splits,
+			(unsigned long long)sp->requeues, (unsigned long long)sp->abandoned,
+			(unsigned long long)sp->unseen_end);
 	else
 		fprintf(stderr, "%llu splits, %llu requeues, %llu requests without a Q stamp, "
 			"%llu watch list full, ",
-			(unsigned long long)s.splits, (unsigned long long)s.requeues,
-			(unsigned long long)s.unstamped, (unsigned long long)s.watch_full);
+			(unsigned long long)sp->splits, (unsigned long long)sp->requeues,
+			(unsigned long long)sp->unstamped, (unsigned long long)sp->watch_full);
 	fprintf(stderr, "%llu stalls named a queue write\n", (unsigned long long)x->attributed);
-	if (life__skipped(l))
+	if (sum->skipped)
 		fprintf(stderr, "skipped: %llu requests completed (the kernel counted them in "
 			"/sys/block/*/stat) but the kernel ran no BPF program for them: not shown\n",
-			(unsigned long long)life__skipped(l));
+			(unsigned long long)sum->skipped);
 }
 
-enum { OPT_COMM = OPT_FIRST_CMD, OPT_OWN_CLOCK, OPT_BUFFER, OPT_NO_QW };
+enum { OPT_COMM = OPT_FIRST_CMD, OPT_OWN_CLOCK, OPT_BUFFER, OPT_NO_QW, OPT_RECORD };
 
 static const char slow_usage[] =
 "Usage: iodig slow [options] [MIN_MS]\n"
@@ -319,6 +352,8 @@ static const char common_usage[] =
 "      --comm NAME      only I/O submitted by tasks with this name\n"
 "      --own-clock      stamp allocation and issue in BPF, not from struct request\n"
 "      --buffer-size N  ring buffer bytes, a power of 2 (default 8388608)\n"
+"      --record FILE    also write every record to FILE, with what decoding it\n"
+"                       needs elsewhere: iodig replay FILE prints it again\n"
 CLI_COMMON_HELP
 "\nLost records are counted and shown, never dropped silently.\n";
 
@@ -332,6 +367,7 @@ static int slow_parse(int argc, char **argv, struct slow_opts *o, bool snoop)
 		{ "own-clock", no_argument, 0, OPT_OWN_CLOCK },
 		{ "buffer-size", required_argument, 0, OPT_BUFFER },
 		{ "no-queue-writes", no_argument, 0, OPT_NO_QW },
+		{ "record", required_argument, 0, OPT_RECORD },
 		CLI_COMMON_LONG,
 		{}
 	};
@@ -359,6 +395,7 @@ static int slow_parse(int argc, char **argv, struct slow_opts *o, bool snoop)
 				return usage_error("unknown option '--no-queue-writes'");
 			o->no_queue_writes = true;
 			break;
+		case OPT_RECORD: o->record = optarg; break;
 		case OPT_BUFFER:
 			if (!cli__uint(optarg, 4096, 1ULL << 30, &v) || (v & (v - 1)))
 				return usage_error("--buffer-size '%s': a power of 2 from 4096 to 1073741824", optarg);
@@ -384,6 +421,48 @@ static int slow_parse(int argc, char **argv, struct slow_opts *o, bool snoop)
 	return 0;
 }
 
+static void print_header(struct slow_ctx *x)
+{
+	if (!x->o->c.json)
+		printf("%-9s %-15s %-7s %-*s %-7s %-*s %-8s %8s %8s %8s %8s %9s %s\n", "TIME(s)", "COMM",
+		       "PID", x->disk_w, "DISK", "OP", x->sector_w, "SECTOR", "BYTES", "Q2G(ms)", "G2I(ms)",
+		       "I2D(ms)", "D2C(ms)", "Q2C(ms)", "DOMINANT");
+}
+
+/* The tables a replay needs, first in the file: what the printer reads
+ * besides the records themselves. */
+static int record_start(struct slow_ctx *x, bool snoop)
+{
+	char meta[512], *flags = reqflags__to_text(&x->rf), *disks = disks__to_text();
+	struct timespec wall, mono;
+	struct utsname u;
+	int err, n;
+
+	clock_gettime(CLOCK_REALTIME, &wall);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	uname(&u);
+	n = snprintf(meta, sizeof(meta),
+		     "command %s\nt0_ns %llu\nboot_wall_ns %llu\ndisk_w %d\nsector_w %d\nkernel %s\nhost %s\n",
+		     snoop ? "snoop" : "slow", (unsigned long long)x->t0,
+		     (unsigned long long)((wall.tv_sec - mono.tv_sec) * 1000000000LL + wall.tv_nsec - mono.tv_nsec),
+		     x->disk_w, x->sector_w, u.release, u.nodename);
+	if (!flags || !disks)
+		err = -ENOMEM;
+	else
+		err = 0;
+	if (!err)
+		err = recfile__write(&x->rec, RECF_META, meta, n);
+	if (!err)
+		err = recfile__write(&x->rec, RECF_REQFLAGS, flags, strlen(flags));
+	if (!err)
+		err = recfile__write(&x->rec, RECF_DISKS, disks, strlen(disks));
+	free(flags);
+	free(disks);
+	if (err)
+		return fail("writing the recording", "%s: %s", x->o->record, strerror(-err));
+	return 0;
+}
+
 static int slow_main(int argc, char **argv, bool snoop)
 {
 	const char *name = snoop ? "snoop" : "slow";
@@ -391,6 +470,7 @@ static int slow_main(int argc, char **argv, bool snoop)
 	struct slow_ctx x = {};
 	struct life_cfg cfg = {};
 	struct disk_sel sel = {};
+	struct slow_summary sum;
 	struct life l = {};
 	struct btf *vmlinux;
 	int err;
@@ -432,6 +512,9 @@ static int slow_main(int argc, char **argv, bool snoop)
 	x.o = &o;
 	x.snoop = snoop;
 	json__init(&x.j, stdout);
+	/* a file that cannot be written is said before anything is attached */
+	if (o.record && (err = recfile__create(&x.rec, o.record)))
+		return fail("writing the recording", "%s: %s", o.record, strerror(-err));
 	err = life__start(&l, &cfg, on_record, &x);
 	if (err)
 		goto out;
@@ -441,14 +524,22 @@ static int slow_main(int argc, char **argv, bool snoop)
 	x.disk_w = 7;
 	x.sector_w = 11;
 	disks__widths(&x.disk_w, &x.sector_w);
-	if (!o.c.json)
-		printf("%-9s %-15s %-7s %-*s %-7s %-*s %-8s %8s %8s %8s %8s %9s %s\n", "TIME(s)", "COMM",
-		       "PID", x.disk_w, "DISK", "OP", x.sector_w, "SECTOR", "BYTES", "Q2G(ms)", "G2I(ms)",
-		       "I2D(ms)", "D2C(ms)", "Q2C(ms)", "DOMINANT");
+	if (o.record && (err = record_start(&x, snoop)))
+		goto out;
+	print_header(&x);
 	if ((err = life__run(&l, o.c.ready_file, "Tracing block I/O... Hit Ctrl-C to end.")))
 		goto out;
-	print_summary(&x, &l);
+	summary_of(&l, &sum);
+	print_summary(&x, &sum);
+	if (o.record) {
+		if (!x.rec_err)
+			x.rec_err = recfile__write(&x.rec, RECF_SUMMARY, &sum, sizeof(sum));
+		if (recfile__close(&x.rec) || x.rec_err)
+			err = fail("writing the recording", "%s: %s", o.record, strerror(EIO));
+	}
 out:
+	if (x.rec.f)
+		recfile__close(&x.rec);
 	life__stop(&l);
 	reqflags__free(&x.rf);
 	return err;
@@ -535,3 +626,117 @@ out:
 
 int cmd_slow(int argc, char **argv) { return slow_main(argc, argv, false); }
 int cmd_snoop(int argc, char **argv) { return slow_main(argc, argv, true); }
+
+static const char replay_usage[] =
+"Usage: iodig replay [--json] FILE\n"
+"Prints a recording made by iodig slow|snoop --record FILE, on this machine or\n"
+"another, exactly as the command printed it live: the same lines, or with\n"
+"--json the same JSON.  Disk, op and flag names come from the recording.\n"
+CLI_COMMON_HELP;
+
+/* "key value" from a META frame's text, or NULL. */
+static const char *meta_get(const char *meta, uint32_t len, const char *key, char *buf, size_t blen)
+{
+	size_t kl = strlen(key);
+
+	for (const char *l = meta; l < meta + len;) {
+		const char *nl = memchr(l, '\n', meta + len - l);
+		size_t ll = nl ? (size_t)(nl - l) : (size_t)(meta + len - l);
+
+		if (ll > kl && !strncmp(l, key, kl) && l[kl] == ' ') {
+			snprintf(buf, blen, "%.*s", (int)(ll - kl - 1), l + kl + 1);
+			return buf;
+		}
+		l += ll + 1;
+	}
+	return NULL;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	static const struct option longs[] = { CLI_COMMON_LONG, {} };
+	struct slow_opts o = {};
+	struct slow_ctx x = { .o = &o };
+	struct recfile r;
+	bool tables = false, header = false, summary = false;
+	uint64_t records = 0;
+	int opt, err;
+
+	log__init("replay", false, false);
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":vh", longs, NULL)) != -1)
+		if (!cli__common(opt, &o.c))
+			return cli__bad_option(opt, argv);
+	log__init("replay", o.c.json, o.c.verbose);
+	if (o.c.help) {
+		fputs(replay_usage, stdout);
+		return 0;
+	}
+	if (optind != argc - 1)
+		return usage_error(optind < argc ? "unexpected argument '%s'" : "which recording?%s",
+				   optind < argc ? argv[optind + 1] : "");
+	err = recfile__open(&r, argv[optind]);
+	if (err == -EINVAL)
+		err = fail("recording", "%s: not an iodig recording (or one from another version of iodig)",
+			   argv[optind]);
+	else if (err)
+		err = fail("recording", "%s: %s", argv[optind], strerror(-err));
+	if (err) {
+		recfile__close(&r);
+		return err;
+	}
+	json__init(&x.j, stdout);
+	for (;;) {
+		const void *data;
+		uint32_t type, size;
+		char v[64];
+
+		err = recfile__next(&r, &type, &data, &size);
+		if (err <= 0)
+			break;
+		if (type == RECF_META) {
+			x.snoop = meta_get(data, size, "command", v, sizeof(v)) && !strcmp(v, "snoop");
+			x.t0 = meta_get(data, size, "t0_ns", v, sizeof(v)) ? strtoull(v, NULL, 10) : 0;
+			x.disk_w = meta_get(data, size, "disk_w", v, sizeof(v)) ? atoi(v) : 7;
+			x.sector_w = meta_get(data, size, "sector_w", v, sizeof(v)) ? atoi(v) : 11;
+			tables = true;
+		} else if (type == RECF_REQFLAGS) {
+			if (reqflags__from_text(&x.rf, data, size))
+				break;
+		} else if (type == RECF_DISKS) {
+			disks__from_text(data, size);
+		} else {
+			if (!tables)
+				break;
+			if (!header) {
+				print_header(&x);
+				header = true;
+			}
+			if (type == RECF_SUMMARY && size == sizeof(struct slow_summary)) {
+				print_summary(&x, data);
+				summary = true;
+			} else if (type < RECF_META) {
+				show_record(&x, data, size);
+				records++;
+			}
+		}
+		if ((err = run__flush()))
+			break;
+	}
+	recfile__close(&r);
+	reqflags__free(&x.rf);
+	if (err == -EIO && run__stopping())	/* the output failed: said */
+		return 1;
+	if (err < 0)
+		return fail("recording", "%s: cut short after %llu records (%s)", argv[optind],
+			    (unsigned long long)records, strerror(-err));
+	if (!tables)
+		return fail("recording", "%s: no tables before the records: not a recording iodig wrote",
+			    argv[optind]);
+	if (!summary)
+		return fail("recording", "%s: ends after %llu records without a summary: the recording "
+			    "iodig was stopped before it ended (SIGKILL, a crash)", argv[optind],
+			    (unsigned long long)records);
+	return 0;
+}

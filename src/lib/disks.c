@@ -17,6 +17,7 @@
 static struct disk disks[MAX_DISKS];
 static int nr_disks;
 static bool loaded;
+static bool frozen;	/* a recording's table: /sys is another machine's */
 
 static int read_dev(const char *dir, const char *name, uint32_t *dev)
 {
@@ -39,6 +40,8 @@ static int read_dev(const char *dir, const char *name, uint32_t *dev)
 
 int disks__load(void)
 {
+	if (frozen)
+		return 0;
 	const char *dir = "/sys/class/block";
 	struct dirent *de;
 	DIR *d = opendir(dir);
@@ -177,5 +180,39 @@ int disks__resolve(const char *arg, struct disk_sel *sel)
 	sel->part = k->dev != k->disk_dev ? k->dev : 0;
 	snprintf(sel->name, sizeof(sel->name), "%s", k->name);
 	snprintf(sel->disk_name, sizeof(sel->disk_name), "%s", whole ? whole->name : k->name);
+	return 0;
+}
+
+char *disks__to_text(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	if (!loaded)
+		disks__load();
+	for (int i = 0; i < nr_disks; i++)
+		fprintf(f, "%u %u %s\n", disks[i].dev, disks[i].disk_dev, disks[i].name);
+	fclose(f);
+	return buf;
+}
+
+int disks__from_text(const char *text, size_t len)
+{
+	char *copy = strndup(text, len), *save = NULL;
+
+	if (!copy)
+		return -ENOMEM;
+	nr_disks = 0;
+	for (char *l = strtok_r(copy, "\n", &save); l && nr_disks < MAX_DISKS; l = strtok_r(NULL, "\n", &save)) {
+		struct disk *k = &disks[nr_disks];
+
+		if (sscanf(l, "%u %u %31s", &k->dev, &k->disk_dev, k->name) == 3)
+			nr_disks++;
+	}
+	free(copy);
+	loaded = frozen = true;
 	return 0;
 }

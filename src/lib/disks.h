@@ -25,6 +25,11 @@ struct disk_sel {
 };
 
 int disks__load(void);
+/* Every device as "major:minor name" lines (kernel numbers), malloc'd: for a
+ * recording.  And a table from such text, which from then on is the only
+ * one (a replay names devices as the recording machine did). */
+char *disks__to_text(void);
+int disks__from_text(const char *text, size_t len);
 /* "sda", "/dev/sda1", "loop0p1": what it is; -ENOENT when there is no such
  * block device. */
 int disks__resolve(const char *arg, struct disk_sel *sel);

@@ -172,3 +172,44 @@ const char *reqflags__status(int status, char *buf, size_t len)
 	snprintf(buf, len, "status-%d", status);
 	return buf;
 }
+
+char *reqflags__to_text(const struct reqflags *rf)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	fprintf(f, "op_bits %u\n", rf->op_bits);
+	for (int i = 0; i < REQ_MAX_OPS; i++)
+		if (rf->ops[i])
+			fprintf(f, "op %d %s\n", i, rf->ops[i]);
+	for (int i = 0; i < REQ_MAX_FLAGS; i++)
+		if (rf->flags[i])
+			fprintf(f, "flag %d %s\n", i, rf->flags[i]);
+	fclose(f);
+	return buf;
+}
+
+int reqflags__from_text(struct reqflags *rf, const char *text, size_t len)
+{
+	char *copy = strndup(text, len), *save = NULL;
+
+	memset(rf, 0, sizeof(*rf));
+	if (!copy)
+		return -ENOMEM;
+	for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char name[64];
+		int i;
+
+		if (sscanf(l, "op_bits %u", &rf->op_bits) == 1)
+			continue;
+		if (sscanf(l, "op %d %63s", &i, name) == 2 && i >= 0 && i < REQ_MAX_OPS)
+			rf->ops[i] = strdup(name);
+		else if (sscanf(l, "flag %d %63s", &i, name) == 2 && i >= 0 && i < REQ_MAX_FLAGS)
+			rf->flags[i] = strdup(name);
+	}
+	free(copy);
+	return rf->op_bits ? 0 : -EINVAL;
+}

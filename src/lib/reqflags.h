@@ -30,6 +30,10 @@ uint32_t reqflags__op(const struct reqflags *rf, uint32_t cmd_flags);
 const char *reqflags__op_name(const struct reqflags *rf, uint32_t cmd_flags, char *buf, size_t len);
 /* The flags, space-separated ("sync fua"), "" for none. */
 const char *reqflags__flags_str(const struct reqflags *rf, uint32_t cmd_flags, char *buf, size_t len);
+/* The names as text ("op 1 write", "flag 11 sync" lines), for a recording;
+ * malloc'd.  And back: 0 or -EINVAL. */
+char *reqflags__to_text(const struct reqflags *rf);
+int reqflags__from_text(struct reqflags *rf, const char *text, size_t len);
 /* Bit number of a flag by name ("preflush"), or -1. */
 int reqflags__bit(const struct reqflags *rf, const char *name);
 

@@ -27,11 +27,46 @@ void run__signals(void)
 	sigaction(SIGHUP, &sa, NULL);	/* a closed terminal: the summary too */
 }
 
+/* Files written beside stdout (a recording), flushed with it. */
+#define MAX_OUTPUTS 4
+static struct { FILE *f; const char *name; } outputs[MAX_OUTPUTS];
+
+void run__add_output(FILE *f, const char *name)
+{
+	for (int i = 0; i < MAX_OUTPUTS; i++)
+		if (!outputs[i].f) {
+			outputs[i].f = f;
+			outputs[i].name = name;
+			return;
+		}
+}
+
+void run__remove_output(FILE *f)
+{
+	for (int i = 0; i < MAX_OUTPUTS; i++)
+		if (outputs[i].f == f)
+			outputs[i].f = NULL;
+}
+
 int run__flush(void)
 {
-	if (fflush(stdout) == 0 && !ferror(stdout))
-		return 0;
-	fail("writing output", "%s", strerror(errno ? errno : EIO));
+	/* errno from the failed write: a stream's error flag may date from an
+	 * earlier write (a full buffer written out by printf) */
+	if (fflush(stdout) || ferror(stdout)) {
+		fail("writing output", "%s", strerror(errno ? errno : EIO));
+		goto failed;
+	}
+	for (int i = 0; i < MAX_OUTPUTS; i++) {
+		if (!outputs[i].f)
+			continue;
+		if (fflush(outputs[i].f) || ferror(outputs[i].f)) {
+			fail("writing output", "%s: %s", outputs[i].name, strerror(errno ? errno : EIO));
+			outputs[i].f = NULL;
+			goto failed;
+		}
+	}
+	return 0;
+failed:
 	/* once: later flushes of the same stream would say it again */
 	stopping = 1;
 	return -EIO;

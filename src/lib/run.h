@@ -30,6 +30,9 @@ int run__loop(struct run_loop *loop);
 /* Flushes stdout; on failure (a full disk, a closed pipe) says so once,
  * stops the run and returns -EIO. */
 int run__flush(void);
+/* Another file run__flush() flushes (and checks) with stdout: a recording. */
+void run__add_output(FILE *f, const char *name);
+void run__remove_output(FILE *f);
 /* Fails now, before anything is attached, if the ready file cannot be
  * written later.  Returns 0 or the exit status. */
 int run__check_ready_file(const char *ready_file);

@@ -1,0 +1,45 @@
+# slow|snoop --record FILE, then iodig replay FILE: the same output, byte for
+# byte (text and JSON, summary included).  The recording is on disk while
+# the run goes on, and bad recordings get one clear line.
+. "$(dirname "$0")/../lib.sh"
+need_root_bpf
+L=$(loopdev 128); n=${L#/dev/}
+start_iodig "$T/slow.txt" slow 0 -d "$n" --record "$T/slow.rec"
+start_iodig "$T/snoop.json" snoop -d "$n" --json --record "$T/snoop.rec"
+# one request, then the recording must already hold it (written within a drain)
+dd if="$L" of=/dev/null bs=4k count=1 iflag=direct status=none
+sleep 1
+"$IODIG" replay --json "$T/snoop.rec" > "$T/partial.json" 2>"$T/partial.err"; rc=$?
+assert_eq "$rc" 1 "replay of a recording still being written: exit status (no summary yet)"
+assert_eq "$(jq -s '[.[] | select(.type == "request")] | length' "$T/partial.json")" 1 "the request 1 s after it completed, in the recording"
+grep -q "without a summary" "$T/partial.err" || die "partial: $(cat "$T/partial.err")"
+# a load with merges, and queue writes that stall requests (named in slow)
+fio --name=w --filename="$L" --direct=1 --rw=randrw --bs=4k --size=100M --number_ios=2000 \
+    --ioengine=libaio --iodepth=4 >/dev/null || die fio
+fio --name=s --filename="$L" --rw=write --bs=4k --size=8M --ioengine=psync --end_fsync=1 >/dev/null &
+F=$!
+echo mq-deadline > /sys/block/$n/queue/scheduler
+echo none > /sys/block/$n/queue/scheduler
+wait $F
+sleep 0.3
+for p in "${PIDS[@]}"; do [ -n "$p" ] && { IODIG_PID=$p; stop_iodig; }; done
+"$IODIG" replay --json "$T/snoop.rec" > "$T/snoop.replay.json" 2>"$T/err" || die "replay --json: $(cat "$T/err")"
+cmp "$T/snoop.json" "$T/snoop.replay.json" || die "snoop --json and its replay differ"
+ok "snoop --json: replay identical, $(wc -l < "$T/snoop.json") lines"
+"$IODIG" replay "$T/slow.rec" > "$T/slow.replay.txt" 2>"$T/slow.replay.err" || die "replay: $(cat "$T/slow.replay.err")"
+cmp "$T/slow.txt" "$T/slow.replay.txt" || die "slow and its replay differ: $(diff "$T/slow.txt" "$T/slow.replay.txt" | head -5)"
+grep -v '^Tracing' "$T/slow.txt.err" > "$T/live.sum"
+cmp "$T/live.sum" "$T/slow.replay.err" || die "summaries differ: $(cat "$T/live.sum" "$T/slow.replay.err")"
+grep -q "queue write" "$T/slow.txt" || die "no queue write in the slow run: $(head "$T/slow.txt")"
+ok "slow text: replay identical, $(wc -l < "$T/slow.txt") lines and the summary, queue writes included"
+
+# bad recordings
+"$IODIG" replay /etc/passwd >/dev/null 2>"$T/err"; assert_eq $? 1 "replay of a file that is no recording"
+grep -q "not an iodig recording" "$T/err" || die "$(cat "$T/err")"
+"$IODIG" replay "$T/nope.rec" >/dev/null 2>"$T/err"; assert_eq $? 1 "replay of a missing file"
+head -c $(( $(stat -c %s "$T/snoop.rec") - 10 )) "$T/snoop.rec" > "$T/cut.rec"
+"$IODIG" replay --json "$T/cut.rec" > "$T/cut.json" 2>"$T/err"; assert_eq $? 1 "replay of a recording cut short"
+grep -q "cut short after" "$T/err" || die "$(cat "$T/err")"
+assert_eq "$(wc -l < "$T/cut.json")" "$(( $(wc -l < "$T/snoop.json") - 1 ))" "what a cut recording holds is still printed"
+"$IODIG" snoop --record "$T/no/dir/x.rec" >/dev/null 2>"$T/err"; assert_eq $? 1 "--record into a missing directory"
+grep -q "writing the recording" "$T/err" || die "$(cat "$T/err")"
