@@ -1,0 +1,62 @@
+# The JSON of every command, checked against one schema per record type
+# (tests/schema): a field renamed, dropped or added without its schema fails.
+. "$(dirname "$0")/../lib.sh"
+need_root_bpf
+S="$TOP/tests/schema"
+check() {	# schema file [type]
+	local n
+	n=$(python3 "$S/check.py" "$S/$1.json" "$2" ${3:-}) || die "schema $1: $n"
+	ok "$1: $n objects of $(basename "$2") fit"
+}
+L=$(loopdev 128); n=${L#/dev/}
+start_iodig "$T/lat.json" lat --json
+start_iodig "$T/latDF.json" lat -D -F --json
+start_iodig "$T/phases.json" lat --phases --json
+start_iodig "$T/slow.json" slow 0 -d "$n" --json --record "$T/slow.rec"
+start_iodig "$T/snoop.json" snoop -d "$n" --json
+start_iodig "$T/sysfs.json" sysfs --json
+fio --name=w --filename="$L" --direct=1 --rw=randrw --bs=4k --size=100M --number_ios=500 \
+    --ioengine=libaio --iodepth=4 >/dev/null || die fio
+fio --name=s --filename="$L" --rw=write --bs=4k --size=8M --ioengine=psync --end_fsync=1 >/dev/null &
+F=$!
+echo mq-deadline > /sys/block/$n/queue/scheduler
+echo none > /sys/block/$n/queue/scheduler
+wait $F
+sleep 0.3
+for p in "${PIDS[@]}"; do [ -n "$p" ] && { IODIG_PID=$p; stop_iodig; }; done
+PIDS=()
+check lat.hist "$T/lat.json" hist
+check lat.hist "$T/latDF.json" hist
+check lat.interval_end "$T/lat.json" interval_end
+check lat.interval_end "$T/latDF.json" interval_end
+check phases.hist "$T/phases.json" hist
+check phases.interval_end "$T/phases.json" interval_end
+for f in slow snoop; do
+	check request "$T/$f.json" request
+	check summary "$T/$f.json" summary
+done
+check queue_write "$T/slow.json" queue_write
+check queue_write "$T/sysfs.json" queue_write
+"$IODIG" replay --json "$T/slow.rec" > "$T/replay.json" || die replay
+check request "$T/replay.json" request
+# func: a process that calls getpid 100 times
+python3 -c 'import os, sys, time
+while not os.path.exists(sys.argv[1]): time.sleep(0.01)
+for i in range(100): os.getpid()
+time.sleep(0.3)' "$T/go" & PY=$!
+start_iodig "$T/func.json" func -p "$PY" libc:getpid --json
+touch "$T/go"
+wait $PY
+for i in $(seq 40); do kill -0 "$IODIG_PID" 2>/dev/null || break; sleep 0.1; done
+wait "$IODIG_PID"
+PIDS=()
+check func.hist "$T/func.json" hist
+check func.interval_end "$T/func.json" interval_end
+"$IODIG" probe --json > "$T/probe.json" || die probe
+check probe "$T/probe.json"
+"$IODIG" lat --json -d nosuchdisk_iodig 2> "$T/error.json"
+check error "$T/error.json"
+# and the checker does fail on a renamed field
+sed 's/"q2c_ns"/"q2c"/' "$T/snoop.json" > "$T/renamed.json"
+python3 "$S/check.py" "$S/request.json" "$T/renamed.json" request >/dev/null 2>&1 && die "a renamed field passed"
+ok "a renamed field (q2c_ns -> q2c) fails the check"
