@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/utsname.h>
+#include "bpfx.h"
+#include "disks.h"
+#include "log.h"
+#include "records.h"
+#include "life.skel.h"
+#include "text.h"
+
+void printer__widths(struct req_printer *p)
+{
+	p->disk_w = 7;
+	p->sector_w = 11;
+	disks__widths(&p->disk_w, &p->sector_w);
+}
+
+/* A write is remembered at its start (a stalled request can complete before
+ * the write returns) and completed by its end record. */
+static void window_add(struct req_printer *p, const struct life_sysfs *w)
+{
+	for (int i = 0; i < p->nwin; i++) {
+		if (p->win[i].tid == w->tid && p->win[i].start == w->start) {
+			p->win[i] = *w;
+			return;
+		}
+	}
+	p->win[p->next] = *w;
+	p->next = (p->next + 1) % MAX_WINDOWS;
+	if (p->nwin < MAX_WINDOWS)
+		p->nwin++;
+}
+
+/* The write to this disk's queue attributes that overlapped [from, to]. */
+static const struct life_sysfs *window_find(struct req_printer *p, const char *disk, uint64_t from, uint64_t to)
+{
+	const struct life_sysfs *best = NULL;
+
+	for (int i = 0; i < p->nwin; i++) {
+		const struct life_sysfs *w = &p->win[i];
+
+		if (strcmp(w->disk, disk) || w->start > to || (w->end && w->end < from))
+			continue;
+		if (!best || w->start > best->start)
+			best = w;
+	}
+	return best;
+}
+
+static void value_clean(const char *in, char *out, size_t len)
+{
+	snprintf(out, len, "%s", in);
+	out[strcspn(out, "\n")] = '\0';
+}
+
+void printer__sysfs(struct req_printer *p, const struct life_sysfs *w)
+{
+	char val[SYSFS_VALUE_LEN];
+
+	value_clean(w->value, val, sizeof(val));
+	if (p->json) {
+		json__obj_begin(&p->j);
+		json__kstr(&p->j, "type", "queue_write");
+		json__ku64(&p->j, "ts_ns", w->start);
+		json__kstr(&p->j, "comm", w->comm);
+		json__ku64(&p->j, "pid", w->pid);
+		json__ku64(&p->j, "ppid", w->ppid);
+		json__kstr(&p->j, "disk", w->disk);
+		json__kstr(&p->j, "attr", w->attr);
+		json__kstr(&p->j, "value", val);
+		json__ku64(&p->j, "duration_ns", w->end - w->start);
+		json__key(&p->j, "ret");
+		json__i64(&p->j, w->ret);
+		json__obj_end(&p->j);
+		return;
+	}
+	{
+		char comm[TEXT_SAFE_LEN(LIFE_COMM_LEN)], disk[TEXT_SAFE_LEN(sizeof(w->disk))],
+		     attr[TEXT_SAFE_LEN(sizeof(w->attr))], value[TEXT_SAFE_LEN(SYSFS_VALUE_LEN)];
+
+		printf("%-9.3f # queue write: %s[%u] (ppid %u) %s/queue/%s = \"%s\" took %.3f ms%s\n",
+		       (w->start - p->t0) / 1e9, text__safe(w->comm, comm, sizeof(comm)), w->pid,
+		       w->ppid, text__safe(w->disk, disk, sizeof(disk)),
+		       text__safe(w->attr, attr, sizeof(attr)), text__safe(val, value, sizeof(value)),
+		       (w->end - w->start) / 1e6, w->ret < 0 ? " (failed)" : "");
+	}
+}
+
+static void print_req(struct req_printer *p, const struct life_req *r)
+{
+	__u64 ph[PH_NR];
+	int complete = life_phases(r->q, r->g, r->i, r->d, r->c, r->seen, ph);
+	const char *dom = life__dominant(ph, complete), *disk = disks__name(r->dev), *op;
+	const struct life_sysfs *w = NULL;
+	char ob[16], flags[200], seen[8], comm[TEXT_SAFE_LEN(LIFE_COMM_LEN)], sb[16];
+
+	/* stalled before allocation while this disk's queue attributes were
+	 * being written: name the writer */
+	if ((r->seen & SEEN_Q) && (r->seen & SEEN_G) && ph[PH_Q2G] > 0)
+		w = window_find(p, disk, r->q, r->q + ph[PH_Q2G]);
+	if (w)
+		p->attributed++;
+	p->shown++;
+	op = reqflags__op_name(&p->rf, r->cmd_flags, ob, sizeof(ob));
+	reqflags__flags_str(&p->rf, r->cmd_flags, flags, sizeof(flags));
+	life__seen_str(r->seen, seen);
+
+	if (p->json) {
+		struct json *j = &p->j;
+
+		json__obj_begin(j);
+		json__kstr(j, "type", "request");
+		json__ku64(j, "ts_ns", r->c);
+		if (r->seen & SEEN_WHO) {
+			json__kstr(j, "comm", r->comm);
+			json__ku64(j, "pid", r->pid);
+			json__ku64(j, "tid", r->tid);
+		} else {	/* who submitted it was not seen */
+			json__knull(j, "comm");
+			json__knull(j, "pid");
+			json__knull(j, "tid");
+		}
+		json__kstr(j, "disk", disk);
+		json__kstr(j, "op", op);
+		json__kwords(j, "flags", flags);
+		json__ku64(j, "sector", r->sector);
+		json__ku64(j, "bytes", r->bytes);
+		json__ku64(j, "q2g_ns", ph[PH_Q2G]);
+		json__ku64(j, "g2i_ns", ph[PH_G2I]);
+		json__ku64(j, "i2d_ns", ph[PH_I2D]);
+		json__ku64(j, "d2c_ns", ph[PH_D2C]);
+		json__ku64(j, "q2c_ns", ph[PH_Q2C]);
+		if (dom)
+			json__kstr(j, "dominant", dom);
+		else
+			json__knull(j, "dominant");
+		json__kbool(j, "partial", !complete);
+		json__kstr(j, "seen", seen);
+		json__kbool(j, "inserted", r->seen & SEEN_I);
+		json__kbool(j, "issued", r->seen & SEEN_D);
+		json__kbool(j, "split", r->seen & SEEN_SPLIT);
+		json__ku64(j, "requeues", r->requeues);
+		json__ku64(j, "cgroup", r->cgroup);
+		json__key(j, "error");
+		json__i64(j, r->error);
+		json__kstr(j, "status", reqflags__status(r->error, sb, sizeof(sb)));
+		if (w) {
+			char val[SYSFS_VALUE_LEN];
+
+			value_clean(w->value, val, sizeof(val));
+			json__key(j, "queue_write");
+			json__obj_begin(j);
+			json__kstr(j, "comm", w->comm);
+			json__ku64(j, "pid", w->pid);
+			json__kstr(j, "attr", w->attr);
+			json__kstr(j, "value", val);
+			json__obj_end(j);
+		}
+		json__obj_end(j);
+		return;
+	}
+	printf("%-9.3f %-15s %-7u %-*s %-7s %-*llu %-8u %8.3f %8.3f %8.3f %8.3f %9.3f %s",
+	       (r->c - p->t0) / 1e9,
+	       (r->seen & SEEN_WHO) ? text__safe(r->comm, comm, sizeof(comm)) : "?", r->pid,
+	       p->disk_w, disk, op, p->sector_w, (unsigned long long)r->sector, r->bytes,
+	       ph[PH_Q2G] / 1e6, ph[PH_G2I] / 1e6, ph[PH_I2D] / 1e6, ph[PH_D2C] / 1e6,
+	       ph[PH_Q2C] / 1e6, dom ? dom : "partial");
+	if (!complete)
+		printf(" (seen %s)", seen);
+	if (r->error)
+		printf(" error=%s", reqflags__status(r->error, sb, sizeof(sb)));
+	if (w) {
+		char val[SYSFS_VALUE_LEN];
+
+		value_clean(w->value, val, sizeof(val));
+		char attr[TEXT_SAFE_LEN(sizeof(w->attr))], value[TEXT_SAFE_LEN(SYSFS_VALUE_LEN)];
+
+		printf("  <- queue frozen by %s[%u]: %s/queue/%s = \"%s\"",
+		       text__safe(w->comm, comm, sizeof(comm)), w->pid, disk,
+		       text__safe(w->attr, attr, sizeof(attr)), text__safe(val, value, sizeof(value)));
+	}
+	putchar('\n');
+}
+
+void printer__record(struct req_printer *p, const void *data, size_t size)
+{
+	uint32_t type = size >= sizeof(uint32_t) ? *(const uint32_t *)data : 0;
+
+	if (type == REC_REQ && size >= sizeof(struct life_req))
+		print_req(p, data);
+	else if (type == REC_SYSFS_START && size >= sizeof(struct life_sysfs))
+		window_add(p, data);
+	else if (type == REC_SYSFS_END && size >= sizeof(struct life_sysfs)) {
+		window_add(p, data);
+		if (!p->snoop)
+			printer__sysfs(p, data);
+	}
+}
+
+int printer__on_record(void *ctx, void *data, size_t size)
+{
+	struct req_printer *p = ctx;
+
+	if (p->rec.f && !p->rec_err)
+		p->rec_err = recfile__write(&p->rec, *(uint32_t *)data, data, size);
+	printer__record(p, data, size);
+	return 0;
+}
+
+/* A count this run keeps, or JSON null for one it cannot (watched: no
+ * table of requests in flight; back merges are not seen). */
+static void json_count(struct json *j, const char *key, bool kept, __u64 v)
+{
+	if (kept)
+		json__ku64(j, key, v);
+	else
+		json__knull(j, key);
+}
+
+void printer__summary_of(struct life *l, struct req_summary *sum)
+{
+	*sum = (struct req_summary){ .followed = !l->watch, .kernel_q = l->kernel_q,
+				      .sysfs_on = l->sysfs_on };
+	life__stats(l, &sum->s);
+	sum->in_flight = life__in_flight(l);
+	sum->missed = bpfx__recursion_misses(l->skel->obj);
+	sum->skipped = life__skipped(l);
+}
+
+void printer__summary(struct req_printer *p, const struct req_summary *sum)
+{
+	const struct life_stats *sp = &sum->s;
+	bool followed = sum->followed;
+
+	if (p->json) {
+		struct json *j = &p->j;
+
+		json__obj_begin(j);
+		json__kstr(j, "type", "summary");
+		json__kstr(j, "tracking", followed ? "followed" : "watched");
+		json__kstr(j, "q_stamp", sum->kernel_q ? "kernel" : "iodig");
+		json__ku64(j, "completed", sp->completed);
+		json__ku64(j, "records", sp->records);
+		json__ku64(j, "lost", sp->lost);
+		json__ku64(j, "partial", sp->partial);
+		json__ku64(j, "untracked", sp->untracked);
+		json__ku64(j, "not_issued", sp->not_issued);
+		json_count(j, "merges", followed, sp->merges);
+		json__ku64(j, "splits", sp->splits);
+		json__ku64(j, "requeues", sp->requeues);
+		json_count(j, "abandoned", followed, sp->abandoned);
+		json_count(j, "in_flight", followed, sum->in_flight);
+		json_count(j, "unseen_end", followed, sp->unseen_end);
+		json_count(j, "unstamped", !followed, sp->unstamped);
+		json_count(j, "watch_full", !followed, sp->watch_full);
+		json__ku64(j, "missed", sum->missed);
+		json__ku64(j, "skipped", sum->skipped);
+		json__ku64(j, "queue_write_stalls", p->attributed);
+		json__kbool(j, "queue_writes_watched", sum->sysfs_on);
+		json__obj_end(j);
+		return;
+	}
+	fflush(stdout);
+	fprintf(stderr, "\n%llu requests completed, %llu records shown, %llu lost (ring buffer full), "
+		"%llu partial (Q, G or D not seen), %llu with the submitter lost (slot taken), ",
+		(unsigned long long)sp->completed, (unsigned long long)p->shown,
+		(unsigned long long)sp->lost, (unsigned long long)sp->partial,
+		(unsigned long long)sp->untracked);
+	if (followed)
+		fprintf(stderr, "%llu merges, %llu splits, %llu requeues, %llu abandoned in flight, "
+			"%llu ended unseen (no program ran at their completion), ",
+			(unsigned long long)sp->merges, (unsigned long long)sp->splits,
+			(unsigned long long)sp->requeues, (unsigned long long)sp->abandoned,
+			(unsigned long long)sp->unseen_end);
+	else
+		fprintf(stderr, "%llu splits, %llu requeues, %llu requests without a Q stamp, "
+			"%llu watch list full, ",
+			(unsigned long long)sp->splits, (unsigned long long)sp->requeues,
+			(unsigned long long)sp->unstamped, (unsigned long long)sp->watch_full);
+	fprintf(stderr, "%llu stalls named a queue write\n", (unsigned long long)p->attributed);
+	if (sum->skipped)
+		fprintf(stderr, "skipped: %llu requests completed (the kernel counted them in "
+			"/sys/block/*/stat) but the kernel ran no BPF program for them: not shown\n",
+			(unsigned long long)sum->skipped);
+}
+
+void printer__header(struct req_printer *p)
+{
+	if (!p->json)
+		printf("%-9s %-15s %-7s %-*s %-7s %-*s %-8s %8s %8s %8s %8s %9s %s\n", "TIME(s)", "COMM",
+		       "PID", p->disk_w, "DISK", "OP", p->sector_w, "SECTOR", "BYTES", "Q2G(ms)", "G2I(ms)",
+		       "I2D(ms)", "D2C(ms)", "Q2C(ms)", "DOMINANT");
+}
+
+/* The tables a replay needs, first in the file: what the printer reads
+ * besides the records themselves. */
+int printer__record_tables(struct req_printer *p, const char *path, bool snoop)
+{
+	char meta[512], *flags = reqflags__to_text(&p->rf), *disks = disks__to_text();
+	struct timespec wall, mono;
+	struct utsname u;
+	int err, n;
+
+	clock_gettime(CLOCK_REALTIME, &wall);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	uname(&u);
+	n = snprintf(meta, sizeof(meta),
+		     "command %s\nt0_ns %llu\nboot_wall_ns %llu\ndisk_w %d\nsector_w %d\nkernel %s\nhost %s\n",
+		     snoop ? "snoop" : "slow", (unsigned long long)p->t0,
+		     (unsigned long long)((wall.tv_sec - mono.tv_sec) * 1000000000LL + wall.tv_nsec - mono.tv_nsec),
+		     p->disk_w, p->sector_w, u.release, u.nodename);
+	if (!flags || !disks)
+		err = -ENOMEM;
+	else
+		err = 0;
+	if (!err)
+		err = recfile__write(&p->rec, RECF_META, meta, n);
+	if (!err)
+		err = recfile__write(&p->rec, RECF_REQFLAGS, flags, strlen(flags));
+	if (!err)
+		err = recfile__write(&p->rec, RECF_DISKS, disks, strlen(disks));
+	free(flags);
+	free(disks);
+	if (err)
+		return fail("writing the recording", "%s: %s", path, strerror(-err));
+	return 0;
+}
+

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The request printer: block requests and queue-attribute writes from the
+ * life engine's ring buffer (or a recording), as text or JSON, with the
+ * end-of-run summary.  slow, snoop, sysfs and replay print through it, so a
+ * replay prints what the live command printed.
+ */
+#ifndef IODIG_RECORDS_H
+#define IODIG_RECORDS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "json.h"
+#include "life_user.h"
+#include "recfile.h"
+#include "reqflags.h"
+
+#define MAX_WINDOWS 256
+
+/* What the summary says at the end of a run: from the engine live, from the
+ * recording in a replay. */
+struct req_summary {
+	uint32_t followed;	/* requests followed from Q (snoop), or watched (slow) */
+	uint32_t kernel_q;	/* Q stamps are the kernel's */
+	uint32_t sysfs_on;	/* queue writes were watched */
+	uint32_t pad;
+	struct life_stats s;
+	uint64_t in_flight, missed, skipped;
+};
+
+struct req_printer {
+	bool json, snoop;	/* snoop: queue writes matched, not printed */
+	struct reqflags rf;
+	struct json j;
+	uint64_t t0;		/* CLOCK_MONOTONIC at start, ns: bpf_ktime_get_ns()'s clock */
+	struct life_sysfs win[MAX_WINDOWS];	/* recent queue attribute writes */
+	int nwin, next;
+	uint64_t attributed, shown;
+	int disk_w, sector_w;	/* text columns, sized to the disks present */
+	struct recfile rec;	/* --record: every record, as it came */
+	int rec_err;
+};
+
+/* Text columns wide enough for every disk now present. */
+void printer__widths(struct req_printer *p);
+void printer__header(struct req_printer *p);
+/* One record (REC_REQ, REC_SYSFS_*) printed, or remembered (a write's start). */
+void printer__record(struct req_printer *p, const void *data, size_t size);
+void printer__sysfs(struct req_printer *p, const struct life_sysfs *w);
+/* The ring buffer's callback: into the recording, if any, then printed. */
+int printer__on_record(void *ctx, void *data, size_t size);
+void printer__summary_of(struct life *l, struct req_summary *sum);
+void printer__summary(struct req_printer *p, const struct req_summary *sum);
+/* The tables a replay needs, first in the recording (created already). */
+int printer__record_tables(struct req_printer *p, const char *path, bool snoop);
+
+#endif
