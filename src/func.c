@@ -2,6 +2,7 @@
 /* iodig func: latency histograms of kernel or user functions. */
 #include <ctype.h>
 #include <errno.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,12 +164,32 @@ static int take(void *ctx, const void *key, const struct hist *h)
 	return 0;
 }
 
+struct func_values {
+	struct func_stats d;
+	uint64_t missed, bpf_run_ns, bpf_run_cnt;
+};
+
+_Static_assert(FUNC_MAX_DEPTH == 32, "func_counters' text says 32");
+
+#define FV(f) offsetof(struct func_values, f)
+static const struct counter func_counters[] = {
+	{ "too_deep", FV(d.too_deep), "not timed: %llu calls deeper than 32 (FUNC_MAX_DEPTH)" },
+	{ "unmatched", FV(d.unmatched), "not timed: %llu returns without their entry" },
+	{ "map_full", FV(d.map_full), "not timed: %llu calls found the histogram map full" },
+	{ "threads_full", FV(d.threads_full), "not timed: %llu calls found no room for their thread" },
+	{ "missed", FV(missed), "missed: %llu calls found a program already running on the CPU" },
+	{ "bpf_run_ns", FV(bpf_run_ns), NULL },
+	{ "bpf_run_cnt", FV(bpf_run_cnt), NULL },
+};
+
 static int func_report(void *ctx, bool last)
 {
 	struct func_ctx *x = ctx;
 	struct func_bpf *sk = x->skel;
 	__u32 old = histmap__flip(&sk->bss->epoch);
-	struct func_stats s = sk->bss->stats, d;
+	struct func_stats s = sk->bss->stats;
+	struct func_values v = { .missed = bpfx__recursion_misses(sk->obj) };
+	unsigned long long ns, cnt;
 	int err, shown = 0;
 
 	memset(x->h, 0, x->n * sizeof(*x->h));
@@ -176,7 +197,10 @@ static int func_report(void *ctx, bool last)
 	err = histmap__drain(bpf_map__fd(old ? sk->maps.hists1 : sk->maps.hists0), sizeof(__u32), take, x);
 	if (err)
 		return err < 0 ? fail("collecting histograms", "%s", strerror(-err)) : err;
-	counters__delta(&d, &s, &x->last, sizeof(d));
+	counters__delta(&v.d, &s, &x->last, sizeof(v.d));
+	bpfx__run_stats(sk->obj, &ns, &cnt);
+	v.bpf_run_ns = ns;
+	v.bpf_run_cnt = cnt;
 	x->interval_no++;
 	if (x->o->c.json) {
 		for (int i = 0; i < x->n; i++) {
@@ -193,18 +217,7 @@ static int func_report(void *ctx, bool last)
 		json__obj_begin(&x->j);
 		json__kstr(&x->j, "type", "interval_end");
 		json__ku64(&x->j, "interval", x->interval_no);
-		json__ku64(&x->j, "too_deep", d.too_deep);
-		json__ku64(&x->j, "unmatched", d.unmatched);
-		json__ku64(&x->j, "map_full", d.map_full);
-		json__ku64(&x->j, "threads_full", d.threads_full);
-		json__ku64(&x->j, "missed", bpfx__recursion_misses(sk->obj));
-		{
-			unsigned long long ns, cnt;
-
-			bpfx__run_stats(sk->obj, &ns, &cnt);
-			json__ku64(&x->j, "bpf_run_ns", ns);
-			json__ku64(&x->j, "bpf_run_cnt", cnt);
-		}
+		counters__json(&x->j, func_counters, COUNTERS_N(func_counters), &v, 0);
 		json__kbool(&x->j, "last", last);
 		json__obj_end(&x->j);
 		return 0;
@@ -220,12 +233,7 @@ static int func_report(void *ctx, bool last)
 	}
 	if (!shown)
 		printf("no calls%s\n", x->o->loop.interval_ms ? " in this interval" : "");
-	if (d.too_deep || d.unmatched || d.map_full || d.threads_full)
-		printf("not timed: %llu calls deeper than %d, %llu returns without their entry, "
-		       "%llu with the histogram map full, %llu with no room for a thread\n",
-		       (unsigned long long)d.too_deep, FUNC_MAX_DEPTH, (unsigned long long)d.unmatched,
-		       (unsigned long long)d.map_full, (unsigned long long)d.threads_full);
-	fflush(stdout);
+	counters__lines(stdout, func_counters, COUNTERS_N(func_counters), &v, 0);
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* iodig lat: block I/O latency histograms per disk and operation. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -248,12 +249,29 @@ static void lat_print_text(struct lat_ctx *x, struct lat_entry *e)
 	hist__print(&e->h, stdout, x->o->ms ? 1000000 : 1000, x->o->ms ? "msecs" : "usecs");
 }
 
-static void print_skipped(uint64_t n)
-{
-	printf("skipped: %llu requests completed (the kernel counted them in /sys/block/*/stat) "
-	       "but the kernel ran no BPF program for them: not in the histograms\n",
-	       (unsigned long long)n);
-}
+#define SKIPPED_TEXT "skipped: %llu requests completed (the kernel counted them in /sys/block/*/stat) " \
+	"but the kernel ran no BPF program for them: not in the histograms"
+
+/* lat's counters for one interval: the BPF side's, and two from elsewhere. */
+struct lat_values {
+	struct lat_stats d;
+	uint64_t missed, skipped;
+};
+
+#define LV(f) offsetof(struct lat_values, f)
+static const struct counter lat_counters[] = {
+	{ "completed", LV(d.completed), NULL },
+	{ "untimed", LV(d.unstamped), "untimed: %llu requests had no start stamp (started before "
+	  "tracing, or the queue keeps no stats; iodig now stamps them itself)" },
+	{ "map_full", LV(d.map_full), "lost: %llu requests found the histogram map full" },
+	{ "own_stamps", LV(d.own_stamps), NULL },
+	{ "not_issued", LV(d.not_issued), "not issued: %llu requests completed without reaching the "
+	  "device (empty preflush writes ended by the flush machinery); not in the device-time histogram" },
+	{ "partial_completions", LV(d.partial_done), NULL },
+	{ "flush_steps", LV(d.flush_steps), NULL },
+	{ "missed", LV(missed), "missed: %llu completions found a program already running on the CPU" },
+	{ "skipped", LV(skipped), SKIPPED_TEXT },
+};
 
 static uint64_t lat_seen(void *ctx)
 {
@@ -266,14 +284,15 @@ static int lat_report(void *ctx, bool last)
 {
 	struct lat_ctx *x = ctx;
 	uint64_t skipped = skipped__update(&x->skipped, lat_seen, x) - x->skipped_last;
-	struct lat_stats now = x->skel->bss->stats, d;
+	struct lat_stats now = x->skel->bss->stats;
+	struct lat_values v = { .missed = bpfx__recursion_misses(x->skel->obj), .skipped = skipped };
 	int err = lat_collect(x);
 
 	if (err)
 		return err;
 	x->interval_no++;
 	x->skipped_last += skipped;
-	counters__delta(&d, &now, &x->last, sizeof(d));
+	counters__delta(&v.d, &now, &x->last, sizeof(v.d));
 
 	if (x->o->c.json) {
 		for (int i = 0; i < x->nents; i++)
@@ -282,14 +301,7 @@ static int lat_report(void *ctx, bool last)
 		json__kstr(&x->j, "type", "interval_end");
 		json__ku64(&x->j, "interval", x->interval_no);
 		json__ku64(&x->j, "histograms", x->nents);
-		json__ku64(&x->j, "untimed", d.unstamped);
-		json__ku64(&x->j, "map_full", d.map_full);
-		json__ku64(&x->j, "own_stamps", d.own_stamps);
-		json__ku64(&x->j, "not_issued", d.not_issued);
-		json__ku64(&x->j, "partial_completions", d.partial_done);
-		json__ku64(&x->j, "flush_steps", d.flush_steps);
-		json__ku64(&x->j, "missed", bpfx__recursion_misses(x->skel->obj));
-		json__ku64(&x->j, "skipped", skipped);
+		counters__json(&x->j, lat_counters, COUNTERS_N(lat_counters), &v, 0);
 		json__kbool(&x->j, "last", last);
 		json__obj_end(&x->j);
 		return 0;
@@ -300,19 +312,7 @@ static int lat_report(void *ctx, bool last)
 		lat_print_text(x, &x->ents[i]);
 	if (!x->nents)
 		printf("no block I/O completed%s\n", x->o->loop.interval_ms ? " in this interval" : "");
-	if (d.unstamped)
-		printf("untimed: %llu requests had no start stamp (started before tracing, or the queue "
-		       "keeps no stats; iodig now stamps them itself)\n", (unsigned long long)d.unstamped);
-	if (d.not_issued)
-		printf("not issued: %llu requests completed without reaching the device (empty preflush "
-		       "writes ended by the flush machinery); not in the device-time histogram\n",
-		       (unsigned long long)d.not_issued);
-	if (d.map_full)
-		printf("lost: %llu requests found the histogram map full (%d keys)\n",
-		       (unsigned long long)d.map_full, LAT_MAX_KEYS);
-	if (skipped)
-		print_skipped(skipped);
-	fflush(stdout);
+	counters__lines(stdout, lat_counters, COUNTERS_N(lat_counters), &v, 0);
 	return 0;
 }
 
@@ -384,12 +384,34 @@ static int cmp_disk(const void *a, const void *b)
 		      disks__name(((const struct phase_disk *)b)->dev));
 }
 
+struct phases_values {
+	uint64_t partial, untracked, map_full, completed, not_final, in_flight, unseen_end,
+		 missed, skipped;
+};
+
+#define PV(f) offsetof(struct phases_values, f)
+static const struct counter phases_counters[] = {
+	{ "partial", PV(partial), "partial: %llu requests not in the phases (Q, G or D not seen: "
+	  "started before tracing, flush machinery, never issued)" },
+	{ "untracked", PV(untracked), "lost: %llu bios untracked (slot taken by another)" },
+	{ "map_full", PV(map_full), "lost: %llu requests found the histogram map full" },
+	{ "completed", PV(completed), NULL },
+	{ "not_final", PV(not_final), NULL },
+	{ "in_flight", PV(in_flight), "in flight: %llu requests followed from submission had no "
+	  "completion seen (still in flight, or their completion ran no BPF program: see skipped)" },
+	{ "unseen_end", PV(unseen_end), "unseen: %llu requests followed from submission whose "
+	  "completion ran no BPF program (see skipped); not in the phases" },
+	{ "missed", PV(missed), "missed: %llu completions found a program already running on the CPU" },
+	{ "skipped", PV(skipped), SKIPPED_TEXT },
+};
+
 static int phases_report(void *ctx, bool last)
 {
 	struct phases_ctx *x = ctx;
 	struct life_bpf *sk = x->l.skel;
 	__u32 old = histmap__flip(&sk->bss->epoch);
 	struct life_stats s, d;
+	struct phases_values v;
 	const char *names[PH_NR];
 	uint64_t skipped;
 	int err;
@@ -404,6 +426,9 @@ static int phases_report(void *ctx, bool last)
 	x->skipped_last += skipped;
 	life__stats(&x->l, &s);
 	counters__delta(&d, &s, &x->last, sizeof(d));
+	v = (struct phases_values){ d.partial, d.untracked, d.map_full, d.completed, d.not_final,
+				    life__in_flight(&x->l), d.unseen_end,
+				    bpfx__recursion_misses(sk->obj), skipped };
 	x->interval_no++;
 	for (int p = 0; p < PH_NR; p++)
 		names[p] = life__phase_name(p);
@@ -423,15 +448,7 @@ static int phases_report(void *ctx, bool last)
 		json__obj_begin(&x->j);
 		json__kstr(&x->j, "type", "interval_end");
 		json__ku64(&x->j, "interval", x->interval_no);
-		json__ku64(&x->j, "partial", d.partial);
-		json__ku64(&x->j, "untracked", d.untracked);
-		json__ku64(&x->j, "map_full", d.map_full);
-		json__ku64(&x->j, "completed", d.completed);
-		json__ku64(&x->j, "not_final", d.not_final);
-		json__ku64(&x->j, "in_flight", life__in_flight(&x->l));
-		json__ku64(&x->j, "unseen_end", d.unseen_end);
-		json__ku64(&x->j, "missed", bpfx__recursion_misses(sk->obj));
-		json__ku64(&x->j, "skipped", skipped);
+		counters__json(&x->j, phases_counters, COUNTERS_N(phases_counters), &v, 0);
 		json__kbool(&x->j, "last", last);
 		json__obj_end(&x->j);
 		return 0;
@@ -449,23 +466,9 @@ static int phases_report(void *ctx, bool last)
 	}
 	if (!x->nd)
 		printf("no block I/O completed%s\n", x->o->loop.interval_ms ? " in this interval" : "");
-	if (d.partial)
-		printf("partial: %llu requests not in the phases (Q, G or D not seen: started before "
-		       "tracing, flush machinery, never issued)\n", (unsigned long long)d.partial);
-	if (d.unseen_end)
-		printf("unseen: %llu requests followed from submission whose completion ran no BPF "
-		       "program (see skipped); not in the phases\n", (unsigned long long)d.unseen_end);
-	if (last && life__in_flight(&x->l))
-		printf("in flight: %llu requests followed from submission had no completion seen "
-		       "(still in flight, or their completion ran no BPF program: see skipped)\n",
-		       (unsigned long long)life__in_flight(&x->l));
-	if (d.untracked || d.map_full)
-		printf("lost: %llu bios untracked (slot taken by another), %llu requests found the "
-		       "histogram map full\n", (unsigned long long)d.untracked,
-		       (unsigned long long)d.map_full);
-	if (skipped)
-		print_skipped(skipped);
-	fflush(stdout);
+	if (!last)	/* in flight now is most of a busy disk: said at the end */
+		v.in_flight = 0;
+	counters__lines(stdout, phases_counters, COUNTERS_N(phases_counters), &v, 0);
 	return 0;
 }
 

@@ -4,7 +4,9 @@
 #include <string.h>
 #include <time.h>
 #include <sys/utsname.h>
+#include <stddef.h>
 #include "bpfx.h"
+#include "counters.h"
 #include "disks.h"
 #include "log.h"
 #include "records.h"
@@ -210,16 +212,6 @@ int printer__on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/* A count this run keeps, or JSON null for one it cannot (watched: no
- * table of requests in flight; back merges are not seen). */
-static void json_count(struct json *j, const char *key, bool kept, __u64 v)
-{
-	if (kept)
-		json__ku64(j, key, v);
-	else
-		json__knull(j, key);
-}
-
 void printer__summary_of(struct life *l, struct req_summary *sum)
 {
 	*sum = (struct req_summary){ .followed = !l->watch, .kernel_q = l->kernel_q,
@@ -230,61 +222,60 @@ void printer__summary_of(struct life *l, struct req_summary *sum)
 	sum->skipped = life__skipped(l);
 }
 
+/* The summary's counters, in the order JSON and text give them. */
+struct summary_values {
+	uint64_t completed, records, lost, partial, untracked, not_issued, merges, splits,
+		 requeues, abandoned, in_flight, unseen_end, unstamped, watch_full, missed,
+		 skipped, queue_write_stalls;
+};
+
+enum { FOLLOWED = 1, WATCHED = 2 };	/* what a run keeps (struct counter.only) */
+
+#define SV(f) offsetof(struct summary_values, f)
+static const struct counter summary_counters[] = {
+	{ "completed", SV(completed), "%llu requests completed" },
+	{ "records", SV(records), "%llu records" },
+	{ "lost", SV(lost), "%llu lost (ring buffer full)" },
+	{ "partial", SV(partial), "%llu partial (Q, G or D not seen)" },
+	{ "untracked", SV(untracked), "%llu with the submitter lost (slot taken)" },
+	{ "not_issued", SV(not_issued), "%llu never issued" },
+	/* watched: back merges are not seen, and no table of requests in flight */
+	{ "merges", SV(merges), "%llu merges", FOLLOWED },
+	{ "splits", SV(splits), "%llu splits" },
+	{ "requeues", SV(requeues), "%llu requeues" },
+	{ "abandoned", SV(abandoned), "%llu abandoned in flight", FOLLOWED },
+	{ "in_flight", SV(in_flight), "%llu still in flight", FOLLOWED },
+	{ "unseen_end", SV(unseen_end), "%llu ended unseen (no program ran at their completion)", FOLLOWED },
+	{ "unstamped", SV(unstamped), "%llu without a Q stamp", WATCHED },
+	{ "watch_full", SV(watch_full), "%llu with the watch list full", WATCHED },
+	{ "missed", SV(missed), "%llu missed (a program already running on the CPU)" },
+	{ "skipped", SV(skipped), "%llu skipped (completed, but the kernel ran no BPF program for them)" },
+	{ "queue_write_stalls", SV(queue_write_stalls), "%llu stalls named a queue write" },
+};
+
 void printer__summary(struct req_printer *p, const struct req_summary *sum)
 {
-	const struct life_stats *sp = &sum->s;
-	bool followed = sum->followed;
+	const struct life_stats *s = &sum->s;
+	struct summary_values v = {
+		s->completed, s->records, s->lost, s->partial, s->untracked, s->not_issued,
+		s->merges, s->splits, s->requeues, s->abandoned, sum->in_flight, s->unseen_end,
+		s->unstamped, s->watch_full, sum->missed, sum->skipped, p->attributed,
+	};
+	unsigned mode = sum->followed ? FOLLOWED : WATCHED;
 
 	if (p->json) {
-		struct json *j = &p->j;
-
-		json__obj_begin(j);
-		json__kstr(j, "type", "summary");
-		json__kstr(j, "tracking", followed ? "followed" : "watched");
-		json__kstr(j, "q_stamp", sum->kernel_q ? "kernel" : "iodig");
-		json__ku64(j, "completed", sp->completed);
-		json__ku64(j, "records", sp->records);
-		json__ku64(j, "lost", sp->lost);
-		json__ku64(j, "partial", sp->partial);
-		json__ku64(j, "untracked", sp->untracked);
-		json__ku64(j, "not_issued", sp->not_issued);
-		json_count(j, "merges", followed, sp->merges);
-		json__ku64(j, "splits", sp->splits);
-		json__ku64(j, "requeues", sp->requeues);
-		json_count(j, "abandoned", followed, sp->abandoned);
-		json_count(j, "in_flight", followed, sum->in_flight);
-		json_count(j, "unseen_end", followed, sp->unseen_end);
-		json_count(j, "unstamped", !followed, sp->unstamped);
-		json_count(j, "watch_full", !followed, sp->watch_full);
-		json__ku64(j, "missed", sum->missed);
-		json__ku64(j, "skipped", sum->skipped);
-		json__ku64(j, "queue_write_stalls", p->attributed);
-		json__kbool(j, "queue_writes_watched", sum->sysfs_on);
-		json__obj_end(j);
+		json__obj_begin(&p->j);
+		json__kstr(&p->j, "type", "summary");
+		json__kstr(&p->j, "tracking", sum->followed ? "followed" : "watched");
+		json__kstr(&p->j, "q_stamp", sum->kernel_q ? "kernel" : "iodig");
+		counters__json(&p->j, summary_counters, COUNTERS_N(summary_counters), &v, mode);
+		json__kbool(&p->j, "queue_writes_watched", sum->sysfs_on);
+		json__obj_end(&p->j);
 		return;
 	}
 	fflush(stdout);
-	fprintf(stderr, "\n%llu requests completed, %llu records shown, %llu lost (ring buffer full), "
-		"%llu partial (Q, G or D not seen), %llu with the submitter lost (slot taken), ",
-		(unsigned long long)sp->completed, (unsigned long long)p->shown,
-		(unsigned long long)sp->lost, (unsigned long long)sp->partial,
-		(unsigned long long)sp->untracked);
-	if (followed)
-		fprintf(stderr, "%llu merges, %llu splits, %llu requeues, %llu abandoned in flight, "
-			"%llu ended unseen (no program ran at their completion), ",
-			(unsigned long long)sp->merges, (unsigned long long)sp->splits,
-			(unsigned long long)sp->requeues, (unsigned long long)sp->abandoned,
-			(unsigned long long)sp->unseen_end);
-	else
-		fprintf(stderr, "%llu splits, %llu requeues, %llu requests without a Q stamp, "
-			"%llu watch list full, ",
-			(unsigned long long)sp->splits, (unsigned long long)sp->requeues,
-			(unsigned long long)sp->unstamped, (unsigned long long)sp->watch_full);
-	fprintf(stderr, "%llu stalls named a queue write\n", (unsigned long long)p->attributed);
-	if (sum->skipped)
-		fprintf(stderr, "skipped: %llu requests completed (the kernel counted them in "
-			"/sys/block/*/stat) but the kernel ran no BPF program for them: not shown\n",
-			(unsigned long long)sum->skipped);
+	fputc('\n', stderr);
+	counters__sentence(stderr, summary_counters, COUNTERS_N(summary_counters), &v, mode);
 }
 
 void printer__header(struct req_printer *p)

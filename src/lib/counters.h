@@ -4,6 +4,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+
+struct json;
 
 /*
  * The BPF side keeps running totals in structs of __u64 counters; a report
@@ -20,5 +23,27 @@ static inline void counters__delta(void *d, const void *now, void *last, size_t 
 		ll[i] = nn[i];
 	}
 }
+
+/*
+ * A command's counters, described once: JSON and text both read the table,
+ * so no report writes a counter field by field, and a fact keeps one name.
+ * Each counter is a uint64_t at `off` in the struct the table describes.
+ */
+struct counter {
+	const char *name;	/* JSON key (docs and tests use the same) */
+	size_t off;
+	const char *text;	/* text: a printf format with one %llu, or NULL */
+	unsigned only;		/* 0: always kept; else the modes that keep it
+				 * (JSON null, and no text, in the others) */
+};
+
+#define COUNTERS_N(t) (sizeof(t) / sizeof((t)[0]))
+
+/* The counters as JSON members, in table order. */
+void counters__json(struct json *j, const struct counter *t, size_t n, const void *v, unsigned mode);
+/* One line for each non-zero counter that has text. */
+void counters__lines(FILE *out, const struct counter *t, size_t n, const void *v, unsigned mode);
+/* Every kept counter's text, joined by ", " (a summary sentence). */
+void counters__sentence(FILE *out, const struct counter *t, size_t n, const void *v, unsigned mode);
 
 #endif
