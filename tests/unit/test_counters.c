@@ -16,28 +16,28 @@ static const struct counter table[] = {
 	{ "c", offsetof(struct vals, c), "%llu cherries", 2 },
 };
 
+static char buf[4096];
+
+static const char *as_json(const struct vals *v, unsigned mode)
+{
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+	struct json j;
+
+	json__init(&j, f);
+	json__obj_begin(&j);
+	counters__json(&j, table, COUNTERS_N(table), v, mode);
+	json__obj_end(&j);
+	fclose(f);
+	return buf;
+}
+
 int main(void)
 {
-	static char buf[4096];
 	struct vals v = { 3, 0, 7 };
-	struct json j;
 	FILE *f;
 
-	f = fmemopen(buf, sizeof(buf), "w");
-	json__init(&j, f);
-	json__obj_begin(&j);
-	counters__json(&j, table, COUNTERS_N(table), &v, 1);
-	json__obj_end(&j);
-	fclose(f);
-	CHECK(!strcmp(buf, "{\"a\":3,\"b\":0,\"c\":null}\n"), "mode 1: %s", buf);
-
-	f = fmemopen(buf, sizeof(buf), "w");
-	json__init(&j, f);
-	json__obj_begin(&j);
-	counters__json(&j, table, COUNTERS_N(table), &v, 2);
-	json__obj_end(&j);
-	fclose(f);
-	CHECK(!strcmp(buf, "{\"a\":3,\"b\":0,\"c\":7}\n"), "mode 2: %s", buf);
+	CHECK(!strcmp(as_json(&v, 1), "{\"a\":3,\"b\":0,\"c\":null}\n"), "mode 1: %s", buf);
+	CHECK(!strcmp(as_json(&v, 2), "{\"a\":3,\"b\":0,\"c\":7}\n"), "mode 2: %s", buf);
 
 	v.a = 0;
 	f = fmemopen(buf, sizeof(buf), "w");
