@@ -15,15 +15,13 @@
 #include <bpf/bpf_tracing.h>
 #include "hist.bpf.h"
 #include "compat.bpf.h"
+#include "filter.bpf.h"
 #include "lat.h"
 
 const volatile bool targ_per_disk = false;
 const volatile bool targ_per_flags = false;
 const volatile bool targ_queued = false;	/* from allocation, not issue */
 const volatile bool targ_own_clock = false;	/* ignore the kernel's stamps */
-const volatile __u32 filter_dev = 0;
-const volatile __u32 filter_part = 0;	/* a partition of filter_dev, or 0 */
-const volatile __u64 filter_cgroup = 0;
 
 __u32 epoch;		/* written by the user side */
 bool own_fallback;	/* lat_issue attached: look in own_start */
@@ -47,16 +45,13 @@ struct {
 
 static __always_inline bool filtered(struct request *rq, __u32 *dev)
 {
-	if (targ_per_disk || filter_dev) {
+	if (targ_per_disk || filter_dev)
 		*dev = gendisk_dev(rq_gendisk(rq));
-		if (filter_dev && *dev != filter_dev)
-			return true;
-	}
-	if (filter_part && rq_part_dev(rq) != filter_part)
+	if (!rq_wanted(rq, *dev))
 		return true;
 	/* every completion on the disks asked for, for the skipped count */
 	__sync_fetch_and_add(&stats.completed, 1);
-	if (filter_cgroup && bio_cgroup_id(rq->bio) != filter_cgroup)
+	if (!cgroup_wanted(rq->bio))
 		return true;
 	return false;
 }

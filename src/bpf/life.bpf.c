@@ -32,6 +32,7 @@
 #include <bpf/bpf_core_read.h>
 #include "hist.bpf.h"
 #include "compat.bpf.h"
+#include "filter.bpf.h"
 #include "life.h"
 
 const volatile __u32 targ_mode = LIFE_SNOOP;
@@ -41,10 +42,7 @@ const volatile bool targ_watch = false;		/* slow: watched, above */
 const volatile bool targ_kernel_q = false;	/* ... on the kernel's Q stamps */
 const volatile __u64 targ_watch_ns = 0;		/* WATCH, above */
 const volatile __u32 targ_slot_bits = LIFE_SLOT_BITS;
-const volatile __u32 filter_dev = 0;
-const volatile __u32 filter_part = 0;	/* a partition of filter_dev, or 0 */
 const volatile __u32 filter_pid = 0;
-const volatile __u64 filter_cgroup = 0;
 const volatile bool filter_comm_on = false;
 const volatile char filter_comm[LIFE_COMM_LEN] = {};
 const volatile __u64 targ_wakeup_bytes = 1 << 20;
@@ -224,20 +222,6 @@ struct {
 /* Entries in sysfs_writes: while 0, a write's exit looks nothing up. */
 __s64 sysfs_pending = 0;
 
-static __always_inline bool bio_wanted(struct bio *bio)
-{
-	if (filter_dev && bio_dev(bio) != filter_dev)
-		return false;
-	return !filter_part || bio_part_dev(bio) == filter_part;
-}
-
-static __always_inline bool rq_wanted(struct request *rq, __u32 disk)
-{
-	if (filter_dev && disk != filter_dev)
-		return false;
-	return !filter_part || rq_part_dev(rq) == filter_part;
-}
-
 static __always_inline bool comm_matches(const char *comm)
 {
 	for (int i = 0; i < LIFE_COMM_LEN; i++) {
@@ -280,7 +264,7 @@ int BPF_PROG(life_queue, struct bio *bio)
 	bpf_get_current_comm(b.comm, sizeof(b.comm));
 	if (filter_comm_on && !comm_matches(b.comm))
 		return 0;
-	if (filter_cgroup && bio_cgroup_id(bio) != filter_cgroup)
+	if (!cgroup_wanted(bio))
 		return 0;
 	b.q = bpf_ktime_get_ns();
 	b.pid = id >> 32;
@@ -563,7 +547,7 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 		/* the cgroup is on the bio: a request this filter kept from
 		 * being followed at Q is not let through here (a flush request
 		 * has no bio, and no cgroup) */
-		if (filter_cgroup && bio_cgroup_id(first) != filter_cgroup)
+		if (!cgroup_wanted(first))
 			return 0;
 		if (targ_watch && first) {
 			/* the kernel's Q stamp, but who submitted is lost */
