@@ -105,42 +105,42 @@ static bool numeric(const char *s)
 	return true;
 }
 
-static int func_parse(int argc, char **argv, struct func_opts *o)
-{
-	static const struct option longs[] = {
-		{ "pid", required_argument, 0, 'p' },
-		{ "ms", no_argument, 0, 'm' },
-		{ "us", no_argument, 0, 'u' },
-		{ "timestamp", no_argument, 0, 'T' },
-		{ "mode", required_argument, 0, OPT_MODE },
-		CLI_COMMON_LONG,
-		{}
-	};
-	int opt, first;
+static const struct option func_longs[] = {
+	{ "pid", required_argument, 0, 'p' },
+	{ "ms", no_argument, 0, 'm' },
+	{ "us", no_argument, 0, 'u' },
+	{ "timestamp", no_argument, 0, 'T' },
+	{ "mode", required_argument, 0, OPT_MODE },
+	{}
+};
 
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":p:muTvh", longs, NULL)) != -1) {
-		if (cli__common(opt, &o->c))
-			continue;
-		switch (opt) {
-		case 'p': o->pid = optarg; break;
-		case 'm': o->ms = true; break;
-		case 'u': o->ms = false; break;
-		case 'T': o->loop.timestamp = true; break;
-		case OPT_MODE:
-			if (!strcmp(optarg, "auto")) o->mode = ATTACH_AUTO;
-			else if (!strcmp(optarg, "fentry")) o->mode = ATTACH_FENTRY;
-			else if (!strcmp(optarg, "kprobe")) o->mode = ATTACH_KPROBE;
-			else if (!strcmp(optarg, "kprobe-multi")) o->mode = ATTACH_KPROBE_MULTI;
-			else return usage_error("--mode '%s': auto, fentry, kprobe or kprobe-multi", optarg);
-			break;
-		default: return cli__bad_option(opt, argv);
-		}
+static int func_opt(void *ctx, int opt, const char *arg)
+{
+	struct func_opts *o = ctx;
+
+	switch (opt) {
+	case 'p': o->pid = arg; break;
+	case 'm': o->ms = true; break;
+	case 'u': o->ms = false; break;
+	case 'T': o->loop.timestamp = true; break;
+	case OPT_MODE:
+		if (!strcmp(arg, "auto")) o->mode = ATTACH_AUTO;
+		else if (!strcmp(arg, "fentry")) o->mode = ATTACH_FENTRY;
+		else if (!strcmp(arg, "kprobe")) o->mode = ATTACH_KPROBE;
+		else if (!strcmp(arg, "kprobe-multi")) o->mode = ATTACH_KPROBE_MULTI;
+		else return usage_error("--mode '%s': auto, fentry, kprobe or kprobe-multi", arg);
+		break;
+	default: return -1;
 	}
-	if (o->c.help)
-		return 0;
-	first = optind;
+	return 0;
+}
+
+/* PATTERN... [interval [count]]: the patterns end at the first number. */
+static int func_args(void *ctx, int argc, char **argv, int optind)
+{
+	struct func_opts *o = ctx;
+	int first = optind;
+
 	while (optind < argc && !numeric(argv[optind]))
 		optind++;
 	o->patterns = argv + first;
@@ -364,16 +364,11 @@ int cmd_func(int argc, char **argv)
 	int nuser = 0, err;
 	char msg[160];
 
-	log__init("func", false, false);
-	err = func_parse(argc, argv, &o);
-	log__init("func", o.c.json, o.c.verbose);
-	if (err)
-		return err;
-	if (o.c.help) {
-		fputs(func_usage, stdout);
-		return 0;
-	}
-	if ((err = bpfx__setup(o.c.ready_file)))
+	static const struct cli_cmd cmd = { .name = "func", .usage = func_usage, .shortopts = "p:muT",
+					    .longs = func_longs, .opt = func_opt, .args = func_args,
+					    .tracing = true };
+
+	if ((err = cli__prologue(&cmd, argc, argv, &o.c, &o)) >= 0)
 		return err;
 	if (o.pid && (err = filter__pid(o.pid, &pid)))
 		return err;

@@ -84,43 +84,42 @@ struct lat_ctx {
 	struct json j;
 };
 
-static int lat_parse(int argc, char **argv, struct lat_opts *o)
-{
-	static const struct option longs[] = {
-		{ "disk-split", no_argument, 0, 'D' },
-		{ "flags", no_argument, 0, 'F' },
-		{ "queued", no_argument, 0, 'Q' },
-		{ "disk", required_argument, 0, 'd' },
-		{ "cgroup", required_argument, 0, 'c' },
-		{ "ms", no_argument, 0, 'm' },
-		{ "timestamp", no_argument, 0, 'T' },
-		{ "own-clock", no_argument, 0, OPT_OWN_CLOCK },
-		{ "phases", no_argument, 0, OPT_PHASES },
-		CLI_COMMON_LONG,
-		{}
-	};
-	int opt;
+static const struct option lat_longs[] = {
+	{ "disk-split", no_argument, 0, 'D' },
+	{ "flags", no_argument, 0, 'F' },
+	{ "queued", no_argument, 0, 'Q' },
+	{ "disk", required_argument, 0, 'd' },
+	{ "cgroup", required_argument, 0, 'c' },
+	{ "ms", no_argument, 0, 'm' },
+	{ "timestamp", no_argument, 0, 'T' },
+	{ "own-clock", no_argument, 0, OPT_OWN_CLOCK },
+	{ "phases", no_argument, 0, OPT_PHASES },
+	{}
+};
 
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":DFQd:c:mTvh", longs, NULL)) != -1) {
-		if (cli__common(opt, &o->c))
-			continue;
-		switch (opt) {
-		case 'D': o->per_disk = true; break;
-		case 'F': o->per_flags = true; break;
-		case 'Q': o->queued = true; break;
-		case 'd': o->disk = optarg; break;
-		case 'c': o->cgroup = optarg; break;
-		case 'm': o->ms = true; break;
-		case 'T': o->loop.timestamp = true; break;
-		case OPT_OWN_CLOCK: o->own_clock = true; break;
-		case OPT_PHASES: o->phases = true; break;
-		default: return cli__bad_option(opt, argv);
-		}
+static int lat_opt(void *ctx, int opt, const char *arg)
+{
+	struct lat_opts *o = ctx;
+
+	switch (opt) {
+	case 'D': o->per_disk = true; break;
+	case 'F': o->per_flags = true; break;
+	case 'Q': o->queued = true; break;
+	case 'd': o->disk = arg; break;
+	case 'c': o->cgroup = arg; break;
+	case 'm': o->ms = true; break;
+	case 'T': o->loop.timestamp = true; break;
+	case OPT_OWN_CLOCK: o->own_clock = true; break;
+	case OPT_PHASES: o->phases = true; break;
+	default: return -1;
 	}
-	if (o->c.help)
-		return 0;
+	return 0;
+}
+
+static int lat_args(void *ctx, int argc, char **argv, int optind)
+{
+	struct lat_opts *o = ctx;
+
 	if (o->phases && (o->per_flags || o->queued))
 		return usage_error("--phases goes with neither -F nor -Q: it splits by disk and phase");
 	if (o->queued && o->own_clock)
@@ -513,16 +512,11 @@ int cmd_lat(int argc, char **argv)
 	uint64_t cgid = 0;
 	int err;
 
-	log__init("lat", false, false);
-	err = lat_parse(argc, argv, &o);
-	log__init("lat", o.c.json, o.c.verbose);
-	if (err)
-		return err;
-	if (o.c.help) {
-		fputs(lat_usage, stdout);
-		return 0;
-	}
-	if ((err = bpfx__setup(o.c.ready_file)))
+	static const struct cli_cmd cmd = { .name = "lat", .usage = lat_usage, .shortopts = "DFQd:c:mT",
+					    .longs = lat_longs, .opt = lat_opt, .args = lat_args,
+					    .tracing = true };
+
+	if ((err = cli__prologue(&cmd, argc, argv, &o.c, &o)) >= 0)
 		return err;
 	if (o.disk && (err = filter__disk(o.disk, &o.sel)))
 		return err;

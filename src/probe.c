@@ -70,29 +70,19 @@ static int block_tracepoints(struct tp *tps, int max)
 
 int cmd_probe(int argc, char **argv)
 {
-	static const struct option longs[] = { CLI_COMMON_LONG, {} };
+	static const struct cli_cmd cmd = { .name = "probe", .usage =
+		"Usage: iodig probe [--json]\nWhat this kernel offers iodig (BTF, tracepoints, fentry, kprobes,\n"
+		"kprobe-multi, uprobes, ring buffer, cookies, bpf_stats), each tried for real,\n"
+		"the block tracepoints and their arguments, and what each command will use.\n" };
 	struct cli_common c = {};
 	struct features f;
 	struct utsname u;
 	struct tp tps[64];
-	int opt, ntp;
+	int ntp, err;
 	bool kfunc;
 
-	log__init("probe", false, false);
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":vh", longs, NULL)) != -1)
-		if (!cli__common(opt, &c))
-			return cli__bad_option(opt, argv);
-	log__init("probe", c.json, c.verbose);
-	if (c.help) {
-		puts("Usage: iodig probe [--json]\nWhat this kernel offers iodig (BTF, tracepoints, fentry, kprobes,\n"
-		     "kprobe-multi, uprobes, ring buffer, cookies, bpf_stats), each tried for real,\n"
-		     "the block tracepoints and their arguments, and what each command will use.");
-		return 0;
-	}
-	if (optind < argc)
-		return usage_error("unexpected argument '%s'", argv[optind]);
+	if ((err = cli__prologue(&cmd, argc, argv, &c, NULL)) >= 0)
+		return err;
 	/* the checks load and attach programs: without the capabilities
 	 * every answer would be a wrong "no" */
 	if (bpfx__check_caps())

@@ -37,30 +37,28 @@ static const char *meta_get(const char *meta, uint32_t len, const char *key, cha
 	return NULL;
 }
 
+static int replay_args(void *ctx, int argc, char **argv, int optind)
+{
+	if (optind == argc)
+		return usage_error("which recording?");
+	if (optind < argc - 1)
+		return usage_error("unexpected argument '%s'", argv[optind + 1]);
+	return 0;
+}
+
 int cmd_replay(int argc, char **argv)
 {
-	static const struct option longs[] = { CLI_COMMON_LONG, {} };
+	static const struct cli_cmd cmd = { .name = "replay", .usage = replay_usage,
+					    .args = replay_args };
 	struct cli_common c = {};
 	struct req_printer x = {};
 	struct recfile r;
 	bool tables = false, header = false, summary = false;
 	uint64_t records = 0;
-	int opt, err;
+	int err = cli__prologue(&cmd, argc, argv, &c, NULL);
 
-	log__init("replay", false, false);
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":vh", longs, NULL)) != -1)
-		if (!cli__common(opt, &c))
-			return cli__bad_option(opt, argv);
-	log__init("replay", c.json, c.verbose);
-	if (c.help) {
-		fputs(replay_usage, stdout);
-		return 0;
-	}
-	if (optind != argc - 1)
-		return usage_error(optind < argc ? "unexpected argument '%s'" : "which recording?%s",
-				   optind < argc ? argv[optind + 1] : "");
+	if (err >= 0)
+		return err;
 	err = recfile__open(&r, argv[optind]);
 	if (err == -EINVAL)
 		err = fail("recording", "%s: not an iodig recording (or one from another version of iodig)",

@@ -26,7 +26,7 @@
 struct slow_opts {
 	struct cli_common c;
 	const char *disk, *cgroup, *pid, *comm;
-	bool own_clock, no_queue_writes;
+	bool snoop, own_clock, no_queue_writes;
 	uint64_t min_ns, rb_bytes;
 	const char *record;	/* --record FILE */
 };
@@ -43,71 +43,60 @@ static const char slow_usage[] =
 "\n"
 "      --no-queue-writes  do not watch writes to queue attributes (the watcher\n"
 "                       adds about 350 ns to every write(2), pwrite(2) and\n"
-"                       writev(2) on the machine, 45 ns to other system calls)\n";
-static const char common_usage[] =
-"\n"
-"  -d, --disk DISK      only this disk (a partition counts toward its disk)\n"
-"  -c, --cgroup PATH    only I/O charged to this cgroup\n"
-"  -p, --pid PID        only I/O submitted by this process\n"
-"      --comm NAME      only I/O submitted by tasks with this name\n"
-"      --own-clock      stamp allocation and issue in BPF, not from struct request\n"
-"      --buffer-size N  ring buffer bytes, a power of 2 (default 8388608)\n"
-"      --record FILE    also write every record to FILE, with what decoding it\n"
-"                       needs elsewhere: iodig replay FILE prints it again\n"
-CLI_COMMON_HELP
-"\nLost records are counted and shown, never dropped silently.\n";
+"                       writev(2) on the machine, 45 ns to other system calls)\n"
+SLOW_COMMON_USAGE;
 
-static int slow_parse(int argc, char **argv, struct slow_opts *o, bool snoop)
+static const struct option slow_longs[] = {
+	{ "disk", required_argument, 0, 'd' },
+	{ "cgroup", required_argument, 0, 'c' },
+	{ "pid", required_argument, 0, 'p' },
+	{ "comm", required_argument, 0, OPT_COMM },
+	{ "own-clock", no_argument, 0, OPT_OWN_CLOCK },
+	{ "buffer-size", required_argument, 0, OPT_BUFFER },
+	{ "no-queue-writes", no_argument, 0, OPT_NO_QW },
+	{ "record", required_argument, 0, OPT_RECORD },
+	{}
+};
+
+static int slow_opt(void *ctx, int opt, const char *arg)
 {
-	static const struct option longs[] = {
-		{ "disk", required_argument, 0, 'd' },
-		{ "cgroup", required_argument, 0, 'c' },
-		{ "pid", required_argument, 0, 'p' },
-		{ "comm", required_argument, 0, OPT_COMM },
-		{ "own-clock", no_argument, 0, OPT_OWN_CLOCK },
-		{ "buffer-size", required_argument, 0, OPT_BUFFER },
-		{ "no-queue-writes", no_argument, 0, OPT_NO_QW },
-		{ "record", required_argument, 0, OPT_RECORD },
-		CLI_COMMON_LONG,
-		{}
-	};
+	struct slow_opts *o = ctx;
 	unsigned long long v;
-	int opt;
 
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":d:c:p:vh", longs, NULL)) != -1) {
-		if (cli__common(opt, &o->c))
-			continue;
-		switch (opt) {
-		case 'd': o->disk = optarg; break;
-		case 'c': o->cgroup = optarg; break;
-		case 'p': o->pid = optarg; break;
-		case OPT_COMM:
-			if (strlen(optarg) >= LIFE_COMM_LEN)
-				return usage_error("--comm '%s': a task name has at most %d characters", optarg,
-						   LIFE_COMM_LEN - 1);
-			o->comm = optarg;
-			break;
-		case OPT_OWN_CLOCK: o->own_clock = true; break;
-		case OPT_NO_QW:
-			if (snoop)	/* snoop never watches them */
-				return usage_error("unknown option '--no-queue-writes'");
-			o->no_queue_writes = true;
-			break;
-		case OPT_RECORD: o->record = optarg; break;
-		case OPT_BUFFER:
-			if (!cli__uint(optarg, 4096, 1ULL << 30, &v) || (v & (v - 1)))
-				return usage_error("--buffer-size '%s': a power of 2 from 4096 to 1073741824", optarg);
-			o->rb_bytes = v;
-			break;
-		default: return cli__bad_option(opt, argv);
-		}
+	switch (opt) {
+	case 'd': o->disk = arg; break;
+	case 'c': o->cgroup = arg; break;
+	case 'p': o->pid = arg; break;
+	case OPT_COMM:
+		if (strlen(arg) >= LIFE_COMM_LEN)
+			return usage_error("--comm '%s': a task name has at most %d characters", arg,
+					   LIFE_COMM_LEN - 1);
+		o->comm = arg;
+		break;
+	case OPT_OWN_CLOCK: o->own_clock = true; break;
+	case OPT_NO_QW:
+		if (o->snoop)	/* snoop never watches them */
+			return -1;
+		o->no_queue_writes = true;
+		break;
+	case OPT_RECORD: o->record = arg; break;
+	case OPT_BUFFER:
+		if (!cli__uint(arg, 4096, 1ULL << 30, &v) || (v & (v - 1)))
+			return usage_error("--buffer-size '%s': a power of 2 from 4096 to 1073741824", arg);
+		o->rb_bytes = v;
+		break;
+	default: return -1;
 	}
-	if (o->c.help)
-		return 0;
+	return 0;
+}
+
+/* slow's MIN_MS; snoop takes nothing. */
+static int slow_args(void *ctx, int argc, char **argv, int optind)
+{
+	struct slow_opts *o = ctx;
+
 	o->min_ns = 10 * 1000000ULL;
-	if (!snoop && optind < argc) {
+	if (!o->snoop && optind < argc) {
 		char *end;
 		double ms = strtod(argv[optind], &end);
 
@@ -123,8 +112,10 @@ static int slow_parse(int argc, char **argv, struct slow_opts *o, bool snoop)
 
 int slow__main(int argc, char **argv, bool snoop, const char *usage)
 {
-	const char *name = snoop ? "snoop" : "slow";
-	struct slow_opts o = {};
+	const struct cli_cmd cmd = { .name = snoop ? "snoop" : "slow", .usage = usage, .shortopts = "d:c:p:",
+				     .longs = slow_longs, .opt = slow_opt, .args = slow_args,
+				     .tracing = true };
+	struct slow_opts o = { .snoop = snoop };
 	struct req_printer x = {};
 	struct life_cfg cfg = {};
 	struct disk_sel sel = {};
@@ -133,17 +124,7 @@ int slow__main(int argc, char **argv, bool snoop, const char *usage)
 	struct btf *vmlinux;
 	int err;
 
-	log__init(name, false, false);
-	err = slow_parse(argc, argv, &o, snoop);
-	log__init(name, o.c.json, o.c.verbose);
-	if (err)
-		return err;
-	if (o.c.help) {
-		fputs(usage, stdout);
-		fputs(common_usage, stdout);
-		return 0;
-	}
-	if ((err = bpfx__setup(o.c.ready_file)))
+	if ((err = cli__prologue(&cmd, argc, argv, &o.c, &o)) >= 0)
 		return err;
 	if (o.disk && (err = filter__disk(o.disk, &sel)))
 		return err;

@@ -44,39 +44,27 @@ static int on_sysfs(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+static int sysfs_opt(void *ctx, int opt, const char *arg)
+{
+	if (opt != 'd')
+		return -1;
+	*(const char **)ctx = arg;
+	return 0;
+}
+
 int cmd_sysfs(int argc, char **argv)
 {
-	static const struct option longs[] = {
-		{ "disk", required_argument, 0, 'd' },
-		CLI_COMMON_LONG,
-		{}
-	};
+	static const struct option longs[] = { { "disk", required_argument, 0, 'd' }, {} };
+	static const struct cli_cmd cmd = { .name = "sysfs", .usage = sysfs_usage, .shortopts = "d:",
+					    .longs = longs, .opt = sysfs_opt, .tracing = true };
 	struct cli_common c = {};
 	struct sysfs_ctx sc = {};
 	struct life_cfg cfg = { .mode = LIFE_SYSFS, .sysfs = true };
 	struct life l = {};
 	const char *disk = NULL;
-	int opt, err;
+	int err = cli__prologue(&cmd, argc, argv, &c, &disk);
 
-	log__init("sysfs", false, false);
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":d:vh", longs, NULL)) != -1) {
-		if (cli__common(opt, &c))
-			continue;
-		if (opt == 'd')
-			disk = optarg;
-		else
-			return cli__bad_option(opt, argv);
-	}
-	log__init("sysfs", c.json, c.verbose);
-	if (c.help) {
-		fputs(sysfs_usage, stdout);
-		return 0;
-	}
-	if (optind < argc)
-		return usage_error("unexpected argument '%s'", argv[optind]);
-	if ((err = bpfx__setup(c.ready_file)))
+	if (err >= 0)
 		return err;
 	if (disk) {
 		struct disk_sel sel;

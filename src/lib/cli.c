@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include "bpfx.h"
 #include "cli.h"
 #include "log.h"
 
@@ -64,4 +66,45 @@ bool cli__uint(const char *s, unsigned long long min, unsigned long long max,
 		return false;
 	*out = v;
 	return true;
+}
+
+int cli__prologue(const struct cli_cmd *cmd, int argc, char **argv, struct cli_common *c, void *ctx)
+{
+	static const struct option common[] = { CLI_COMMON_LONG, {} };
+	struct option longs[64];
+	char shorts[64];
+	int n = 0, opt, err = 0;
+
+	log__init(cmd->name, false, false);
+	for (const struct option *o = cmd->longs; o && o->name && n < 59; o++)
+		longs[n++] = *o;
+	for (const struct option *o = common; o->name; o++)
+		longs[n++] = *o;
+	longs[n] = (struct option){};
+	snprintf(shorts, sizeof(shorts), ":%svh", cmd->shortopts ? cmd->shortopts : "");
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+		if (cli__common(opt, c))
+			continue;
+		err = cmd->opt && opt != '?' && opt != ':' ? cmd->opt(ctx, opt, optarg) : -1;
+		if (err < 0)
+			err = cli__bad_option(opt, argv);
+		if (err)
+			break;
+	}
+	log__init(cmd->name, c->json, c->verbose);
+	if (err)
+		return err;
+	if (c->help) {
+		fputs(cmd->usage, stdout);
+		return 0;
+	}
+	if (cmd->args)
+		err = cmd->args(ctx, argc, argv, optind);
+	else if (optind < argc)
+		err = usage_error("unexpected argument '%s'", argv[optind]);
+	if (!err && cmd->tracing)
+		err = bpfx__setup(c->ready_file);
+	return err ? err : -1;
 }

@@ -31,6 +31,27 @@ struct cli_common {
 	"  -v, --verbose        show libbpf's log\n"			\
 	"  -h, --help           this help\n"
 
+/*
+ * A command's prologue, written once: log set up for the command, the common
+ * options and the command's own parsed, -h answered with its usage, the
+ * positional arguments handed over, and for a tracing command what loading
+ * needs checked (capabilities, the ready file, BTF) before anything is.
+ */
+struct cli_cmd {
+	const char *name;		/* "lat" */
+	const char *usage;		/* printed as it is by -h */
+	const char *shortopts;		/* the command's own ("DFd:c:"), or NULL */
+	const struct option *longs;	/* the command's own, ending with {}, or NULL */
+	/* One of the command's options: 0, an exit status, or -1: not one. */
+	int (*opt)(void *ctx, int opt, const char *arg);
+	/* What follows the options (argv[optind..]): 0 or an exit status. */
+	int (*args)(void *ctx, int argc, char **argv, int optind);
+	bool tracing;			/* loads BPF: check before anything is loaded */
+};
+
+/* -1 to go on, or the exit status to return (0 after -h). */
+int cli__prologue(const struct cli_cmd *cmd, int argc, char **argv, struct cli_common *c, void *ctx);
+
 /* Handles a common option; returns 1 if opt was one. */
 int cli__common(int opt, struct cli_common *c);
 /* For getopt's '?' and ':' results: prints the usage error, returns 2.
