@@ -16,6 +16,7 @@
 #include "histmap.h"
 #include "histo.h"
 #include "lat.h"
+#include "lat_cmd.h"
 #include "life_user.h"
 #include "life.skel.h"
 #include "log.h"
@@ -48,21 +49,6 @@ CLI_COMMON_HELP
 "Example: iodig lat -D -F 1 5\n";
 
 enum { OPT_OWN_CLOCK = OPT_FIRST_CMD, OPT_PHASES };
-
-struct lat_opts {
-	struct cli_common c;
-	bool per_disk, per_flags, queued, ms, own_clock, phases;
-	const char *disk, *cgroup;
-	struct disk_sel sel;	/* -d, resolved */
-	struct run_loop loop;
-};
-
-/* A histogram's disk label: with a partition asked for, only its I/O is
- * counted, and it is named; else the disk the request went to. */
-static const char *disk_label(const struct lat_opts *o, __u32 dev)
-{
-	return o->sel.part ? o->sel.name : disks__name(dev);
-}
 
 struct lat_entry {
 	__u32 dev, flags;
@@ -248,9 +234,6 @@ static void lat_print_text(struct lat_ctx *x, struct lat_entry *e)
 	hist__print(&e->h, stdout, x->o->ms ? 1000000 : 1000, x->o->ms ? "msecs" : "usecs");
 }
 
-#define SKIPPED_TEXT "skipped: %llu requests completed (the kernel counted them in /sys/block/*/stat) " \
-	"but the kernel ran no BPF program for them: not in the histograms"
-
 /* lat's counters for one interval: the BPF side's, and two from elsewhere. */
 struct lat_values {
 	struct lat_stats d;
@@ -335,176 +318,6 @@ static int lat_wait(void *ctx, int ms)
 	return 0;
 }
 
-/* ---- lat --phases: the request-life engine in histogram mode ---- */
-
-struct phase_disk {
-	__u32 dev;
-	struct hist h[PH_NR];
-};
-
-struct phases_ctx {
-	struct lat_opts *o;
-	struct life l;
-	struct phase_disk *d;
-	int nd, cap, interval_no;
-	struct life_stats last;
-	uint64_t skipped_last;
-	struct json j;
-};
-
-static int phases_take(void *ctx, const void *key, const struct hist *h)
-{
-	struct phases_ctx *x = ctx;
-	const struct life_phase_key *k = key;
-	int i;
-
-	if (k->phase >= PH_NR)
-		return 0;
-	for (i = 0; i < x->nd && x->d[i].dev != k->dev; i++)
-		;
-	if (i == x->nd) {
-		if (x->nd == x->cap) {
-			void *p = realloc(x->d, (x->cap = x->cap ? 2 * x->cap : 8) * sizeof(*x->d));
-
-			if (!p)
-				return fail("collecting histograms", "out of memory");
-			x->d = p;
-		}
-		memset(&x->d[x->nd], 0, sizeof(x->d[0]));
-		x->d[x->nd++].dev = k->dev;
-	}
-	hist__merge(&x->d[i].h[k->phase], h);
-	return 0;
-}
-
-static int cmp_disk(const void *a, const void *b)
-{
-	return strcmp(disks__name(((const struct phase_disk *)a)->dev),
-		      disks__name(((const struct phase_disk *)b)->dev));
-}
-
-struct phases_values {
-	uint64_t partial, untracked, map_full, completed, not_final, in_flight, unseen_end,
-		 missed, skipped;
-};
-
-#define PV(f) offsetof(struct phases_values, f)
-static const struct counter phases_counters[] = {
-	{ "partial", PV(partial), "partial: %llu requests not in the phases (Q, G or D not seen: "
-	  "started before tracing, flush machinery, never issued)" },
-	{ "untracked", PV(untracked), "lost: %llu bios untracked (slot taken by another)" },
-	{ "map_full", PV(map_full), "lost: %llu requests found the histogram map full" },
-	{ "completed", PV(completed), NULL },
-	{ "not_final", PV(not_final), NULL },
-	{ "in_flight", PV(in_flight), "in flight: %llu requests followed from submission had no "
-	  "completion seen (still in flight, or their completion ran no BPF program: see skipped)" },
-	{ "unseen_end", PV(unseen_end), "unseen: %llu requests followed from submission whose "
-	  "completion ran no BPF program (see skipped); not in the phases" },
-	{ "missed", PV(missed), "missed: %llu completions found a program already running on the CPU" },
-	{ "skipped", PV(skipped), SKIPPED_TEXT },
-};
-
-static int phases_report(void *ctx, bool last)
-{
-	struct phases_ctx *x = ctx;
-	struct life_bpf *sk = x->l.skel;
-	__u32 old = histmap__flip(&sk->bss->epoch);
-	struct life_stats s, d;
-	struct phases_values v;
-	const char *names[PH_NR];
-	uint64_t skipped;
-	int err;
-
-	x->nd = 0;
-	err = histmap__drain(bpf_map__fd(old ? sk->maps.phases1 : sk->maps.phases0),
-			     sizeof(struct life_phase_key), phases_take, x);
-	if (err)
-		return err < 0 ? fail("collecting histograms", "%s", strerror(-err)) : err;
-	qsort(x->d, x->nd, sizeof(*x->d), cmp_disk);
-	skipped = life__skipped(&x->l) - x->skipped_last;
-	x->skipped_last += skipped;
-	life__stats(&x->l, &s);
-	counters__delta(&d, &s, &x->last, sizeof(d));
-	v = (struct phases_values){ d.partial, d.untracked, d.map_full, d.completed, d.not_final,
-				    life__in_flight(&x->l), d.unseen_end,
-				    bpfx__recursion_misses(sk->obj), skipped };
-	x->interval_no++;
-	for (int p = 0; p < PH_NR; p++)
-		names[p] = life__phase_name(p);
-
-	if (x->o->c.json) {
-		for (int i = 0; i < x->nd; i++)
-			for (int p = 0; p < PH_NR; p++) {
-				json__obj_begin(&x->j);
-				json__kstr(&x->j, "type", "hist");
-				json__ku64(&x->j, "interval", x->interval_no);
-				json__ku64(&x->j, "time", (uint64_t)time(NULL));
-				json__kstr(&x->j, "disk", disk_label(x->o, x->d[i].dev));
-				json__kstr(&x->j, "phase", names[p]);
-				hist__json(&x->d[i].h[p], &x->j);
-				json__obj_end(&x->j);
-			}
-		json__obj_begin(&x->j);
-		json__kstr(&x->j, "type", "interval_end");
-		json__ku64(&x->j, "interval", x->interval_no);
-		counters__json(&x->j, phases_counters, COUNTERS_N(phases_counters), &v, 0);
-		json__kbool(&x->j, "last", last);
-		json__obj_end(&x->j);
-		return 0;
-	}
-	if (x->o->loop.timestamp)
-		run__print_time(stdout);
-	for (int i = 0; i < x->nd; i++) {
-		const struct hist *hs[PH_NR];
-
-		for (int p = 0; p < PH_NR; p++)
-			hs[p] = &x->d[i].h[p];
-		printf("\ndisk = %s\n", disk_label(x->o, x->d[i].dev));
-		hist__print_columns(hs, names, PH_NR, stdout, x->o->ms ? 1000000 : 1000,
-				    x->o->ms ? "msecs" : "usecs");
-	}
-	if (!x->nd)
-		printf("no block I/O completed%s\n", x->o->loop.interval_ms ? " in this interval" : "");
-	if (!last)	/* in flight now is most of a busy disk: said at the end */
-		v.in_flight = 0;
-	counters__lines(stdout, phases_counters, COUNTERS_N(phases_counters), &v, 0);
-	return 0;
-}
-
-static int phases_wait(void *ctx, int ms)
-{
-	struct phases_ctx *x = ctx;
-
-	int err = life__poll(&x->l, ms);
-
-	return err == -EIO ? 1 : err;	/* the output failed: said already */
-}
-
-static int lat_phases(struct lat_opts *o, uint64_t cgid)
-{
-	struct phases_ctx x = { .o = o };
-	struct life_cfg cfg = { .mode = LIFE_PHASES, .dev = o->sel.disk, .part = o->sel.part,
-				.cgroup = cgid,
-				.own_clock = o->own_clock };
-	int err;
-
-	json__init(&x.j, stdout);
-	err = life__start(&x.l, &cfg, NULL, NULL);
-	if (err)
-		goto out;
-	run__signals();
-	if ((err = run__ready(o->c.ready_file, "Tracing block I/O... Hit Ctrl-C to end.")))
-		goto out;
-	o->loop.wait = phases_wait;
-	o->loop.report = phases_report;
-	o->loop.ctx = &x;
-	err = run__loop(&o->loop);
-out:
-	life__stop(&x.l);
-	free(x.d);
-	return err;
-}
-
 int cmd_lat(int argc, char **argv)
 {
 	struct lat_opts o = {};
@@ -523,7 +336,7 @@ int cmd_lat(int argc, char **argv)
 	if (o.cgroup && (err = filter__cgroup(o.cgroup, &cgid)))
 		return err;
 	if (o.phases)
-		return lat_phases(&o, cgid);
+		return lat__phases(&o, cgid);
 	if (o.per_flags) {
 		if ((err = reqflags__load(&x.rf, NULL)))
 			return fail("decoding request flags from kernel BTF", "%s", strerror(-err));

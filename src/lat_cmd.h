@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* lat's options, shared by its two front ends: lat.c (device or queue time,
+ * one BPF program) and phases.c (lat --phases, the request-life engine). */
+#ifndef IODIG_LAT_CMD_H
+#define IODIG_LAT_CMD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "cli.h"
+#include "disks.h"
+#include "run.h"
+
+struct lat_opts {
+	struct cli_common c;
+	bool per_disk, per_flags, queued, ms, own_clock, phases;
+	const char *disk, *cgroup;
+	struct disk_sel sel;	/* -d, resolved */
+	struct run_loop loop;
+};
+
+/* A histogram's disk label: with a partition asked for, only its I/O is
+ * counted, and it is named; else the disk the request went to. */
+static inline const char *disk_label(const struct lat_opts *o, uint32_t dev)
+{
+	return o->sel.part ? o->sel.name : disks__name(dev);
+}
+
+#define SKIPPED_TEXT "skipped: %llu requests completed (the kernel counted them in /sys/block/*/stat) " \
+	"but the kernel ran no BPF program for them: not in the histograms"
+
+/* lat --phases: histograms per disk and phase.  Returns the exit status. */
+int lat__phases(struct lat_opts *o, uint64_t cgid);
+
+#endif
