@@ -22,7 +22,8 @@ const char *attach__mode_name(enum attach_mode m)
 	return n[m];
 }
 
-static void only(struct func_bpf *sk, struct bpf_program *a, struct bpf_program *b)
+/* A feature probe loads only the program(s) it tries (b may be NULL). */
+static void load_only(struct func_bpf *sk, struct bpf_program *a, struct bpf_program *b)
 {
 	struct bpf_program *p;
 
@@ -30,7 +31,8 @@ static void only(struct func_bpf *sk, struct bpf_program *a, struct bpf_program 
 		bpf_program__set_autoload(p, p == a || p == b);
 }
 
-static void why(char *buf, size_t len, const char *what, int err)
+/* Why a feature is missing, as probe and func errors say it. */
+static void say_why(char *buf, size_t len, const char *what, int err)
 {
 	if (err < 0)
 		err = -err;
@@ -46,13 +48,13 @@ static bool try_fentry(char *w, size_t len)
 	int err;
 
 	if (!sk)
-		return why(w, len, "open", -errno), false;
-	only(sk, sk->progs.func_fentry, NULL);
+		return say_why(w, len, "open", -errno), false;
+	load_only(sk, sk->progs.func_fentry, NULL);
 	err = func_bpf__load(sk);
 	if (err)
-		why(w, len, "BPF trampolines refused at load", err);
+		say_why(w, len, "BPF trampolines refused at load", err);
 	else if ((err = func_bpf__attach(sk)))
-		why(w, len, "BPF trampolines refused at attach", err);
+		say_why(w, len, "BPF trampolines refused at attach", err);
 	func_bpf__destroy(sk);
 	return !err;
 }
@@ -65,12 +67,12 @@ static bool try_kprobe(bool multi, char *w, size_t len)
 	int err;
 
 	if (!sk)
-		return why(w, len, "open", -errno), false;
+		return say_why(w, len, "open", -errno), false;
 	p = multi ? sk->progs.func_kmulti : sk->progs.func_kprobe;
-	only(sk, p, NULL);
+	load_only(sk, p, NULL);
 	err = func_bpf__load(sk);
 	if (err) {
-		why(w, len, "load", err);
+		say_why(w, len, "load", err);
 		goto out;
 	}
 	if (multi) {
@@ -86,7 +88,7 @@ static bool try_kprobe(bool multi, char *w, size_t len)
 		if (!multi && access("/sys/bus/event_source/devices/kprobe", F_OK))
 			snprintf(w, len, "no kprobe PMU (kernel built without CONFIG_KPROBES)");
 		else
-			why(w, len, multi ? "kprobe-multi attach" : "kprobe attach", err);
+			say_why(w, len, multi ? "kprobe-multi attach" : "kprobe attach", err);
 	}
 out:
 	bpf_link__destroy(link);
@@ -109,14 +111,14 @@ static bool try_uprobe(char *w, size_t len)
 	int err;
 
 	if (!sk)
-		return why(w, len, "open", -errno), false;
-	only(sk, sk->progs.func_uprobe, NULL);
+		return say_why(w, len, "open", -errno), false;
+	load_only(sk, sk->progs.func_uprobe, NULL);
 	err = func_bpf__load(sk);
 	if (err)
-		why(w, len, "load", err);
+		say_why(w, len, "load", err);
 	else if (!(link = bpf_program__attach_uprobe_opts(sk->progs.func_uprobe, getpid(),
 							  "/proc/self/exe", 0, &o)))
-		why(w, len, "uprobe attach", -errno);
+		say_why(w, len, "uprobe attach", -errno);
 	bpf_link__destroy(link);
 	func_bpf__destroy(sk);
 	(void)iodig_uprobe_target();

@@ -16,7 +16,7 @@
 #include "counters.h"
 #include "func.h"
 #include "histmap.h"
-#include "histo.h"
+#include "hist_user.h"
 #include "log.h"
 #include "run.h"
 #include "func.skel.h"

@@ -14,7 +14,7 @@
 #include "filter.h"
 #include "counters.h"
 #include "histmap.h"
-#include "histo.h"
+#include "hist_user.h"
 #include "lat.h"
 #include "lat_cmd.h"
 #include "life_user.h"

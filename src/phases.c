@@ -11,7 +11,7 @@
 #include "bpfx.h"
 #include "counters.h"
 #include "histmap.h"
-#include "histo.h"
+#include "hist_user.h"
 #include "json.h"
 #include "lat_cmd.h"
 #include "life_user.h"

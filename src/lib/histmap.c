@@ -6,7 +6,7 @@
 #include <bpf/libbpf.h>
 #include "bpfx.h"
 #include "histmap.h"
-#include "histo.h"
+#include "hist_user.h"
 
 int histmap__drain(int fd, size_t key_size, histmap_fn fn, void *ctx)
 {

@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "check.h"
-#include "histo.h"
+#include "hist_user.h"
 
 static int cmp_u64(const void *a, const void *b)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <string.h>
 #include "check.h"
-#include "histo.h"
+#include "hist_user.h"
 #include "json.h"
 
 static char *render(void (*fn)(struct json *, const void *), const void *arg)

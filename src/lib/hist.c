@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <string.h>
-#include "histo.h"
+#include "hist_user.h"
 
 uint64_t hist__slot_lo(unsigned int slot)
 {

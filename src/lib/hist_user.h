@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* User side of the shared histogram (lib/hist.h): merge, percentiles, render. */
-#ifndef IODIG_HISTO_H
-#define IODIG_HISTO_H
+#ifndef IODIG_HIST_USER_H
+#define IODIG_HIST_USER_H
 
 #include <stdint.h>
 #include <stdio.h>
