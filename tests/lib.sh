@@ -127,6 +127,30 @@ stop_iodig() {
 	[ "$rc" = 0 ] || die "iodig exited $rc after SIGINT"
 }
 
+# stop_all_iodig: stop_iodig for every iodig start_iodig started
+stop_all_iodig() {
+	local p
+	for p in "${PIDS[@]}"; do
+		[ -n "$p" ] && { IODIG_PID=$p; stop_iodig; }
+	done
+	PIDS=()
+}
+
+# stall_load DEV IOS: IOS random 4k direct reads and writes, then buffered
+# writes while the elevator is switched twice (requests stall in Q2G, and
+# the scheduler writes name the stall)
+stall_load() {
+	local n=${1#/dev/} f
+	fio --name=w --filename="$1" --direct=1 --rw=randrw --bs=4k --size=100M --number_ios="$2" \
+	    --ioengine=libaio --iodepth=4 >/dev/null || die fio
+	fio --name=s --filename="$1" --rw=write --bs=4k --size=8M --ioengine=psync --end_fsync=1 >/dev/null &
+	f=$!
+	echo mq-deadline > /sys/block/$n/queue/scheduler
+	echo none > /sys/block/$n/queue/scheduler
+	wait $f
+	sleep 0.3
+}
+
 # jsum FILE JQ_FILTER: sum of .count over hist objects that match the filter
 jcount() {
 	jq -s "[.[] | select(.type == \"hist\") | select($2) | .count] | add // 0" "$1"

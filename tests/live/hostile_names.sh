@@ -11,7 +11,7 @@ start_iodig "$T/w.txt" sysfs -d "$n"
 start_iodig "$T/w.json" sysfs -d "$n" --json
 python3 "$(dirname "$0")/../helpers/hostile.py" "$L" "$attr" || die "hostile.py"
 sleep 0.3
-for p in "${PIDS[@]}"; do [ -n "$p" ] && { IODIG_PID=$p; stop_iodig; }; done
+stop_all_iodig
 for f in s.txt w.txt; do
 	LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f-\xff]' "$T/$f" && die "$f has raw control or non-ASCII bytes: $(cat -v "$T/$f")"
 done

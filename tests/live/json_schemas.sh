@@ -15,16 +15,8 @@ start_iodig "$T/phases.json" lat --phases --json
 start_iodig "$T/slow.json" slow 0 -d "$n" --json --record "$T/slow.rec"
 start_iodig "$T/snoop.json" snoop -d "$n" --json
 start_iodig "$T/sysfs.json" sysfs --json
-fio --name=w --filename="$L" --direct=1 --rw=randrw --bs=4k --size=100M --number_ios=500 \
-    --ioengine=libaio --iodepth=4 >/dev/null || die fio
-fio --name=s --filename="$L" --rw=write --bs=4k --size=8M --ioengine=psync --end_fsync=1 >/dev/null &
-F=$!
-echo mq-deadline > /sys/block/$n/queue/scheduler
-echo none > /sys/block/$n/queue/scheduler
-wait $F
-sleep 0.3
-for p in "${PIDS[@]}"; do [ -n "$p" ] && { IODIG_PID=$p; stop_iodig; }; done
-PIDS=()
+stall_load "$L" 500
+stop_all_iodig
 check lat.hist "$T/lat.json" hist
 check lat.hist "$T/latDF.json" hist
 check lat.interval_end "$T/lat.json" interval_end

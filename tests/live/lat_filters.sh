@@ -15,8 +15,7 @@ start_iodig "$T/sp.json" snoop -d "${a}p1" --json
 fio --name=p --filename=${A}p1 --direct=1 --rw=randread --bs=4k --size=40M --number_ios=1500 --ioengine=psync >/dev/null || die fio
 fio --name=w --filename=$A --direct=1 --rw=randread --bs=4k --offset=64M --size=40M --number_ios=700 --ioengine=psync >/dev/null || die fio
 fio --name=o --filename=$B --direct=1 --rw=randread --bs=4k --size=40M --number_ios=1000 --ioengine=psync >/dev/null || die fio
-for p in "${PIDS[@]}"; do [ -n "$p" ] && { IODIG_PID=$p; stop_iodig; }; done
-PIDS=()
+stop_all_iodig
 p=$(( $(diskstat ${a}p1 1) - p0 )); r=$(( $(diskstat $a 1) - r0 ))
 assert_eq "$p" 1500 "diskstats: reads of ${a}p1"
 [ "$r" -ge 2200 ] || die "diskstats: $a has $r reads, want the partition's and the 700 outside it"
@@ -44,7 +43,7 @@ start_iodig "$T/cp.json" lat --phases -c "$CG" --json
 w0=$(diskstat $b 5)
 bash -c "echo \$\$ > $CG/cgroup.procs && exec fio --name=in --filename=$B --direct=1 --rw=randwrite --bs=4k --size=40M --number_ios=1200 --ioengine=psync --output-format=json" > "$T/fio-in.json" || die "fio in cgroup"
 fio --name=out --filename=$B --direct=1 --rw=randwrite --bs=4k --size=40M --number_ios=700 --ioengine=psync >/dev/null || die fio
-for p in "${PIDS[@]}"; do [ -n "$p" ] && { IODIG_PID=$p; stop_iodig; }; done
+stop_all_iodig
 w=$(( $(diskstat $b 5) - w0 ))
 assert_eq "$w" "1900" "diskstats writes on $b (both fio runs)"
 fio_in=$(jq '.jobs[0].write.total_ios' "$T/fio-in.json")

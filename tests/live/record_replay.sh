@@ -14,15 +14,8 @@ assert_eq "$rc" 1 "replay of a recording still being written: exit status (no su
 assert_eq "$(jq -s '[.[] | select(.type == "request")] | length' "$T/partial.json")" 1 "the request 1 s after it completed, in the recording"
 grep -q "without a summary" "$T/partial.err" || die "partial: $(cat "$T/partial.err")"
 # a load with merges, and queue writes that stall requests (named in slow)
-fio --name=w --filename="$L" --direct=1 --rw=randrw --bs=4k --size=100M --number_ios=2000 \
-    --ioengine=libaio --iodepth=4 >/dev/null || die fio
-fio --name=s --filename="$L" --rw=write --bs=4k --size=8M --ioengine=psync --end_fsync=1 >/dev/null &
-F=$!
-echo mq-deadline > /sys/block/$n/queue/scheduler
-echo none > /sys/block/$n/queue/scheduler
-wait $F
-sleep 0.3
-for p in "${PIDS[@]}"; do [ -n "$p" ] && { IODIG_PID=$p; stop_iodig; }; done
+stall_load "$L" 2000
+stop_all_iodig
 "$IODIG" replay --json "$T/snoop.rec" > "$T/snoop.replay.json" 2>"$T/err" || die "replay --json: $(cat "$T/err")"
 cmp "$T/snoop.json" "$T/snoop.replay.json" || die "snoop --json and its replay differ"
 ok "snoop --json: replay identical, $(wc -l < "$T/snoop.json") lines"

@@ -14,7 +14,7 @@ for skip in 0 $(( 600 * 1024 * 1024 * 256 - 8 )); do	# 4 KiB blocks: first and l
 	dd if="$L" of=/dev/null bs=4k count=1 skip=$skip iflag=direct status=none || die dd
 done
 sleep 0.3
-for p in "${PIDS[@]}"; do [ -n "$p" ] && { IODIG_PID=$p; stop_iodig; }; done
+stop_all_iodig
 for f in s.txt w.txt; do
 	# header columns 1-7 and 13 are left-aligned (a field starts where its
 	# header does), 8-12 right-aligned (it ends where its header does)

@@ -15,7 +15,7 @@ start_iodig "$T/s.txt" snoop -d "$n"
 # 4 MiB of direct writes into 1 MiB of room: the first ones fit, then NOSPC
 dd if=/dev/zero of="$L" bs=64k count=64 oflag=direct 2>/dev/null && die "dd did not fail"
 sleep 0.3
-for p in "${PIDS[@]}"; do [ -n "$p" ] && { IODIG_PID=$p; stop_iodig; }; done
+stop_all_iodig
 bad=$(jq -s '[.[] | select(.type == "request" and .status == "nospc")] | length' "$T/s.json")
 [ "$bad" -ge 1 ] || die "no request failed with nospc: $(grep request "$T/s.json" | head -3)"
 assert_eq "$(jq -s '[.[] | select(.type == "request" and .status == "nospc" and .error != 3)] | length' "$T/s.json")" 0 "nospc records whose number is not 3"
