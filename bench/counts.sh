@@ -23,9 +23,9 @@ for run in $(seq 1 "$runs"); do
 	    --runtime="$secs" --time_based --ioengine=libaio --iodepth=4 >/dev/null
 	kill -INT $p1 $p2; wait $p1; wait $p2
 	i=$(( $(ios) - i0 ))
-	# lat: timed + untimed + not issued + skipped; snoop: records + skipped
+	# lat: timed + unstamped + not issued + skipped; snoop: records + skipped
 	read -r l ls < <(jq -rs '([.[] | select(.type == "hist") | .count] | add // 0) as $h
-		| [.[] | select(.type == "interval_end")] | "\($h + (map(.untimed + .not_issued) | add)) \(map(.skipped) | add)"' "$tmp/lat.json")
+		| [.[] | select(.type == "interval_end")] | "\($h + (map(.unstamped + .not_issued) | add)) \(map(.skipped) | add)"' "$tmp/lat.json")
 	read -r s ss < <(jq -rs '"\([.[] | select(.type == "request")] | length) \(.[] | select(.type == "summary") | .skipped)"' "$tmp/snoop.json")
 	echo "| $run | $i | $l | $ls | $s | $ss |"
 	[ $((ls + ss)) = 0 ] || with_skips=$((with_skips + 1))

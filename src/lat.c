@@ -238,19 +238,19 @@ static void lat_print_text(struct lat_ctx *x, struct lat_entry *e)
 struct lat_values {
 	struct lat_stats d;
 	uint64_t missed, skipped;
+	uint64_t not_final;	/* partial completions and flush steps: life's name */
 };
 
 #define LV(f) offsetof(struct lat_values, f)
 static const struct counter lat_counters[] = {
 	{ "completed", LV(d.completed), NULL },
-	{ "untimed", LV(d.unstamped), "untimed: %llu requests had no start stamp (started before "
+	{ "unstamped", LV(d.unstamped), "unstamped: %llu requests had no start stamp (started before "
 	  "tracing, or the queue keeps no stats; iodig now stamps them itself)" },
 	{ "map_full", LV(d.map_full), "lost: %llu requests found the histogram map full" },
 	{ "own_stamps", LV(d.own_stamps), NULL },
 	{ "not_issued", LV(d.not_issued), "not issued: %llu requests completed without reaching the "
 	  "device (empty preflush writes ended by the flush machinery); not in the device-time histogram" },
-	{ "partial_completions", LV(d.partial_done), NULL },
-	{ "flush_steps", LV(d.flush_steps), NULL },
+	{ "not_final", LV(not_final), NULL },
 	{ "missed", LV(missed), "missed: %llu completions found a program already running on the CPU" },
 	{ "skipped", LV(skipped), SKIPPED_TEXT },
 };
@@ -275,6 +275,7 @@ static int lat_report(void *ctx, bool last)
 	x->interval_no++;
 	x->skipped_last += skipped;
 	counters__delta(&v.d, &now, &x->last, sizeof(v.d));
+	v.not_final = v.d.partial_done + v.d.flush_steps;
 
 	if (x->o->c.json) {
 		for (int i = 0; i < x->nents; i++)

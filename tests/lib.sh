@@ -127,6 +127,18 @@ stop_iodig() {
 	[ "$rc" = 0 ] || die "iodig exited $rc after SIGINT"
 }
 
+# settle DEV: wait (up to 10 s) until DEV completes nothing for 0.5 s, so a
+# count read after tracing stops is the count while it ran (a file system's
+# journal commits a little after sync returns)
+settle() {
+	local n=${1#/dev/} a b i
+	for i in $(seq 20); do
+		a=$(cat /sys/block/$n/stat); sleep 0.5; b=$(cat /sys/block/$n/stat)
+		[ "$a" = "$b" ] && return 0
+	done
+	die "$n never went idle"
+}
+
 # stop_all_iodig: stop_iodig for every iodig start_iodig started
 stop_all_iodig() {
 	local p

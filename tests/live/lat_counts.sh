@@ -42,9 +42,9 @@ jq -e -s '[.[] | select(.type == "hist")] | length > 0 and all(.[];
 	and .p99_ns <= .p999_ns and .p999_ns <= .max_ns and (.buckets | map(.[2]) | add) == .count)' \
 	"$T/split.json" >/dev/null || die "histogram objects inconsistent"
 ok "summaries consistent with buckets"
-jq -e -s '[.[] | select(.type == "interval_end")] | length == 1 and .[0].last == true and .[0].untimed == 0 and .[0].map_full == 0' \
+jq -e -s '[.[] | select(.type == "interval_end")] | length == 1 and .[0].last == true and .[0].unstamped == 0 and .[0].map_full == 0' \
 	"$T/split.json" >/dev/null || die "interval_end record wrong: $(grep interval_end "$T/split.json")"
-ok "nothing untimed or lost"
+ok "nothing unstamped or lost"
 # the all-disks view holds at least both loop devices' requests (other disks may add)
 tot=$(jcount "$T/total.json" "true")
 [ "$tot" -ge $((ra + wa + rb + wb)) ] || die "total $tot < loop requests $((ra + wa + rb + wb))"

@@ -11,6 +11,7 @@ start_iodig "$T/f.json" lat -F -d "$n" --json
 fio --name=f --directory="$T/mnt" --rw=write --bs=4k --size=4M --fsync=1 --ioengine=psync >/dev/null || die fio
 fio --name=r --directory="$T/mnt" --rw=read --bs=64k --size=4M --direct=1 --ioengine=psync >/dev/null || die fio
 sync
+settle "$L"
 stop_iodig
 r=$(( $(diskstat $n 1) - r0 )); w=$(( $(diskstat $n 5) - w0 )); f=$(( $(diskstat $n 16) - f0 ))
 echo "  diskstats: reads $r writes $w flushes $f"
@@ -20,7 +21,7 @@ assert_seen "$(jcount "$T/f.json" '.op == "flush"')" "$sk" "$f" "flush requests"
 # empty preflush writes never reach the device: counted apart, not timed
 ni=$(jq -s '[.[] | select(.type == "interval_end") | .not_issued] | add' "$T/f.json")
 assert_seen "$(( $(jcount "$T/f.json" '.op == "write"') + ni ))" "$sk" "$w" "write requests (timed + $ni not issued)"
-assert_eq "$(jq -s '[.[] | select(.type == "interval_end") | .untimed] | add' "$T/f.json")" 0 "untimed"
+assert_eq "$(jq -s '[.[] | select(.type == "interval_end") | .unstamped] | add' "$T/f.json")" 0 "unstamped"
 assert_seen "$(jcount "$T/f.json" '.op == "read"')" "$sk" "$r" "read requests"
 jq -e -s 'any(.[]; .type == "hist" and .op == "write" and (.flags | index("sync")))' "$T/f.json" >/dev/null ||
 	die "no write carries the sync flag"
@@ -30,6 +31,7 @@ start_iodig "$T/q.json" lat -F -Q -d "$n" --json
 w0=$(diskstat $n 5)
 fio --name=g --directory="$T/mnt" --rw=write --bs=4k --size=2M --fsync=1 --ioengine=psync >/dev/null || die fio
 sync
+settle "$L"
 stop_iodig
 assert_seen "$(jcount "$T/q.json" '.op == "write"')" "$(jq -s '[.[] | select(.type == "interval_end") | .skipped] | add' "$T/q.json")" \
 	"$(( $(diskstat $n 5) - w0 ))" "-Q write requests, all timed"
