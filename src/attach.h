@@ -10,16 +10,10 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "kfeatures.h"
 
 enum attach_mode { ATTACH_AUTO, ATTACH_FENTRY, ATTACH_KPROBE, ATTACH_KPROBE_MULTI, ATTACH_UPROBE };
 
-struct features {
-	bool btf, fentry, kprobe, kprobe_multi, uprobe, ringbuf, cookie, bpf_stats, tp_btf;
-	char why_fentry[160], why_kprobe[160], why_kprobe_multi[160], why_uprobe[160];
-};
-
-/* Tries each mechanism for real: loads and attaches a tiny program. */
-void features__probe(struct features *f);
 const char *attach__mode_name(enum attach_mode m);
 
 /* Kernel functions matching patterns (names or globs), from

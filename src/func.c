@@ -359,7 +359,7 @@ int cmd_func(int argc, char **argv)
 {
 	struct func_opts o = {};
 	struct func_ctx x = { .o = &o };
-	struct features f;
+	const struct features *f;
 	uint32_t pid = 0;
 	int nuser = 0, err;
 	char msg[160];
@@ -389,8 +389,8 @@ int cmd_func(int argc, char **argv)
 			err = fail("functions", "%d match; at most %d at once", x.n, FUNC_MAX);
 			goto out;
 		}
-		features__probe(&f);
-		if ((err = choose_kernel_mode(&x, &f)))
+		f = features__get();
+		if ((err = choose_kernel_mode(&x, f)))
 			goto out;
 	}
 	x.h = calloc(x.n, sizeof(*x.h));

@@ -75,7 +75,7 @@ int cmd_probe(int argc, char **argv)
 		"kprobe-multi, uprobes, ring buffer, cookies, bpf_stats), each tried for real,\n"
 		"the block tracepoints and their arguments, and what each command will use.\n" };
 	struct cli_common c = {};
-	struct features f;
+	const struct features *f;
 	struct utsname u;
 	struct tp tps[64];
 	int ntp, err;
@@ -89,9 +89,9 @@ int cmd_probe(int argc, char **argv)
 		return 1;
 	bpfx__setup(NULL);	/* routes libbpf's log; a missing BTF is reported below */
 	uname(&u);
-	features__probe(&f);
+	f = features__get();
 	ntp = block_tracepoints(tps, 64);
-	kfunc = f.fentry || f.kprobe;
+	kfunc = f->fentry || f->kprobe;
 
 	if (c.json) {
 		struct json j;
@@ -101,23 +101,23 @@ int cmd_probe(int argc, char **argv)
 		json__kstr(&j, "kernel", u.release);
 		json__key(&j, "features");
 		json__obj_begin(&j);
-		json__kbool(&j, "btf", f.btf);
-		json__kbool(&j, "tp_btf", f.tp_btf);
-		json__kbool(&j, "raw_tp", f.btf);
-		json__kbool(&j, "fentry", f.fentry);
-		json__kbool(&j, "kprobes", f.kprobe);
-		json__kbool(&j, "kprobe_multi", f.kprobe_multi);
-		json__kbool(&j, "uprobes", f.uprobe);
-		json__kbool(&j, "ringbuf", f.ringbuf);
-		json__kbool(&j, "bpf_cookie", f.cookie);
-		json__kbool(&j, "bpf_stats", f.bpf_stats);
+		json__kbool(&j, "btf", f->btf);
+		json__kbool(&j, "tp_btf", f->tp_btf);
+		json__kbool(&j, "raw_tp", f->btf);
+		json__kbool(&j, "fentry", f->fentry);
+		json__kbool(&j, "kprobes", f->kprobe);
+		json__kbool(&j, "kprobe_multi", f->kprobe_multi);
+		json__kbool(&j, "uprobes", f->uprobe);
+		json__kbool(&j, "ringbuf", f->ringbuf);
+		json__kbool(&j, "bpf_cookie", f->cookie);
+		json__kbool(&j, "bpf_stats", f->bpf_stats);
 		json__obj_end(&j);
 		json__key(&j, "why_not");
 		json__obj_begin(&j);
-		if (!f.fentry) json__kstr(&j, "fentry", f.why_fentry);
-		if (!f.kprobe) json__kstr(&j, "kprobes", f.why_kprobe);
-		if (!f.kprobe_multi) json__kstr(&j, "kprobe_multi", f.why_kprobe_multi);
-		if (!f.uprobe) json__kstr(&j, "uprobes", f.why_uprobe);
+		if (!f->fentry) json__kstr(&j, "fentry", f->why_fentry);
+		if (!f->kprobe) json__kstr(&j, "kprobes", f->why_kprobe);
+		if (!f->kprobe_multi) json__kstr(&j, "kprobe_multi", f->why_kprobe_multi);
+		if (!f->uprobe) json__kstr(&j, "uprobes", f->why_uprobe);
 		json__obj_end(&j);
 		json__key(&j, "block_tracepoints");
 		json__arr_begin(&j);
@@ -130,35 +130,35 @@ int cmd_probe(int argc, char **argv)
 		json__arr_end(&j);
 		json__key(&j, "commands");
 		json__obj_begin(&j);
-		json__kstr(&j, "lat", f.btf ? "tp_btf" : "unavailable");
-		json__kstr(&j, "slow", f.btf ? "tp_btf, syscalls tracepoints" : "unavailable");
-		json__kstr(&j, "snoop", f.btf ? "tp_btf" : "unavailable");
-		json__kstr(&j, "func_kernel", f.fentry ? "fentry (one function), kprobe-multi or kprobe (many)" :
-			   f.kprobe_multi ? "kprobe-multi" : f.kprobe ? "kprobe" : "unavailable");
-		json__kstr(&j, "func_user", f.uprobe ? "uprobe" : "unavailable");
+		json__kstr(&j, "lat", f->btf ? "tp_btf" : "unavailable");
+		json__kstr(&j, "slow", f->btf ? "tp_btf, syscalls tracepoints" : "unavailable");
+		json__kstr(&j, "snoop", f->btf ? "tp_btf" : "unavailable");
+		json__kstr(&j, "func_kernel", f->fentry ? "fentry (one function), kprobe-multi or kprobe (many)" :
+			   f->kprobe_multi ? "kprobe-multi" : f->kprobe ? "kprobe" : "unavailable");
+		json__kstr(&j, "func_user", f->uprobe ? "uprobe" : "unavailable");
 		json__obj_end(&j);
 		json__obj_end(&j);
 		return 0;
 	}
 	printf("kernel %s\n\n", u.release);
 #define ROW(name, ok, why) printf("  %-16s %-4s %s\n", name, (ok) ? "yes" : "no", (ok) ? "" : (why))
-	ROW("BTF", f.btf, "/sys/kernel/btf/vmlinux missing (CONFIG_DEBUG_INFO_BTF)");
-	ROW("tp_btf, raw_tp", f.tp_btf, "needs BTF");
-	ROW("fentry/fexit", f.fentry, f.why_fentry);
-	ROW("kprobes", f.kprobe, f.why_kprobe);
-	ROW("kprobe-multi", f.kprobe_multi, f.why_kprobe_multi);
-	ROW("uprobes", f.uprobe, f.why_uprobe);
-	ROW("ring buffer", f.ringbuf, "needs 5.8");
-	ROW("BPF cookies", f.cookie, "needs 5.15");
-	ROW("bpf_stats", f.bpf_stats, "no kernel.bpf_stats_enabled");
+	ROW("BTF", f->btf, "/sys/kernel/btf/vmlinux missing (CONFIG_DEBUG_INFO_BTF)");
+	ROW("tp_btf, raw_tp", f->tp_btf, "needs BTF");
+	ROW("fentry/fexit", f->fentry, f->why_fentry);
+	ROW("kprobes", f->kprobe, f->why_kprobe);
+	ROW("kprobe-multi", f->kprobe_multi, f->why_kprobe_multi);
+	ROW("uprobes", f->uprobe, f->why_uprobe);
+	ROW("ring buffer", f->ringbuf, "needs 5.8");
+	ROW("BPF cookies", f->cookie, "needs 5.15");
+	ROW("bpf_stats", f->bpf_stats, "no kernel.bpf_stats_enabled");
 	printf("\nblock tracepoints (arguments from BTF):\n");
 	for (int i = 0; i < ntp; i++)
 		printf("  %s(%s)\n", tps[i].name, tps[i].args);
 	printf("\ncommands here:\n");
-	printf("  %-22s %s\n", "lat, slow, snoop", f.btf ? "yes: block tracepoints (tp_btf)" : "no: needs BTF");
+	printf("  %-22s %s\n", "lat, slow, snoop", f->btf ? "yes: block tracepoints (tp_btf)" : "no: needs BTF");
 	printf("  %-22s %s\n", "sysfs", "yes if tracefs has syscalls:sys_enter_write");
-	printf("  %-22s %s\n", "func KERNEL_FUNCTION", kfunc ? (f.fentry ? "yes: fentry for one function, kprobes for many" : "yes: kprobes") :
+	printf("  %-22s %s\n", "func KERNEL_FUNCTION", kfunc ? (f->fentry ? "yes: fentry for one function, kprobes for many" : "yes: kprobes") :
 	       "no: this kernel has neither kprobes nor fentry");
-	printf("  %-22s %s\n", "func BINARY:SYMBOL", f.uprobe ? "yes: uprobes" : "no: no uprobes");
+	printf("  %-22s %s\n", "func BINARY:SYMBOL", f->uprobe ? "yes: uprobes" : "no: no uprobes");
 	return 0;
 }
