@@ -5,15 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <unistd.h>
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 #include "attach.h"
 #include "bpfx.h"
-#include "func.h"
 #include "log.h"
-#include "func.skel.h"
 
 const char *attach__mode_name(enum attach_mode m)
 {

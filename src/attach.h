@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The attach layer for every command that probes functions: kernel functions
- * through fentry/fexit where the kernel allows, else kprobe/kretprobe
- * (kprobe-multi for many at once); user functions through uprobe/uretprobe.
- * Where nothing works, the reason names exactly what is missing.
+ * What func attaches to, resolved before anything is loaded: kernel
+ * functions by name or glob (available_filter_functions, else kallsyms),
+ * user functions as BINARY:SYMBOL (a library found by name in a process's
+ * maps or the system's library directories).  How to attach is chosen from
+ * kfeatures.h (fentry/fexit, kprobe-multi, kprobe, uprobe); where nothing
+ * works, the reason names exactly what is missing.
  */
 #ifndef IODIG_ATTACH_H
 #define IODIG_ATTACH_H
