@@ -62,7 +62,6 @@ struct lat_ctx {
 	struct bpf_link *issue_link;
 	struct lat_stats last;
 	struct skipped skipped;
-	uint64_t skipped_last;
 	int ncpus, interval_no;
 	void *percpu;	/* ncpus values of one key */
 	struct lat_entry *ents;
@@ -265,7 +264,7 @@ static uint64_t lat_seen(void *ctx)
 static int lat_report(void *ctx, bool last)
 {
 	struct lat_ctx *x = ctx;
-	uint64_t skipped = skipped__update(&x->skipped, lat_seen, x) - x->skipped_last;
+	uint64_t skipped = skipped__interval(&x->skipped, lat_seen, x);
 	struct lat_stats now = x->skel->bss->stats;
 	struct lat_values v = { .missed = bpfx__recursion_misses(x->skel->obj), .skipped = skipped };
 	int err = lat_collect(x);
@@ -273,7 +272,6 @@ static int lat_report(void *ctx, bool last)
 	if (err)
 		return err;
 	x->interval_no++;
-	x->skipped_last += skipped;
 	counters__delta(&v.d, &now, &x->last, sizeof(v.d));
 	v.not_final = v.d.partial_done + v.d.flush_steps;
 
@@ -305,7 +303,6 @@ static int lat_report(void *ctx, bool last)
 static int lat_wait(void *ctx, int ms)
 {
 	struct lat_ctx *x = ctx;
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
 	if (!x->issue_link && !x->o->queued && x->skel->bss->stats.unstamped) {
 		x->issue_link = bpf_program__attach(x->skel->progs.lat_issue);
@@ -315,8 +312,7 @@ static int lat_wait(void *ctx, int ms)
 		if (log__verbose())
 			warnf("requests without a kernel issue stamp: stamping at block_rq_issue");
 	}
-	nanosleep(&ts, NULL);
-	return 0;
+	return run__sleep_ms(ctx, ms);
 }
 
 int cmd_lat(int argc, char **argv)

@@ -255,12 +255,17 @@ int life__poll(struct life *l, int timeout_ms)
 	/* a negative return from the callback stops polling: pass it on */
 	if (n < 0)
 		return n;
-	return run__flush();
+	return run__flush() ? 1 : 0;
 }
 
 uint64_t life__skipped(struct life *l)
 {
 	return skipped__update(&l->skipped, life_seen, l);
+}
+
+uint64_t life__skipped_interval(struct life *l)
+{
+	return skipped__interval(&l->skipped, life_seen, l);
 }
 
 void life__detach(struct life *l)
@@ -279,8 +284,8 @@ int life__run(struct life *l, const char *ready_file, const char *ready_msg)
 		return err;
 	while (!run__stopping()) {
 		err = life__poll(l, LIFE_DRAIN_MS);
-		if (err == -EIO)	/* the output failed: said already */
-			return 1;
+		if (err > 0)	/* the output failed: said already */
+			return err;
 		if (err < 0)
 			return fail("reading records", "%s", strerror(-err));
 	}

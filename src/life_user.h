@@ -48,6 +48,7 @@ typedef int (*life_record_fn)(void *ctx, void *data, size_t size);
 bool life__kernel_q(const struct btf *vmlinux);
 /* Opens, loads and attaches.  Returns 0, or the exit status after printing. */
 int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, void *ctx);
+/* 0, -errno, or 1 (an exit status) when the output failed: said already. */
 int life__poll(struct life *l, int timeout_ms);
 /* Drops in-flight entries older than this; returns how many. */
 int life__sweep(struct life *l, uint64_t older_than_ns);
@@ -68,6 +69,8 @@ void life__stats(struct life *l, struct life_stats *s);
 /* Requests the kernel completed on the disks traced that no program saw
  * (skipped.h); final once detached. */
 uint64_t life__skipped(struct life *l);
+/* ... since the last call (for interval reports). */
+uint64_t life__skipped_interval(struct life *l);
 void life__stop(struct life *l);
 
 /* "Q2G" ... "Q2C" */

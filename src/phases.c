@@ -29,7 +29,6 @@ struct phases_ctx {
 	struct phase_disk *d;
 	int nd, cap, interval_no;
 	struct life_stats last;
-	uint64_t skipped_last;
 	struct json j;
 };
 
@@ -102,8 +101,7 @@ static int phases_report(void *ctx, bool last)
 	if (err)
 		return err < 0 ? fail("collecting histograms", "%s", strerror(-err)) : err;
 	qsort(x->d, x->nd, sizeof(*x->d), cmp_disk);
-	skipped = life__skipped(&x->l) - x->skipped_last;
-	x->skipped_last += skipped;
+	skipped = life__skipped_interval(&x->l);
 	life__stats(&x->l, &s);
 	counters__delta(&d, &s, &x->last, sizeof(d));
 	v = (struct phases_values){ d.partial, d.untracked, d.map_full, d.completed, d.not_final,
@@ -156,9 +154,7 @@ static int phases_wait(void *ctx, int ms)
 {
 	struct phases_ctx *x = ctx;
 
-	int err = life__poll(&x->l, ms);
-
-	return err == -EIO ? 1 : err;	/* the output failed: said already */
+	return life__poll(&x->l, ms);	/* 1: the output failed, said already */
 }
 
 int lat__phases(struct lat_opts *o, uint64_t cgid)

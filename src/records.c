@@ -13,10 +13,17 @@
 #include "life.skel.h"
 #include "text.h"
 
-void printer__widths(struct req_printer *p)
+void printer__init(struct req_printer *p, bool json, bool snoop)
 {
+	p->json = json;
+	p->snoop = snoop;
 	p->disk_w = 7;
 	p->sector_w = 11;
+	json__init(&p->j, stdout);
+}
+
+void printer__widths(struct req_printer *p)
+{
 	disks__widths(&p->disk_w, &p->sector_w);
 }
 
@@ -288,7 +295,7 @@ void printer__header(struct req_printer *p)
 
 /* The tables a replay needs, first in the file: what the printer reads
  * besides the records themselves. */
-int printer__record_tables(struct req_printer *p, const char *path, bool snoop)
+int printer__record_tables(struct req_printer *p, const char *path)
 {
 	char meta[512], *flags = reqflags__to_text(&p->rf), *disks = disks__to_text();
 	struct timespec wall, mono;
@@ -300,13 +307,10 @@ int printer__record_tables(struct req_printer *p, const char *path, bool snoop)
 	uname(&u);
 	n = snprintf(meta, sizeof(meta),
 		     "command %s\nt0_ns %llu\nboot_wall_ns %llu\ndisk_w %d\nsector_w %d\nkernel %s\nhost %s\n",
-		     snoop ? "snoop" : "slow", (unsigned long long)p->t0,
+		     p->snoop ? "snoop" : "slow", (unsigned long long)p->t0,
 		     (unsigned long long)((wall.tv_sec - mono.tv_sec) * 1000000000LL + wall.tv_nsec - mono.tv_nsec),
 		     p->disk_w, p->sector_w, u.release, u.nodename);
-	if (!flags || !disks)
-		err = -ENOMEM;
-	else
-		err = 0;
+	err = flags && disks ? 0 : -ENOMEM;
 	if (!err)
 		err = recfile__write(&p->rec, RECF_META, meta, n);
 	if (!err)

@@ -41,6 +41,8 @@ struct req_printer {
 	int rec_err;
 };
 
+/* JSON or text to stdout, default column widths. */
+void printer__init(struct req_printer *p, bool json, bool snoop);
 /* Text columns wide enough for every disk now present. */
 void printer__widths(struct req_printer *p);
 void printer__header(struct req_printer *p);
@@ -52,6 +54,6 @@ int printer__on_record(void *ctx, void *data, size_t size);
 void printer__summary_of(struct life *l, struct req_summary *sum);
 void printer__summary(struct req_printer *p, const struct req_summary *sum);
 /* The tables a replay needs, first in the recording (created already). */
-int printer__record_tables(struct req_printer *p, const char *path, bool snoop);
+int printer__record_tables(struct req_printer *p, const char *path);
 
 #endif

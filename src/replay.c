@@ -69,8 +69,7 @@ int cmd_replay(int argc, char **argv)
 		recfile__close(&r);
 		return err;
 	}
-	x.json = c.json;
-	json__init(&x.j, stdout);
+	printer__init(&x, c.json, false);
 	for (;;) {
 		const void *data;
 		uint32_t type, size;
@@ -82,8 +81,10 @@ int cmd_replay(int argc, char **argv)
 		if (type == RECF_META) {
 			x.snoop = meta_get(data, size, "command", v, sizeof(v)) && !strcmp(v, "snoop");
 			x.t0 = meta_get(data, size, "t0_ns", v, sizeof(v)) ? strtoull(v, NULL, 10) : 0;
-			x.disk_w = meta_get(data, size, "disk_w", v, sizeof(v)) ? atoi(v) : 7;
-			x.sector_w = meta_get(data, size, "sector_w", v, sizeof(v)) ? atoi(v) : 11;
+			if (meta_get(data, size, "disk_w", v, sizeof(v)))
+				x.disk_w = atoi(v);
+			if (meta_get(data, size, "sector_w", v, sizeof(v)))
+				x.sector_w = atoi(v);
 			tables = true;
 		} else if (type == RECF_REQFLAGS) {
 			if (reqflags__from_text(&x.rf, data, size))

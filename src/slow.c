@@ -148,9 +148,7 @@ int slow__main(int argc, char **argv, bool snoop, const char *usage)
 	cfg.sysfs = !snoop && !o.no_queue_writes;
 	cfg.comm = o.comm;
 	cfg.rb_bytes = o.rb_bytes;
-	x.json = o.c.json;
-	x.snoop = snoop;
-	json__init(&x.j, stdout);
+	printer__init(&x, o.c.json, snoop);
 	/* a file that cannot be written is said before anything is attached */
 	if (o.record && (err = recfile__create(&x.rec, o.record)))
 		return fail("writing the recording", "%s: %s", o.record, strerror(-err));
@@ -161,7 +159,7 @@ int slow__main(int argc, char **argv, bool snoop, const char *usage)
 		warnf("queue attribute writes are not watched: %s", l.sysfs_why);
 	x.t0 = run__mono_ns();
 	printer__widths(&x);
-	if (o.record && (err = printer__record_tables(&x, o.record, snoop)))
+	if (o.record && (err = printer__record_tables(&x, o.record)))
 		goto out;
 	printer__header(&x);
 	if ((err = life__run(&l, o.c.ready_file, "Tracing block I/O... Hit Ctrl-C to end.")))

@@ -74,8 +74,7 @@ int cmd_sysfs(int argc, char **argv)
 			return err;
 		snprintf(sc.disk, sizeof(sc.disk), "%s", sel.disk_name);
 	}
-	sc.p.json = c.json;
-	json__init(&sc.p.j, stdout);
+	printer__init(&sc.p, c.json, false);
 	if ((err = life__start(&l, &cfg, on_sysfs, &sc)))
 		goto out;
 	sc.p.t0 = run__mono_ns();

@@ -84,6 +84,14 @@ uint64_t skipped__update(struct skipped *s, skipped_seen_fn seen, void *ctx)
 	return s->total;
 }
 
+uint64_t skipped__interval(struct skipped *s, skipped_seen_fn seen, void *ctx)
+{
+	uint64_t n = skipped__update(s, seen, ctx) - s->taken;
+
+	s->taken += n;
+	return n;
+}
+
 void skipped__stop(struct skipped *s, skipped_seen_fn seen, void *ctx)
 {
 	skipped__update(s, seen, ctx);

@@ -21,6 +21,7 @@ struct skipped {
 	bool on;		/* the kernel's counters could be read */
 	uint64_t disk0, seen0;	/* both counts when tracing began */
 	uint64_t total;		/* skipped so far (never goes down) */
+	uint64_t taken;		/* of which skipped__interval() has reported */
 };
 
 /* Completions the kernel counted on this disk (0: on every request-based
@@ -32,6 +33,8 @@ typedef uint64_t (*skipped_seen_fn)(void *ctx);
 void skipped__start(struct skipped *s, uint32_t dev, skipped_seen_fn seen, void *ctx);
 /* Skipped since start. */
 uint64_t skipped__update(struct skipped *s, skipped_seen_fn seen, void *ctx);
+/* Skipped since the last call (an interval report's share). */
+uint64_t skipped__interval(struct skipped *s, skipped_seen_fn seen, void *ctx);
 /* The last update, before detaching: the count stays as it is after. */
 void skipped__stop(struct skipped *s, skipped_seen_fn seen, void *ctx);
 
