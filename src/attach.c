@@ -9,6 +9,8 @@
 #include "attach.h"
 #include "bpfx.h"
 #include "log.h"
+#include "run.h"
+#include <bpf/libbpf.h>
 
 const char *attach__mode_name(enum attach_mode m)
 {
@@ -17,7 +19,6 @@ const char *attach__mode_name(enum attach_mode m)
 	return n[m];
 }
 
-/* A feature probe loads only the program(s) it tries (b may be NULL). */
 /* ---- resolving names ---- */
 
 static FILE *open_func_list(const char **src)
@@ -241,4 +242,175 @@ int attach__resolve_user(const char *spec, uint32_t pid, char *path, size_t plen
 		return fail("binary", "'%s': no such program in PATH, nor library in the "
 			    "system library directories (give a path)", bin);
 	return 0;
+}
+
+/* ---- attaching ---- */
+
+static int keep(struct attacher *a, struct bpf_link *l, const char *what, const char *name)
+{
+	if (!l) {
+		char w[200];
+
+		snprintf(w, sizeof(w), "%s (%s)", what, name);
+		return bpfx__fail(w, -errno);
+	}
+	if (a->nlinks == a->cap) {
+		int cap = a->cap ? 2 * a->cap : 8;
+		struct bpf_link **n = realloc(a->links, cap * sizeof(*n));
+
+		if (!n) {
+			bpf_link__destroy(l);
+			return fail(what, "out of memory");
+		}
+		a->links = n;
+		a->cap = cap;
+	}
+	a->links[a->nlinks++] = l;
+	return 0;
+}
+
+int attacher__choose(struct attacher *a, enum attach_mode m, int n, bool user)
+{
+	const struct features *f;
+
+	if (user) {	/* no probing: attaching says what is wrong, as well */
+		a->mode = ATTACH_UPROBE;
+		return 0;
+	}
+	f = features__get();
+	if (m == ATTACH_FENTRY && !f->fentry)
+		return fail("fentry", "not available on this kernel: %s", f->why_fentry);
+	if (m == ATTACH_KPROBE && !f->kprobe)
+		return fail("kprobe", "not available on this kernel: %s", f->why_kprobe);
+	if (m == ATTACH_KPROBE_MULTI && !f->kprobe_multi)
+		return fail("kprobe-multi", "not available on this kernel: %s", f->why_kprobe_multi);
+	if (m == ATTACH_FENTRY && n > 1)
+		return fail("fentry", "%d functions match: fentry attaches one function per program; "
+			    "give one, or use --mode kprobe", n);
+	if (m == ATTACH_AUTO) {
+		if (n == 1 && f->fentry)
+			m = ATTACH_FENTRY;
+		else if (n > 1 && f->kprobe_multi)
+			m = ATTACH_KPROBE_MULTI;
+		else if (f->kprobe)
+			m = ATTACH_KPROBE;
+		else if (f->fentry)
+			return fail("functions", "%d match, and without kprobes only one function can be "
+				    "traced (fentry); kprobe: %s", n, f->why_kprobe);
+		else
+			return fail("tracing kernel functions", "this kernel has neither kprobes (%s) nor "
+				    "fentry (%s); block I/O commands (lat, slow, snoop) work from tracepoints",
+				    f->why_kprobe, f->why_fentry);
+	}
+	a->mode = m;
+	return 0;
+}
+
+void attacher__select(const struct attacher *a, struct bpf_object *obj,
+		      const struct attach_progs *p, const char *fentry_target)
+{
+	struct bpf_program *e = p->entry[a->mode], *x = p->exit[a->mode], *prog;
+
+	bpf_object__for_each_program(prog, obj) {
+		bool mine = prog == e || prog == x;
+
+		/* programs of other modes are left out; anything else is the command's */
+		for (int m = 0; m < ATTACH_NMODES; m++)
+			if (prog == p->entry[m] || prog == p->exit[m]) {
+				bpf_program__set_autoload(prog, mine);
+				bpf_program__set_autoattach(prog, false);
+			}
+	}
+	if (a->mode == ATTACH_FENTRY && fentry_target) {
+		bpf_program__set_attach_target(e, 0, fentry_target);
+		bpf_program__set_attach_target(x, 0, fentry_target);
+	}
+}
+
+int attacher__kernel(struct attacher *a, const struct attach_progs *p, char **names, int n)
+{
+	struct bpf_program *e = p->entry[a->mode], *x = p->exit[a->mode];
+	unsigned long long t0 = run__mono_ns();
+	int err = 0;
+
+	if (a->mode == ATTACH_FENTRY) {
+		if (!(err = keep(a, bpf_program__attach(e), "attaching fentry", names[0])))
+			err = keep(a, bpf_program__attach(x), "attaching fexit", names[0]);
+	} else if (a->mode == ATTACH_KPROBE_MULTI) {
+		__u64 *cookies = calloc(n, sizeof(*cookies));
+		LIBBPF_OPTS(bpf_kprobe_multi_opts, o, .syms = (const char **)names, .cnt = n,
+			    .cookies = cookies);
+
+		if (!cookies)
+			return fail("attaching kprobe-multi", "out of memory");
+		for (int i = 0; i < n; i++)
+			cookies[i] = i;
+		err = keep(a, bpf_program__attach_kprobe_multi_opts(e, NULL, &o),
+			   "attaching kprobe-multi", "entries");
+		o.retprobe = true;
+		if (!err)
+			err = keep(a, bpf_program__attach_kprobe_multi_opts(x, NULL, &o),
+				   "attaching kretprobe-multi", "returns");
+		free(cookies);
+	} else {
+		for (int i = 0; i < n && !err; i++) {
+			LIBBPF_OPTS(bpf_kprobe_opts, o, .bpf_cookie = i);
+
+			err = keep(a, bpf_program__attach_kprobe_opts(e, names[i], &o),
+				   "attaching kprobe", names[i]);
+			o.retprobe = true;
+			if (!err)
+				err = keep(a, bpf_program__attach_kprobe_opts(x, names[i], &o),
+					   "attaching kretprobe", names[i]);
+		}
+	}
+	a->ms += (run__mono_ns() - t0) / 1e6;
+	return err;
+}
+
+int attacher__user(struct attacher *a, const struct attach_progs *p, const char *spec,
+		   uint32_t pid, uint64_t cookie)
+{
+	unsigned long long t0 = run__mono_ns();
+	char path[512], sym[256];
+	int err = attach__resolve_user(spec, pid, path, sizeof(path), sym, sizeof(sym));
+	LIBBPF_OPTS(bpf_uprobe_opts, o, .func_name = sym, .bpf_cookie = cookie);
+	struct bpf_link *l;
+
+	if (err)
+		return err;
+	l = bpf_program__attach_uprobe_opts(p->entry[ATTACH_UPROBE], pid ? (int)pid : -1, path, 0, &o);
+	if (!l && errno == ENOENT)
+		return fail("function", "'%s': no such symbol in %s", sym, path);
+	if (!l)
+		return fail("function", "'%s' in %s: cannot attach a uprobe: %s", sym, path, strerror(errno));
+	if ((err = keep(a, l, "attaching uprobe", sym)))
+		return err;
+	o.retprobe = true;
+	l = bpf_program__attach_uprobe_opts(p->exit[ATTACH_UPROBE], pid ? (int)pid : -1, path, 0, &o);
+	if (!l)
+		return fail("function", "'%s' in %s: cannot attach a uretprobe: %s", sym, path, strerror(errno));
+	err = keep(a, l, "attaching uretprobe", sym);
+	a->ms += (run__mono_ns() - t0) / 1e6;
+	return err;
+}
+
+int attacher__program(struct attacher *a, struct bpf_program *prog, const char *what)
+{
+	const struct features *f = features__get();
+	enum bpf_attach_type t = bpf_program__expected_attach_type(prog);
+
+	if (bpf_program__type(prog) == BPF_PROG_TYPE_TRACING && t == BPF_TRACE_RAW_TP && !f->tp_btf)
+		return fail(what, "this kernel cannot attach BTF tracepoints (tp_btf): it needs BTF "
+			    "(CONFIG_DEBUG_INFO_BTF) and kernel 5.5 or later");
+	return keep(a, bpf_program__attach(prog), what, bpf_program__name(prog));
+}
+
+void attacher__destroy(struct attacher *a)
+{
+	for (int i = a->nlinks - 1; i >= 0; i--)
+		bpf_link__destroy(a->links[i]);
+	free(a->links);
+	a->links = NULL;
+	a->nlinks = a->cap = 0;
 }

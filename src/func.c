@@ -18,28 +18,20 @@
 #include "histmap.h"
 #include "hist_user.h"
 #include "log.h"
+#include "report.h"
 #include "run.h"
 #include "func.skel.h"
 
-static const char func_usage[] =
-"Usage: iodig func [options] PATTERN... [interval [count]]\n"
-"Latency histograms of functions, one per function:\n"
-"  a kernel function or glob (submit_bio, 'blk_mq_*'), or BINARY:SYMBOL for user\n"
-"  space (a path, or with -p a library name looked up in that process's maps).\n"
-"Nested and recursive calls are timed right: each thread keeps a stack of entry\n"
-"times (up to 32 deep; deeper calls are counted, not timed).\n"
-"\n"
-"  -p, --pid PID        only calls made by this process\n"
-"  -m, --ms             histogram rows in milliseconds\n"
-"  -u, --us             histogram rows in microseconds (default)\n"
-"  -T, --timestamp      a time line before each interval\n"
-"      --mode MODE      auto (default), fentry, kprobe or kprobe-multi\n"
-CLI_COMMON_HELP
-"\n"
-"Kernel functions need fentry (BPF trampolines) or kprobes; `iodig probe` tells\n"
-"which this kernel has.  At most 4096 functions at once.\n";
-
 enum { OPT_MODE = OPT_FIRST_CMD };
+
+static const struct cli_opt func_opts_table[] = {
+	{ "pid", 'p', "PID", "only calls made by this process" },
+	{ "ms", 'm', NULL, "histogram rows in milliseconds" },
+	{ "us", 'u', NULL, "histogram rows in microseconds (default)" },
+	{ "timestamp", 'T', NULL, "a time line before each interval" },
+	{ "mode", OPT_MODE, "MODE", "auto (default), fentry, kprobe or kprobe-multi" },
+	{}
+};
 
 struct func_opts {
 	struct cli_common c;
@@ -60,11 +52,9 @@ struct func_ctx {
 	bool *seen;
 	struct func_stats last;
 	enum attach_mode mode;
-	int interval_no;
 	struct json j;
-	struct bpf_link **links;
-	int nlinks;
-	double attach_ms;
+	struct report r;
+	struct attacher at;
 	uint32_t pid;		/* -p: stop when it exits */
 };
 
@@ -104,15 +94,6 @@ static bool numeric(const char *s)
 			return false;
 	return true;
 }
-
-static const struct option func_longs[] = {
-	{ "pid", required_argument, 0, 'p' },
-	{ "ms", no_argument, 0, 'm' },
-	{ "us", no_argument, 0, 'u' },
-	{ "timestamp", no_argument, 0, 'T' },
-	{ "mode", required_argument, 0, OPT_MODE },
-	{}
-};
 
 static int func_opt(void *ctx, int opt, const char *arg)
 {
@@ -190,7 +171,7 @@ static int func_report(void *ctx, bool last)
 	struct func_stats s = sk->bss->stats;
 	struct func_values v = { .missed = bpfx__recursion_misses(sk->obj) };
 	unsigned long long ns, cnt;
-	int err, shown = 0;
+	int err;
 
 	memset(x->h, 0, x->n * sizeof(*x->h));
 	memset(x->seen, 0, x->n * sizeof(*x->seen));
@@ -201,157 +182,12 @@ static int func_report(void *ctx, bool last)
 	bpfx__run_stats(sk->obj, &ns, &cnt);
 	v.bpf_run_ns = ns;
 	v.bpf_run_cnt = cnt;
-	x->interval_no++;
-	if (x->o->c.json) {
-		for (int i = 0; i < x->n; i++) {
-			if (!x->seen[i])
-				continue;
-			json__obj_begin(&x->j);
-			json__kstr(&x->j, "type", "hist");
-			json__ku64(&x->j, "interval", x->interval_no);
-			json__kstr(&x->j, "function", x->names[i]);
-			json__kstr(&x->j, "mode", attach__mode_name(x->mode));
-			hist__json(&x->h[i], &x->j);
-			json__obj_end(&x->j);
-		}
-		json__obj_begin(&x->j);
-		json__kstr(&x->j, "type", "interval_end");
-		json__ku64(&x->j, "interval", x->interval_no);
-		counters__json(&x->j, func_counters, COUNTERS_N(func_counters), &v, 0);
-		json__kbool(&x->j, "last", last);
-		json__obj_end(&x->j);
-		return 0;
-	}
-	if (x->o->loop.timestamp)
-		run__print_time(stdout);
-	for (int i = 0; i < x->n; i++) {
-		if (!x->seen[i])
-			continue;
-		shown++;
-		printf("\nfunction = %s\n", x->names[i]);
-		hist__print(&x->h[i], stdout, x->o->ms ? 1000000 : 1000, x->o->ms ? "msecs" : "usecs");
-	}
-	if (!shown)
-		printf("no calls%s\n", x->o->loop.interval_ms ? " in this interval" : "");
-	counters__lines(stdout, func_counters, COUNTERS_N(func_counters), &v, 0);
-	return 0;
-}
-
-static int add_link(struct func_ctx *x, struct bpf_link *l, const char *what, const char *name)
-{
-	if (!l) {
-		char w[160];
-
-		snprintf(w, sizeof(w), "%s (%s)", what, name);
-		return bpfx__fail(w, -errno);
-	}
-	x->links[x->nlinks++] = l;
-	return 0;
-}
-
-/* Picks how to attach n kernel functions, or says why nothing can. */
-static int choose_kernel_mode(struct func_ctx *x, const struct features *f)
-{
-	enum attach_mode m = x->o->mode;
-
-	if (m == ATTACH_FENTRY && !f->fentry)
-		return fail("fentry", "not available on this kernel: %s", f->why_fentry);
-	if (m == ATTACH_KPROBE && !f->kprobe)
-		return fail("kprobe", "not available on this kernel: %s", f->why_kprobe);
-	if (m == ATTACH_KPROBE_MULTI && !f->kprobe_multi)
-		return fail("kprobe-multi", "not available on this kernel: %s", f->why_kprobe_multi);
-	if (m == ATTACH_FENTRY && x->n > 1)
-		return fail("fentry", "%d functions match: fentry attaches one function per program; "
-			    "give one, or use --mode kprobe", x->n);
-	if (m == ATTACH_AUTO) {
-		if (x->n == 1 && f->fentry)
-			m = ATTACH_FENTRY;
-		else if (x->n > 1 && f->kprobe_multi)
-			m = ATTACH_KPROBE_MULTI;
-		else if (f->kprobe)
-			m = ATTACH_KPROBE;
-		else if (f->fentry)
-			return fail("functions", "%d match, and without kprobes only one function can be "
-				    "traced (fentry); kprobe: %s", x->n, f->why_kprobe);
-		else
-			return fail("tracing kernel functions", "this kernel has neither kprobes (%s) nor "
-				    "fentry (%s); block I/O commands (lat, slow, snoop) work from tracepoints",
-				    f->why_kprobe, f->why_fentry);
-	}
-	x->mode = m;
-	return 0;
-}
-
-static int attach_kernel(struct func_ctx *x)
-{
-	struct func_bpf *sk = x->skel;
-	unsigned long long t0 = run__mono_ns();
-	int err;
-
-	if (x->mode == ATTACH_FENTRY) {
-		if ((err = func_bpf__attach(sk)))
-			return bpfx__fail("attaching fentry/fexit", err);
-	} else if (x->mode == ATTACH_KPROBE_MULTI) {
-		__u64 *cookies = calloc(x->n, sizeof(*cookies));
-		LIBBPF_OPTS(bpf_kprobe_multi_opts, o, .syms = (const char **)x->names, .cnt = x->n,
-			    .cookies = cookies);
-
-		for (int i = 0; i < x->n; i++)
-			cookies[i] = i;
-		err = add_link(x, bpf_program__attach_kprobe_multi_opts(sk->progs.func_kmulti, NULL, &o),
-			       "attaching kprobe-multi", "entries");
-		o.retprobe = true;
-		if (!err)
-			err = add_link(x, bpf_program__attach_kprobe_multi_opts(sk->progs.func_kretmulti,
-										 NULL, &o),
-				       "attaching kretprobe-multi", "returns");
-		free(cookies);
-		if (err)
-			return err;
-	} else {
-		for (int i = 0; i < x->n; i++) {
-			LIBBPF_OPTS(bpf_kprobe_opts, o, .bpf_cookie = i);
-
-			if ((err = add_link(x, bpf_program__attach_kprobe_opts(sk->progs.func_kprobe,
-									       x->names[i], &o),
-					    "attaching kprobe", x->names[i])))
-				return err;
-			o.retprobe = true;
-			if ((err = add_link(x, bpf_program__attach_kprobe_opts(sk->progs.func_kretprobe,
-									       x->names[i], &o),
-					    "attaching kretprobe", x->names[i])))
-				return err;
-		}
-	}
-	x->attach_ms = (run__mono_ns() - t0) / 1e6;
-	return 0;
-}
-
-static int attach_user(struct func_ctx *x, uint32_t pid)
-{
-	unsigned long long t0 = run__mono_ns();
-
-	for (int i = 0; i < x->o->npat; i++) {
-		char path[512], sym[256];
-		int err = attach__resolve_user(x->o->patterns[i], pid, path, sizeof(path), sym, sizeof(sym));
-		LIBBPF_OPTS(bpf_uprobe_opts, o, .func_name = sym, .bpf_cookie = i);
-		struct bpf_link *l;
-
-		if (err)
-			return err;
-		l = bpf_program__attach_uprobe_opts(x->skel->progs.func_uprobe, pid ? (int)pid : -1, path, 0, &o);
-		if (!l && errno == ENOENT)
-			return fail("function", "'%s': no such symbol in %s", sym, path);
-		if (!l)
-			return fail("function", "'%s' in %s: cannot attach a uprobe: %s", sym, path, strerror(errno));
-		x->links[x->nlinks++] = l;
-		o.retprobe = true;
-		l = bpf_program__attach_uprobe_opts(x->skel->progs.func_uretprobe, pid ? (int)pid : -1, path, 0, &o);
-		if (!l)
-			return fail("function", "'%s' in %s: cannot attach a uretprobe: %s", sym, path, strerror(errno));
-		x->links[x->nlinks++] = l;
-	}
-	x->attach_ms = (run__mono_ns() - t0) / 1e6;
+	report__begin(&x->r, last);
+	for (int i = 0; i < x->n; i++)
+		if (x->seen[i] && (err = report__add(&x->r, &x->h[i], 2, "function", LABEL_STR, x->names[i],
+						      "mode", LABEL_JSON_ONLY, attach__mode_name(x->mode))))
+			return fail("reporting", "%s", strerror(-err));
+	report__emit(&x->r, &v);
 	return 0;
 }
 
@@ -359,14 +195,22 @@ int cmd_func(int argc, char **argv)
 {
 	struct func_opts o = {};
 	struct func_ctx x = { .o = &o };
-	const struct features *f;
+	struct attach_progs progs;
 	uint32_t pid = 0;
 	int nuser = 0, err;
 	char msg[160];
 
-	static const struct cli_cmd cmd = { .name = "func", .usage = func_usage, .shortopts = "p:muT",
-					    .longs = func_longs, .opt = func_opt, .args = func_args,
-					    .tracing = true };
+	static const struct cli_cmd cmd = {
+		.name = "func", .synopsis = "[options] PATTERN... [interval [count]]",
+		.about = "Latency histograms of functions, one per function:\n"
+			 "  a kernel function or glob (submit_bio, 'blk_mq_*'), or BINARY:SYMBOL for user\n"
+			 "  space (a path, or with -p a library name looked up in that process's maps).\n"
+			 "Nested and recursive calls are timed right: each thread keeps a stack of entry\n"
+			 "times (up to 32 deep; deeper calls are counted, not timed).\n",
+		.opts = func_opts_table,
+		.notes = "Kernel functions need fentry (BPF trampolines) or kprobes; `iodig probe` tells\n"
+			 "which this kernel has.  At most 4096 functions at once.\n",
+		.opt = func_opt, .args = func_args, .tracing = true };
 
 	if ((err = cli__prologue(&cmd, argc, argv, &o.c, &o)) >= 0)
 		return err;
@@ -377,7 +221,6 @@ int cmd_func(int argc, char **argv)
 	if (nuser && nuser != o.npat)
 		return usage_error("kernel and user functions cannot be mixed in one run");
 	if (nuser) {
-		x.mode = ATTACH_UPROBE;
 		x.n = o.npat;
 		x.names = calloc(x.n, sizeof(char *));
 		for (int i = 0; i < x.n; i++)
@@ -389,14 +232,16 @@ int cmd_func(int argc, char **argv)
 			err = fail("functions", "%d match; at most %d at once", x.n, FUNC_MAX);
 			goto out;
 		}
-		f = features__get();
-		if ((err = choose_kernel_mode(&x, f)))
-			goto out;
 	}
+	if ((err = attacher__choose(&x.at, o.mode, x.n, nuser)))
+		goto out;
+	x.mode = x.at.mode;
 	x.h = calloc(x.n, sizeof(*x.h));
 	x.seen = calloc(x.n, sizeof(*x.seen));
-	x.links = calloc(2 * x.n + 2, sizeof(*x.links));
 	json__init(&x.j, stdout);
+	x.r = (struct report){ .empty = "no calls", .ms = o.ms, .timestamp = o.loop.timestamp,
+			       .per_interval = o.loop.interval_ms, .json = o.c.json, .j = &x.j, .out = stdout,
+			       .counters = func_counters, .ncounters = COUNTERS_N(func_counters) };
 
 	x.skel = func_bpf__open();
 	if (!x.skel) {
@@ -404,35 +249,32 @@ int cmd_func(int argc, char **argv)
 		goto out;
 	}
 	x.skel->rodata->filter_pid = pid;
-	{
-		struct bpf_program *p;
-		struct bpf_program *a = NULL, *b = NULL;
-
-		switch (x.mode) {
-		case ATTACH_FENTRY: a = x.skel->progs.func_fentry; b = x.skel->progs.func_fexit; break;
-		case ATTACH_KPROBE: a = x.skel->progs.func_kprobe; b = x.skel->progs.func_kretprobe; break;
-		case ATTACH_KPROBE_MULTI: a = x.skel->progs.func_kmulti; b = x.skel->progs.func_kretmulti; break;
-		default: a = x.skel->progs.func_uprobe; b = x.skel->progs.func_uretprobe; break;
-		}
-		bpf_object__for_each_program(p, x.skel->obj) {
-			bpf_program__set_autoload(p, p == a || p == b);
-			bpf_program__set_autoattach(p, x.mode == ATTACH_FENTRY && (p == a || p == b));
-		}
-		if (x.mode == ATTACH_FENTRY) {
-			bpf_program__set_attach_target(a, 0, x.names[0]);
-			bpf_program__set_attach_target(b, 0, x.names[0]);
-		}
-	}
+	progs = (struct attach_progs){
+		.entry = { [ATTACH_FENTRY] = x.skel->progs.func_fentry,
+			   [ATTACH_KPROBE] = x.skel->progs.func_kprobe,
+			   [ATTACH_KPROBE_MULTI] = x.skel->progs.func_kmulti,
+			   [ATTACH_UPROBE] = x.skel->progs.func_uprobe },
+		.exit = { [ATTACH_FENTRY] = x.skel->progs.func_fexit,
+			  [ATTACH_KPROBE] = x.skel->progs.func_kretprobe,
+			  [ATTACH_KPROBE_MULTI] = x.skel->progs.func_kretmulti,
+			  [ATTACH_UPROBE] = x.skel->progs.func_uretprobe },
+	};
+	attacher__select(&x.at, x.skel->obj, &progs, x.names[0]);
 	if ((err = func_bpf__load(x.skel))) {
 		err = bpfx__fail(x.mode == ATTACH_FENTRY ? "loading fentry/fexit" : "loading BPF programs", err);
 		goto out;
 	}
-	err = x.mode == ATTACH_UPROBE ? attach_user(&x, pid) : attach_kernel(&x);
+	if (nuser) {
+		for (int i = 0; i < x.n && !err; i++)
+			err = attacher__user(&x.at, &progs, x.names[i], pid, i);
+	} else {
+		err = attacher__kernel(&x.at, &progs, x.names, x.n);
+	}
 	if (err)
 		goto out;
 	run__signals();
 	snprintf(msg, sizeof(msg), "Tracing %d function%s (%s, attached in %.1f ms)... Hit Ctrl-C to end.",
-		 x.n, x.n == 1 ? "" : "s", attach__mode_name(x.mode), x.attach_ms);
+		 x.n, x.n == 1 ? "" : "s", attach__mode_name(x.mode), x.at.ms);
 	if ((err = run__ready(o.c.ready_file, msg)))
 		goto out;
 	o.loop.report = func_report;
@@ -441,12 +283,11 @@ int cmd_func(int argc, char **argv)
 	x.pid = pid;
 	err = run__loop(&o.loop);
 out:
-	for (int i = 0; i < x.nlinks; i++)
-		bpf_link__destroy(x.links[i]);
+	attacher__destroy(&x.at);
 	func_bpf__destroy(x.skel);
 	attach__free_names(x.names, x.n);
 	free(x.h);
 	free(x.seen);
-	free(x.links);
+	report__free(&x.r);
 	return err;
 }

@@ -17,6 +17,7 @@
 #include "hist_user.h"
 #include "lat.h"
 #include "lat_cmd.h"
+#include "report.h"
 #include "life_user.h"
 #include "life.skel.h"
 #include "log.h"
@@ -26,29 +27,22 @@
 #include "lat.skel.h"
 
 
-static const char lat_usage[] =
-"Usage: iodig lat [options] [interval [count]]\n"
-"Block I/O latency histograms, from the kernel's own request stamps.\n"
-"By default: device time (issue to completion), all disks together.\n"
-"\n"
-"  -D, --disk-split     one histogram per disk\n"
-"  -F, --flags          one histogram per operation and flags (read, write sync, ...)\n"
-"  -Q, --queued         from request allocation: includes time queued in the OS\n"
-"  -d, --disk DISK      only this disk (a partition counts toward its disk)\n"
-"  -c, --cgroup PATH    only I/O charged to this cgroup (v2, or v1 blkio)\n"
-"  -m, --ms             histogram rows in milliseconds (default microseconds)\n"
-"  -T, --timestamp      a time line before each interval\n"
-"      --own-clock      time from iodig's own issue stamp, not the kernel's\n"
-"      --phases         per disk, a histogram for each phase of a request's life\n"
-"                       side by side: Q2G (submit wait) G2I I2D (scheduler) D2C\n"
-"                       (device) Q2C (total), from bio submission (see iodig slow)\n"
-CLI_COMMON_HELP
-"\n"
-"Percentiles are within 3.125% of the exact value (log2 buckets, 16 linear\n"
-"sub-buckets each).  Ctrl-C prints what was gathered so far.\n"
-"Example: iodig lat -D -F 1 5\n";
-
 enum { OPT_OWN_CLOCK = OPT_FIRST_CMD, OPT_PHASES };
+
+static const struct cli_opt lat_opts_table[] = {
+	{ "disk-split", 'D', NULL, "one histogram per disk" },
+	{ "flags", 'F', NULL, "one histogram per operation and flags (read, write sync, ...)" },
+	{ "queued", 'Q', NULL, "from request allocation: includes time queued in the OS" },
+	{ "disk", 'd', "DISK", "only this disk (a partition counts toward its disk)" },
+	{ "cgroup", 'c', "PATH", "only I/O charged to this cgroup (v2, or v1 blkio)" },
+	{ "ms", 'm', NULL, "histogram rows in milliseconds (default microseconds)" },
+	{ "timestamp", 'T', NULL, "a time line before each interval" },
+	{ "own-clock", OPT_OWN_CLOCK, NULL, "time from iodig's own issue stamp, not the kernel's" },
+	{ "phases", OPT_PHASES, NULL, "per disk, a histogram for each phase of a request's life\n"
+	  "side by side: Q2G (submit wait) G2I I2D (scheduler) D2C\n"
+	  "(device) Q2C (total), from bio submission (see iodig slow)" },
+	{}
+};
 
 struct lat_entry {
 	__u32 dev, flags;
@@ -62,24 +56,12 @@ struct lat_ctx {
 	struct bpf_link *issue_link;
 	struct lat_stats last;
 	struct skipped skipped;
-	int ncpus, interval_no;
+	int ncpus;
 	void *percpu;	/* ncpus values of one key */
 	struct lat_entry *ents;
 	int nents, cap;
 	struct json j;
-};
-
-static const struct option lat_longs[] = {
-	{ "disk-split", no_argument, 0, 'D' },
-	{ "flags", no_argument, 0, 'F' },
-	{ "queued", no_argument, 0, 'Q' },
-	{ "disk", required_argument, 0, 'd' },
-	{ "cgroup", required_argument, 0, 'c' },
-	{ "ms", no_argument, 0, 'm' },
-	{ "timestamp", no_argument, 0, 'T' },
-	{ "own-clock", no_argument, 0, OPT_OWN_CLOCK },
-	{ "phases", no_argument, 0, OPT_PHASES },
-	{}
+	struct report r;
 };
 
 static int lat_opt(void *ctx, int opt, const char *arg)
@@ -185,52 +167,31 @@ static int lat_collect(struct lat_ctx *x)
 	return 0;
 }
 
-static void ent_labels(struct lat_ctx *x, struct lat_entry *e, const char **op,
-		       char *flags, size_t len, char *opbuf, size_t oplen)
+/* One series per entry: disk (with -D or -d), op and flags (with -F). */
+static int lat_series(struct lat_ctx *x, struct lat_entry *e)
 {
-	*op = reqflags__op_name(&x->rf, e->flags, opbuf, oplen);
-	reqflags__flags_str(&x->rf, e->flags, flags, len);
-}
-
-static void lat_print_json(struct lat_ctx *x, struct lat_entry *e)
-{
-	struct json *j = &x->j;
+	const char *clock = x->o->queued ? "alloc-to-complete" : "issue-to-complete";
 	char flags[256], opbuf[16];
-	const char *op;
+	const char *op = "", *disk = NULL;
 
-	json__obj_begin(j);
-	json__kstr(j, "type", "hist");
-	json__ku64(j, "interval", x->interval_no);
-	json__ku64(j, "time", (uint64_t)time(NULL));
-	json__kstr(j, "clock", x->o->queued ? "alloc-to-complete" : "issue-to-complete");
 	if (x->o->per_disk)
-		json__kstr(j, "disk", disk_label(x->o, e->dev));
+		disk = disk_label(x->o, e->dev);
 	else if (x->o->disk)
-		json__kstr(j, "disk", x->o->sel.name);
+		disk = x->o->sel.name;
 	if (x->o->per_flags) {
-		ent_labels(x, e, &op, flags, sizeof(flags), opbuf, sizeof(opbuf));
-		json__kstr(j, "op", op);
-		json__kwords(j, "flags", flags);
+		op = reqflags__op_name(&x->rf, e->flags, opbuf, sizeof(opbuf));
+		reqflags__flags_str(&x->rf, e->flags, flags, sizeof(flags));
 	}
-	hist__json(&e->h, j);
-	json__obj_end(j);
-}
-
-static void lat_print_text(struct lat_ctx *x, struct lat_entry *e)
-{
-	char flags[256], opbuf[16];
-	const char *op;
-
-	if (x->o->per_disk)
-		printf("\ndisk = %s\n", disk_label(x->o, e->dev));
-	if (x->o->per_flags) {
-		ent_labels(x, e, &op, flags, sizeof(flags), opbuf, sizeof(opbuf));
-		printf("%sop = %s%s%s\n", x->o->per_disk ? "" : "\n", op,
-		       flags[0] ? "  flags = " : "", flags);
-	}
-	if (!x->o->per_disk && !x->o->per_flags)
-		printf("\n");
-	hist__print(&e->h, stdout, x->o->ms ? 1000000 : 1000, x->o->ms ? "msecs" : "usecs");
+	if (x->o->per_flags && disk)
+		return report__add(&x->r, &e->h, 4, "clock", LABEL_JSON_ONLY, clock, "disk", LABEL_STR, disk,
+				   "op", LABEL_STR, op, "flags", LABEL_WORDS, flags);
+	if (x->o->per_flags)
+		return report__add(&x->r, &e->h, 3, "clock", LABEL_JSON_ONLY, clock,
+				   "op", LABEL_STR, op, "flags", LABEL_WORDS, flags);
+	if (disk)
+		return report__add(&x->r, &e->h, 2, "clock", LABEL_JSON_ONLY, clock, "disk",
+				   x->o->per_disk ? LABEL_STR : LABEL_JSON_ONLY, disk);
+	return report__add(&x->r, &e->h, 1, "clock", LABEL_JSON_ONLY, clock);
 }
 
 /* lat's counters for one interval: the BPF side's, and two from elsewhere. */
@@ -271,29 +232,13 @@ static int lat_report(void *ctx, bool last)
 
 	if (err)
 		return err;
-	x->interval_no++;
 	counters__delta(&v.d, &now, &x->last, sizeof(v.d));
 	v.not_final = v.d.partial_done + v.d.flush_steps;
-
-	if (x->o->c.json) {
-		for (int i = 0; i < x->nents; i++)
-			lat_print_json(x, &x->ents[i]);
-		json__obj_begin(&x->j);
-		json__kstr(&x->j, "type", "interval_end");
-		json__ku64(&x->j, "interval", x->interval_no);
-		json__ku64(&x->j, "histograms", x->nents);
-		counters__json(&x->j, lat_counters, COUNTERS_N(lat_counters), &v, 0);
-		json__kbool(&x->j, "last", last);
-		json__obj_end(&x->j);
-		return 0;
-	}
-	if (x->o->loop.timestamp)
-		run__print_time(stdout);
+	report__begin(&x->r, last);
 	for (int i = 0; i < x->nents; i++)
-		lat_print_text(x, &x->ents[i]);
-	if (!x->nents)
-		printf("no block I/O completed%s\n", x->o->loop.interval_ms ? " in this interval" : "");
-	counters__lines(stdout, lat_counters, COUNTERS_N(lat_counters), &v, 0);
+		if ((err = lat_series(x, &x->ents[i])))
+			return fail("reporting", "%s", strerror(-err));
+	report__emit(&x->r, &v);
 	return 0;
 }
 
@@ -322,9 +267,15 @@ int cmd_lat(int argc, char **argv)
 	uint64_t cgid = 0;
 	int err;
 
-	static const struct cli_cmd cmd = { .name = "lat", .usage = lat_usage, .shortopts = "DFQd:c:mT",
-					    .longs = lat_longs, .opt = lat_opt, .args = lat_args,
-					    .tracing = true };
+	static const struct cli_cmd cmd = {
+		.name = "lat", .synopsis = "[options] [interval [count]]",
+		.about = "Block I/O latency histograms, from the kernel's own request stamps.\n"
+			 "By default: device time (issue to completion), all disks together.\n",
+		.opts = lat_opts_table,
+		.notes = "Percentiles are within 3.125% of the exact value (log2 buckets, 16 linear\n"
+			 "sub-buckets each).  Ctrl-C prints what was gathered so far.\n"
+			 "Example: iodig lat -D -F 1 5\n",
+		.opt = lat_opt, .args = lat_args, .tracing = true };
 
 	if ((err = cli__prologue(&cmd, argc, argv, &o.c, &o)) >= 0)
 		return err;
@@ -343,6 +294,9 @@ int cmd_lat(int argc, char **argv)
 	x.ncpus = libbpf_num_possible_cpus();
 	x.percpu = calloc(x.ncpus, (sizeof(struct hist) + 7) & ~7UL);
 	json__init(&x.j, stdout);
+	x.r = (struct report){ .empty = "no block I/O completed", .ms = o.ms, .timestamp = o.loop.timestamp,
+			       .per_interval = o.loop.interval_ms, .json = o.c.json, .j = &x.j, .out = stdout,
+			       .counters = lat_counters, .ncounters = COUNTERS_N(lat_counters) };
 	x.skel = lat_bpf__open();
 	if (!x.skel)
 		return bpfx__fail("opening BPF object", -errno);
@@ -378,5 +332,6 @@ out:
 	reqflags__free(&x.rf);	/* a no-op when never loaded */
 	free(x.ents);
 	free(x.percpu);
+	report__free(&x.r);
 	return err;
 }

@@ -15,6 +15,7 @@
 #include "json.h"
 #include "lat_cmd.h"
 #include "life_user.h"
+#include "report.h"
 #include "life.skel.h"
 #include "log.h"
 
@@ -27,9 +28,10 @@ struct phases_ctx {
 	struct lat_opts *o;
 	struct life l;
 	struct phase_disk *d;
-	int nd, cap, interval_no;
+	int nd, cap;
 	struct life_stats last;
 	struct json j;
+	struct report r;
 };
 
 static int phases_take(void *ctx, const void *key, const struct hist *h)
@@ -91,7 +93,6 @@ static int phases_report(void *ctx, bool last)
 	__u32 old = histmap__flip(&sk->bss->epoch);
 	struct life_stats s, d;
 	struct phases_values v;
-	const char *names[PH_NR];
 	uint64_t skipped;
 	int err;
 
@@ -107,46 +108,16 @@ static int phases_report(void *ctx, bool last)
 	v = (struct phases_values){ d.partial, d.untracked, d.map_full, d.completed, d.not_final,
 				    life__in_flight(&x->l), d.unseen_end,
 				    bpfx__recursion_misses(sk->obj), skipped };
-	x->interval_no++;
-	for (int p = 0; p < PH_NR; p++)
-		names[p] = life__phase_name(p);
-
-	if (x->o->c.json) {
-		for (int i = 0; i < x->nd; i++)
-			for (int p = 0; p < PH_NR; p++) {
-				json__obj_begin(&x->j);
-				json__kstr(&x->j, "type", "hist");
-				json__ku64(&x->j, "interval", x->interval_no);
-				json__ku64(&x->j, "time", (uint64_t)time(NULL));
-				json__kstr(&x->j, "disk", disk_label(x->o, x->d[i].dev));
-				json__kstr(&x->j, "phase", names[p]);
-				hist__json(&x->d[i].h[p], &x->j);
-				json__obj_end(&x->j);
-			}
-		json__obj_begin(&x->j);
-		json__kstr(&x->j, "type", "interval_end");
-		json__ku64(&x->j, "interval", x->interval_no);
-		counters__json(&x->j, phases_counters, COUNTERS_N(phases_counters), &v, 0);
-		json__kbool(&x->j, "last", last);
-		json__obj_end(&x->j);
-		return 0;
-	}
-	if (x->o->loop.timestamp)
-		run__print_time(stdout);
-	for (int i = 0; i < x->nd; i++) {
-		const struct hist *hs[PH_NR];
-
-		for (int p = 0; p < PH_NR; p++)
-			hs[p] = &x->d[i].h[p];
-		printf("\ndisk = %s\n", disk_label(x->o, x->d[i].dev));
-		hist__print_columns(hs, names, PH_NR, stdout, x->o->ms ? 1000000 : 1000,
-				    x->o->ms ? "msecs" : "usecs");
-	}
-	if (!x->nd)
-		printf("no block I/O completed%s\n", x->o->loop.interval_ms ? " in this interval" : "");
-	if (!last)	/* in flight now is most of a busy disk: said at the end */
+	if (!last && !x->o->c.json)	/* in flight now is most of a busy disk: said at the end */
 		v.in_flight = 0;
-	counters__lines(stdout, phases_counters, COUNTERS_N(phases_counters), &v, 0);
+	report__begin(&x->r, last);
+	for (int i = 0; i < x->nd; i++)
+		for (int p = 0; p < PH_NR; p++)
+			if ((err = report__add(&x->r, &x->d[i].h[p], 2, "disk", LABEL_STR,
+					       disk_label(x->o, x->d[i].dev), "phase", LABEL_STR,
+					       life__phase_name(p))))
+				return fail("reporting", "%s", strerror(-err));
+	report__emit(&x->r, &v);
 	return 0;
 }
 
@@ -166,6 +137,10 @@ int lat__phases(struct lat_opts *o, uint64_t cgid)
 	int err;
 
 	json__init(&x.j, stdout);
+	x.r = (struct report){ .empty = "no block I/O completed", .column = "phase", .ms = o->ms,
+			       .timestamp = o->loop.timestamp, .per_interval = o->loop.interval_ms,
+			       .json = o->c.json, .j = &x.j, .out = stdout, .counters = phases_counters,
+			       .ncounters = COUNTERS_N(phases_counters) };
 	err = life__start(&x.l, &cfg, NULL, NULL);
 	if (err)
 		goto out;
@@ -179,6 +154,7 @@ int lat__phases(struct lat_opts *o, uint64_t cgid)
 out:
 	life__stop(&x.l);
 	free(x.d);
+	report__free(&x.r);
 	return err;
 }
 

@@ -70,10 +70,11 @@ static int block_tracepoints(struct tp *tps, int max)
 
 int cmd_probe(int argc, char **argv)
 {
-	static const struct cli_cmd cmd = { .name = "probe", .usage =
-		"Usage: iodig probe [--json]\nWhat this kernel offers iodig (BTF, tracepoints, fentry, kprobes,\n"
-		"kprobe-multi, uprobes, ring buffer, cookies, bpf_stats), each tried for real,\n"
-		"the block tracepoints and their arguments, and what each command will use.\n" };
+	static const struct cli_cmd cmd = {
+		.name = "probe", .synopsis = "[--json]",
+		.about = "What this kernel offers iodig (BTF, tracepoints, fentry, kprobes,\n"
+			 "kprobe-multi, uprobes, ring buffer, cookies, bpf_stats), each tried for real,\n"
+			 "the block tracepoints and their arguments, and what each command will use.\n" };
 	struct cli_common c = {};
 	const struct features *f;
 	struct utsname u;

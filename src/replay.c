@@ -12,12 +12,6 @@
 #include "records.h"
 #include "run.h"
 
-static const char replay_usage[] =
-"Usage: iodig replay [--json] FILE\n"
-"Prints a recording made by iodig slow|snoop --record FILE, on this machine or\n"
-"another, exactly as the command printed it live: the same lines, or with\n"
-"--json the same JSON.  Disk, op and flag names come from the recording.\n"
-CLI_COMMON_HELP;
 
 /* "key value" from a META frame's text, or NULL. */
 static const char *meta_get(const char *meta, uint32_t len, const char *key, char *buf, size_t blen)
@@ -48,8 +42,12 @@ static int replay_args(void *ctx, int argc, char **argv, int optind)
 
 int cmd_replay(int argc, char **argv)
 {
-	static const struct cli_cmd cmd = { .name = "replay", .usage = replay_usage,
-					    .args = replay_args };
+	static const struct cli_cmd cmd = {
+		.name = "replay", .synopsis = "[--json] FILE",
+		.about = "Prints a recording made by iodig slow|snoop --record FILE, on this machine or\n"
+			 "another, exactly as the command printed it live: the same lines, or with\n"
+			 "--json the same JSON.  Disk, op and flag names come from the recording.\n",
+		.args = replay_args };
 	struct cli_common c = {};
 	struct req_printer x = {};
 	struct recfile r;

@@ -22,6 +22,7 @@
 #include "run.h"
 #include "records.h"
 #include "slow.h"
+#include "cmds.h"
 
 struct slow_opts {
 	struct cli_common c;
@@ -33,28 +34,23 @@ struct slow_opts {
 
 enum { OPT_COMM = OPT_FIRST_CMD, OPT_OWN_CLOCK, OPT_BUFFER, OPT_NO_QW, OPT_RECORD };
 
-static const char slow_usage[] =
-"Usage: iodig slow [options] [MIN_MS]\n"
-"One line per block request slower than MIN_MS (default 10) from bio submission\n"
-"(Q) to completion (C), decided in the kernel, split into phases:\n"
-"  Q2G submit wait (frozen queue, tag starvation, throttling)  G2I  I2D scheduler\n"
-"  D2C device  Q2C total.  The dominant phase is named, and a request stalled while\n"
-"  its disk's queue attributes were being written names the writer.\n"
-"\n"
-"      --no-queue-writes  do not watch writes to queue attributes (the watcher\n"
-"                       adds about 350 ns to every write(2), pwrite(2) and\n"
-"                       writev(2) on the machine, 45 ns to other system calls)\n"
-SLOW_COMMON_USAGE;
+/* The options slow and snoop share; slow has one more of its own. */
+static const struct cli_opt slow_shared[] = {
+	{ "disk", 'd', "DISK", "only this disk, or only this partition" },
+	{ "cgroup", 'c', "PATH", "only I/O charged to this cgroup" },
+	{ "pid", 'p', "PID", "only I/O submitted by this process" },
+	{ "comm", OPT_COMM, "NAME", "only I/O submitted by tasks with this name" },
+	{ "own-clock", OPT_OWN_CLOCK, NULL, "stamp allocation and issue in BPF, not from struct request" },
+	{ "buffer-size", OPT_BUFFER, "N", "ring buffer bytes, a power of 2 (default 8388608)" },
+	{ "record", OPT_RECORD, "FILE", "also write every record to FILE, with what decoding it\n"
+	  "needs elsewhere: iodig replay FILE prints it again" },
+	{}
+};
 
-static const struct option slow_longs[] = {
-	{ "disk", required_argument, 0, 'd' },
-	{ "cgroup", required_argument, 0, 'c' },
-	{ "pid", required_argument, 0, 'p' },
-	{ "comm", required_argument, 0, OPT_COMM },
-	{ "own-clock", no_argument, 0, OPT_OWN_CLOCK },
-	{ "buffer-size", required_argument, 0, OPT_BUFFER },
-	{ "no-queue-writes", no_argument, 0, OPT_NO_QW },
-	{ "record", required_argument, 0, OPT_RECORD },
+static const struct cli_opt slow_own[] = {
+	{ "no-queue-writes", OPT_NO_QW, NULL, "do not watch writes to queue attributes (the watcher\n"
+	  "adds about 350 ns to every write(2), pwrite(2) and\n"
+	  "writev(2) on the machine, 45 ns to other system calls)" },
 	{}
 };
 
@@ -74,11 +70,7 @@ static int slow_opt(void *ctx, int opt, const char *arg)
 		o->comm = arg;
 		break;
 	case OPT_OWN_CLOCK: o->own_clock = true; break;
-	case OPT_NO_QW:
-		if (o->snoop)	/* snoop never watches them */
-			return -1;
-		o->no_queue_writes = true;
-		break;
+	case OPT_NO_QW: o->no_queue_writes = true; break;	/* slow's only */
 	case OPT_RECORD: o->record = arg; break;
 	case OPT_BUFFER:
 		if (!cli__uint(arg, 4096, 1ULL << 30, &v) || (v & (v - 1)))
@@ -110,11 +102,22 @@ static int slow_args(void *ctx, int argc, char **argv, int optind)
 	return 0;
 }
 
-int slow__main(int argc, char **argv, bool snoop, const char *usage)
+int cmd_slow(int argc, char **argv)
 {
-	const struct cli_cmd cmd = { .name = snoop ? "snoop" : "slow", .usage = usage, .shortopts = "d:c:p:",
-				     .longs = slow_longs, .opt = slow_opt, .args = slow_args,
-				     .tracing = true };
+	return slow__main(argc, argv, false, "[options] [MIN_MS]",
+		"One line per block request slower than MIN_MS (default 10) from bio submission\n"
+		"(Q) to completion (C), decided in the kernel, split into phases:\n"
+		"  Q2G submit wait (frozen queue, tag starvation, throttling)  G2I  I2D scheduler\n"
+		"  D2C device  Q2C total.  The dominant phase is named, and a request stalled while\n"
+		"  its disk's queue attributes were being written names the writer.\n");
+}
+
+int slow__main(int argc, char **argv, bool snoop, const char *synopsis, const char *about)
+{
+	const struct cli_cmd cmd = { .name = snoop ? "snoop" : "slow", .synopsis = synopsis,
+				     .about = about, .opts = snoop ? NULL : slow_own, .more = slow_shared,
+				     .notes = "Lost records are counted and shown, never dropped silently.\n",
+				     .opt = slow_opt, .args = slow_args, .tracing = true };
 	struct slow_opts o = { .snoop = snoop };
 	struct req_printer x = {};
 	struct life_cfg cfg = {};
@@ -180,5 +183,4 @@ out:
 	return err;
 }
 
-int cmd_slow(int argc, char **argv) { return slow__main(argc, argv, false, slow_usage); }
 

@@ -5,13 +5,9 @@
 #include "cmds.h"
 #include "slow.h"
 
-static const char snoop_usage[] =
-"Usage: iodig snoop [options]\n"
-"One line per block request (like bcc's biosnoop), with the submitter, taken when\n"
-"the bio was queued, and the phases of the request's life (see iodig slow --help).\n"
-SLOW_COMMON_USAGE;
-
 int cmd_snoop(int argc, char **argv)
 {
-	return slow__main(argc, argv, true, snoop_usage);
+	return slow__main(argc, argv, true, "[options]",
+		"One line per block request (like bcc's biosnoop), with the submitter, taken when\n"
+		"the bio was queued, and the phases of the request's life (see iodig slow --help).\n");
 }

@@ -14,16 +14,6 @@
 #include "records.h"
 #include "run.h"
 
-static const char sysfs_usage[] =
-"Usage: iodig sysfs [options]\n"
-"Each write to a block queue attribute in sysfs (/sys/block/DISK/queue/*:\n"
-"scheduler, nr_requests, read_ahead_kb, max_sectors_kb, wbt_lat_usec, ...):\n"
-"who (comm, pid, ppid), which disk and attribute, the value written, and how\n"
-"long the write took.  Changing some of them freezes the queue: every bio\n"
-"submitted meanwhile waits (iodig slow names such a writer).\n"
-"\n"
-"  -d, --disk DISK      only writes to this disk's attributes\n"
-CLI_COMMON_HELP;
 
 struct sysfs_ctx {
 	struct req_printer p;
@@ -54,9 +44,17 @@ static int sysfs_opt(void *ctx, int opt, const char *arg)
 
 int cmd_sysfs(int argc, char **argv)
 {
-	static const struct option longs[] = { { "disk", required_argument, 0, 'd' }, {} };
-	static const struct cli_cmd cmd = { .name = "sysfs", .usage = sysfs_usage, .shortopts = "d:",
-					    .longs = longs, .opt = sysfs_opt, .tracing = true };
+	static const struct cli_opt opts[] = {
+		{ "disk", 'd', "DISK", "only writes to this disk's attributes" }, {}
+	};
+	static const struct cli_cmd cmd = {
+		.name = "sysfs",
+		.about = "Each write to a block queue attribute in sysfs (/sys/block/DISK/queue/*:\n"
+			 "scheduler, nr_requests, read_ahead_kb, max_sectors_kb, wbt_lat_usec, ...):\n"
+			 "who (comm, pid, ppid), which disk and attribute, the value written, and how\n"
+			 "long the write took.  Changing some of them freezes the queue: every bio\n"
+			 "submitted meanwhile waits (iodig slow names such a writer).\n",
+		.opts = opts, .opt = sysfs_opt, .tracing = true };
 	struct cli_common c = {};
 	struct sysfs_ctx sc = {};
 	struct life_cfg cfg = { .mode = LIFE_SYSFS, .sysfs = true };

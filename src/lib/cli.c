@@ -68,20 +68,79 @@ bool cli__uint(const char *s, unsigned long long min, unsigned long long max,
 	return true;
 }
 
+static const struct cli_opt common_opts[] = {
+	{ "json", OPT_JSON, NULL, "one JSON object per line" },
+	{ "ready-file", OPT_READY_FILE, "PATH", "write PATH once tracing is live" },
+	{ "verbose", 'v', NULL, "show libbpf's log" },
+	{ "help", 'h', NULL, "this help" },
+	{}
+};
+
+static bool has_short(int key)
+{
+	return key > ' ' && key < 127;
+}
+
+static void help_opts(const struct cli_opt *t, FILE *out)
+{
+	for (; t && t->name; t++) {
+		char left[64];
+		int n = snprintf(left, sizeof(left), "  %c%c%c --%s%s%s",
+				 has_short(t->key) ? '-' : ' ', has_short(t->key) ? t->key : ' ',
+				 has_short(t->key) ? ',' : ' ', t->name, t->arg ? " " : "",
+				 t->arg ? t->arg : "");
+
+		fprintf(out, "%s%*s", left, n < 23 ? 23 - n : 2, "");
+		for (const char *h = t->help; *h; h++) {
+			fputc(*h, out);
+			if (*h == '\n')
+				fprintf(out, "%23s", "");
+		}
+		fputc('\n', out);
+	}
+}
+
+void cli__help(const struct cli_cmd *cmd, FILE *out)
+{
+	fprintf(out, "Usage: iodig %s %s\n%s\n", cmd->name, cmd->synopsis ? cmd->synopsis : "[options]",
+		cmd->about ? cmd->about : "");
+	help_opts(cmd->opts, out);
+	help_opts(cmd->more, out);
+	help_opts(common_opts, out);
+	if (cmd->notes)
+		fprintf(out, "\n%s", cmd->notes);
+}
+
+/* getopt's tables from the command's and the common ones. */
+static void build_getopt(const struct cli_cmd *cmd, struct option *longs, size_t nlongs,
+			 char *shorts, size_t nshorts)
+{
+	const struct cli_opt *tables[] = { cmd->opts, cmd->more, common_opts };
+	size_t n = 0, s = 0;
+
+	shorts[s++] = ':';
+	for (unsigned int i = 0; i < 3; i++)
+		for (const struct cli_opt *t = tables[i]; t && t->name && n < nlongs - 1; t++) {
+			longs[n++] = (struct option){ t->name, t->arg ? required_argument : no_argument,
+						      0, t->key };
+			if (has_short(t->key) && s < nshorts - 3) {
+				shorts[s++] = (char)t->key;
+				if (t->arg)
+					shorts[s++] = ':';
+			}
+		}
+	longs[n] = (struct option){};
+	shorts[s] = '\0';
+}
+
 int cli__prologue(const struct cli_cmd *cmd, int argc, char **argv, struct cli_common *c, void *ctx)
 {
-	static const struct option common[] = { CLI_COMMON_LONG, {} };
 	struct option longs[64];
-	char shorts[64];
-	int n = 0, opt, err = 0;
+	char shorts[96];
+	int opt, err = 0;
 
 	log__init(cmd->name, false, false);
-	for (const struct option *o = cmd->longs; o && o->name && n < 59; o++)
-		longs[n++] = *o;
-	for (const struct option *o = common; o->name; o++)
-		longs[n++] = *o;
-	longs[n] = (struct option){};
-	snprintf(shorts, sizeof(shorts), ":%svh", cmd->shortopts ? cmd->shortopts : "");
+	build_getopt(cmd, longs, 64, shorts, sizeof(shorts));
 	optind = 1;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
@@ -97,7 +156,7 @@ int cli__prologue(const struct cli_cmd *cmd, int argc, char **argv, struct cli_c
 	if (err)
 		return err;
 	if (c->help) {
-		fputs(cmd->usage, stdout);
+		cli__help(cmd, stdout);
 		return 0;
 	}
 	if (cmd->args)

@@ -5,6 +5,7 @@
 
 #include <getopt.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 enum {
 	OPT_JSON = 0x1000,
@@ -19,17 +20,18 @@ struct cli_common {
 	const char *ready_file;
 };
 
-#define CLI_COMMON_LONG							\
-	{ "json", no_argument, 0, OPT_JSON },				\
-	{ "ready-file", required_argument, 0, OPT_READY_FILE },		\
-	{ "verbose", no_argument, 0, 'v' },				\
-	{ "help", no_argument, 0, 'h' }
-
-#define CLI_COMMON_HELP							\
-	"      --json           one JSON object per line\n"			\
-	"      --ready-file PATH  write PATH once tracing is live\n"	\
-	"  -v, --verbose        show libbpf's log\n"			\
-	"  -h, --help           this help\n"
+/*
+ * One option of a command, described once: getopt's tables and the help
+ * text are both made from it.  key is the short letter, or an OPT_ value
+ * from OPT_FIRST_CMD on for a long-only option.  arg names the value
+ * ("DISK"), or is NULL for a flag.  help may run over several lines ("\n").
+ */
+struct cli_opt {
+	const char *name;
+	int key;
+	const char *arg;
+	const char *help;
+};
 
 /*
  * A command's prologue, written once: log set up for the command, the common
@@ -39,9 +41,11 @@ struct cli_common {
  */
 struct cli_cmd {
 	const char *name;		/* "lat" */
-	const char *usage;		/* printed as it is by -h */
-	const char *shortopts;		/* the command's own ("DFd:c:"), or NULL */
-	const struct option *longs;	/* the command's own, ending with {}, or NULL */
+	const char *synopsis;		/* "[options] [interval [count]]" */
+	const char *about;		/* what it does: lines after the usage line */
+	const struct cli_opt *opts;	/* the command's own, ending with {}, or NULL */
+	const struct cli_opt *more;	/* a second table (options shared by commands) */
+	const char *notes;		/* after the options, or NULL */
 	/* One of the command's options: 0, an exit status, or -1: not one. */
 	int (*opt)(void *ctx, int opt, const char *arg);
 	/* What follows the options (argv[optind..]): 0 or an exit status. */
@@ -52,6 +56,8 @@ struct cli_cmd {
 /* -1 to go on, or the exit status to return (0 after -h). */
 int cli__prologue(const struct cli_cmd *cmd, int argc, char **argv, struct cli_common *c, void *ctx);
 
+/* The help text, made from the tables: usage, about, options, notes. */
+void cli__help(const struct cli_cmd *cmd, FILE *out);
 /* Handles a common option; returns 1 if opt was one. */
 int cli__common(int opt, struct cli_common *c);
 /* For getopt's '?' and ':' results: prints the usage error, returns 2.

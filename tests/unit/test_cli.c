@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 #include "check.h"
 #include "cli.h"
 #include "log.h"
@@ -12,6 +14,86 @@ static int parse(const char *a, const char *b, const char *c, struct run_loop *l
 
 	memset(l, 0, sizeof(*l));
 	return run__parse_interval(argc, argv, 1, l);
+}
+
+struct got { bool flag; const char *disk, *name; int rest; };
+
+static int got_opt(void *ctx, int opt, const char *arg)
+{
+	struct got *g = ctx;
+
+	switch (opt) {
+	case 'F': g->flag = true; return 0;
+	case 'd': g->disk = arg; return 0;
+	case OPT_FIRST_CMD: g->name = arg; return 0;
+	}
+	return -1;
+}
+
+static int got_args(void *ctx, int argc, char **argv, int optind)
+{
+	((struct got *)ctx)->rest = argc - optind;
+	(void)argv;
+	return 0;
+}
+
+static const struct cli_opt t_opts[] = {
+	{ "flags", 'F', NULL, "one per flag" },
+	{ "disk", 'd', "DISK", "only this disk" },
+	{ "a-rather-long-name", OPT_FIRST_CMD, "NAME", "two lines\nof help" },
+	{}
+};
+
+static const struct cli_cmd t_cmd = { .name = "t", .synopsis = "[options] [N]", .about = "About.\n",
+				      .opts = t_opts, .notes = "Notes.\n", .opt = got_opt,
+				      .args = got_args };
+
+static const char t_help[] =
+"Usage: iodig t [options] [N]\n"
+"About.\n"
+"\n"
+"  -F, --flags          one per flag\n"
+"  -d, --disk DISK      only this disk\n"
+"      --a-rather-long-name NAME  two lines\n"
+"                       of help\n"
+"      --json           one JSON object per line\n"
+"      --ready-file PATH  write PATH once tracing is live\n"
+"  -v, --verbose        show libbpf's log\n"
+"  -h, --help           this help\n"
+"\n"
+"Notes.\n";
+
+/* Help and getopt's tables both come from the one options table. */
+static void test_table(void)
+{
+	char *argv[] = { "t", "-F", "--disk", "sda", "--a-rather-long-name=x", "--json", "7", NULL };
+	char *bad[] = { "t", "-x", NULL };
+	char *help[] = { "t", "-h", NULL };
+	struct cli_common c = {};
+	struct got g = {};
+	char buf[2048] = "";
+	FILE *f = fmemopen(buf, sizeof(buf) - 1, "w");
+
+	cli__help(&t_cmd, f);
+	fclose(f);
+	CHECK(!strcmp(buf, t_help), "help from the table:\n%s", buf);
+	CHECK(cli__prologue(&t_cmd, 7, argv, &c, &g) == -1, "parses");
+	CHECK(g.flag && g.disk && !strcmp(g.disk, "sda") && g.name && !strcmp(g.name, "x") &&
+	      c.json && g.rest == 1, "every option reached the command");
+	memset(&c, 0, sizeof(c));
+	CHECK(cli__prologue(&t_cmd, 2, bad, &c, &g) == EXIT_USAGE, "unknown short option");
+	memset(&c, 0, sizeof(c));
+	{
+		int saved = dup(1), null = open("/dev/null", O_WRONLY);
+
+		fflush(stdout);
+		dup2(null, 1);
+		CHECK(cli__prologue(&t_cmd, 2, help, &c, &g) == 0 && c.help, "-h: exit 0");
+		fflush(stdout);
+		dup2(saved, 1);
+		close(null);
+		close(saved);
+	}
 }
 
 int main(void)
@@ -38,5 +120,6 @@ int main(void)
 	CHECK(!cli__uint("5k", 0, 100, &v), "suffix");
 	CHECK(!cli__uint("", 0, 100, &v), "empty");
 	CHECK(!cli__uint("18446744073709551616", 0, ~0ULL, &v), "overflow");
+	test_table();
 	CHECK_DONE();
 }
