@@ -23,7 +23,10 @@ BPF_CFLAGS := -target bpf -g -O2 -Wall -Wno-unused-function -D__TARGET_ARCH_$(AR
 
 # One trio per command: src/<cmd>.c, src/bpf/<cmd>.bpf.c, src/<cmd>.h
 BPF_SRCS  := $(wildcard src/bpf/*.bpf.c)
-SKELS     := $(patsubst src/bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
+# Objects linked from parts (below) have a skeleton; their parts do not.
+LIFE_PARTS := life_block life_sysfs
+SKELS     := $(patsubst src/bpf/%.bpf.c,$(BUILD)/%.skel.h,\
+		$(filter-out $(patsubst %,src/bpf/%.bpf.c,$(LIFE_PARTS)),$(BPF_SRCS))) $(BUILD)/life.skel.h
 LIB_SRCS  := $(wildcard src/lib/*.c)
 CMD_SRCS  := $(wildcard src/*.c)
 OBJS      := $(patsubst src/%.c,$(BUILD)/%.o,$(CMD_SRCS) $(LIB_SRCS))
@@ -56,10 +59,18 @@ $(BUILD)/vmlinux.h: | deps
 	@mkdir -p $(BUILD)
 	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@
 
-$(BUILD)/%.bpf.o: src/bpf/%.bpf.c $(BUILD)/vmlinux.h | deps
+$(BUILD)/%.tmp.bpf.o: src/bpf/%.bpf.c $(BUILD)/vmlinux.h | deps
 	@mkdir -p $(BUILD)
-	$(CLANG) $(BPF_CFLAGS) -MF $(BUILD)/$*.bpf.d -MT $@ -c $< -o $(BUILD)/$*.tmp.bpf.o
-	$(BPFTOOL) gen object $@ $(BUILD)/$*.tmp.bpf.o
+	$(CLANG) $(BPF_CFLAGS) -MF $(BUILD)/$*.bpf.d -MT $@ -c $< -o $@
+
+# An object, through the static linker (as the skeleton will see it).
+$(BUILD)/%.bpf.o: $(BUILD)/%.tmp.bpf.o
+	$(BPFTOOL) gen object $@ $<
+
+# The life engine is two objects linked into one, as retsnoop links its
+# mass-attach object: the block path and the queue-attribute watcher.
+$(BUILD)/life.bpf.o: $(patsubst %,$(BUILD)/%.tmp.bpf.o,$(LIFE_PARTS))
+	$(BPFTOOL) gen object $@ $^
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $*_bpf > $@
