@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "attach.h"
-#include "bpfx.h"
+#include "bpfenv.h"
 #include "log.h"
 #include "run.h"
 #include <bpf/libbpf.h>
@@ -29,7 +29,7 @@ static FILE *open_func_list(const char **src)
 	};
 	FILE *f;
 
-	bpfx__tracefs();	/* else /proc/kallsyms, below */
+	bpfenv__tracefs();	/* else /proc/kallsyms, below */
 	for (unsigned int i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
 		if ((f = fopen(paths[i], "r"))) {
 			*src = "available_filter_functions";
@@ -252,7 +252,7 @@ static int keep(struct attacher *a, struct bpf_link *l, const char *what, const 
 		char w[200];
 
 		snprintf(w, sizeof(w), "%s (%s)", what, name);
-		return bpfx__fail(w, -errno);
+		return bpfenv__fail(w, -errno);
 	}
 	if (a->nlinks == a->cap) {
 		int cap = a->cap ? 2 * a->cap : 8;
@@ -309,10 +309,10 @@ int attacher__choose(struct attacher *a, enum attach_mode m, int n, bool user)
 void attacher__select(const struct attacher *a, struct bpf_object *obj,
 		      const struct attach_progs *p, const char *fentry_target)
 {
-	struct bpf_program *e = p->entry[a->mode], *x = p->exit[a->mode], *prog;
+	struct bpf_program *en = p->entry[a->mode], *ex = p->exit[a->mode], *prog;
 
 	bpf_object__for_each_program(prog, obj) {
-		bool mine = prog == e || prog == x;
+		bool mine = prog == en || prog == ex;
 
 		/* programs of other modes are left out; anything else is the command's */
 		for (int m = 0; m < ATTACH_NMODES; m++)
@@ -322,20 +322,20 @@ void attacher__select(const struct attacher *a, struct bpf_object *obj,
 			}
 	}
 	if (a->mode == ATTACH_FENTRY && fentry_target) {
-		bpf_program__set_attach_target(e, 0, fentry_target);
-		bpf_program__set_attach_target(x, 0, fentry_target);
+		bpf_program__set_attach_target(en, 0, fentry_target);
+		bpf_program__set_attach_target(ex, 0, fentry_target);
 	}
 }
 
 int attacher__kernel(struct attacher *a, const struct attach_progs *p, char **names, int n)
 {
-	struct bpf_program *e = p->entry[a->mode], *x = p->exit[a->mode];
+	struct bpf_program *en = p->entry[a->mode], *ex = p->exit[a->mode];
 	unsigned long long t0 = run__mono_ns();
 	int err = 0;
 
 	if (a->mode == ATTACH_FENTRY) {
-		if (!(err = keep(a, bpf_program__attach(e), "attaching fentry", names[0])))
-			err = keep(a, bpf_program__attach(x), "attaching fexit", names[0]);
+		if (!(err = keep(a, bpf_program__attach(en), "attaching fentry", names[0])))
+			err = keep(a, bpf_program__attach(ex), "attaching fexit", names[0]);
 	} else if (a->mode == ATTACH_KPROBE_MULTI) {
 		__u64 *cookies = calloc(n, sizeof(*cookies));
 		LIBBPF_OPTS(bpf_kprobe_multi_opts, o, .syms = (const char **)names, .cnt = n,
@@ -345,22 +345,22 @@ int attacher__kernel(struct attacher *a, const struct attach_progs *p, char **na
 			return fail("attaching kprobe-multi", "out of memory");
 		for (int i = 0; i < n; i++)
 			cookies[i] = i;
-		err = keep(a, bpf_program__attach_kprobe_multi_opts(e, NULL, &o),
+		err = keep(a, bpf_program__attach_kprobe_multi_opts(en, NULL, &o),
 			   "attaching kprobe-multi", "entries");
 		o.retprobe = true;
 		if (!err)
-			err = keep(a, bpf_program__attach_kprobe_multi_opts(x, NULL, &o),
+			err = keep(a, bpf_program__attach_kprobe_multi_opts(ex, NULL, &o),
 				   "attaching kretprobe-multi", "returns");
 		free(cookies);
 	} else {
 		for (int i = 0; i < n && !err; i++) {
 			LIBBPF_OPTS(bpf_kprobe_opts, o, .bpf_cookie = i);
 
-			err = keep(a, bpf_program__attach_kprobe_opts(e, names[i], &o),
+			err = keep(a, bpf_program__attach_kprobe_opts(en, names[i], &o),
 				   "attaching kprobe", names[i]);
 			o.retprobe = true;
 			if (!err)
-				err = keep(a, bpf_program__attach_kprobe_opts(x, names[i], &o),
+				err = keep(a, bpf_program__attach_kprobe_opts(ex, names[i], &o),
 					   "attaching kretprobe", names[i]);
 		}
 	}

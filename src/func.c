@@ -10,7 +10,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "attach.h"
-#include "bpfx.h"
+#include "bpfenv.h"
 #include "cli.h"
 #include "filter.h"
 #include "counters.h"
@@ -77,11 +77,11 @@ static bool process_alive(uint32_t pid)
 
 static int func_wait(void *ctx, int ms)
 {
-	struct func_ctx *x = ctx;
+	struct func_ctx *fc = ctx;
 
 	run__sleep_ms(ctx, ms);
-	if (x->pid && !process_alive(x->pid)) {
-		warnf("process %u exited: stopping", x->pid);
+	if (fc->pid && !process_alive(fc->pid)) {
+		warnf("process %u exited: stopping", fc->pid);
 		run__stop();
 	}
 	return 0;
@@ -135,12 +135,12 @@ static int func_args(void *ctx, int argc, char **argv, int optind)
 
 static int take(void *ctx, const void *key, const struct hist *h)
 {
-	struct func_ctx *x = ctx;
+	struct func_ctx *fc = ctx;
 	__u32 id = *(const __u32 *)key;
 
-	if (id < (__u32)x->n) {
-		hist__merge(&x->h[id], h);
-		x->seen[id] = true;
+	if (id < (__u32)fc->n) {
+		hist__merge(&fc->h[id], h);
+		fc->seen[id] = true;
 	}
 	return 0;
 }
@@ -165,36 +165,36 @@ static const struct counter func_counters[] = {
 
 static int func_report(void *ctx, bool last)
 {
-	struct func_ctx *x = ctx;
-	struct func_bpf *sk = x->skel;
+	struct func_ctx *fc = ctx;
+	struct func_bpf *sk = fc->skel;
 	__u32 old = histmap__flip(&sk->bss->epoch);
 	struct func_stats s = sk->bss->stats;
-	struct func_values v = { .missed = bpfx__recursion_misses(sk->obj) };
+	struct func_values v = { .missed = bpfenv__recursion_misses(sk->obj) };
 	unsigned long long ns, cnt;
 	int err;
 
-	memset(x->h, 0, x->n * sizeof(*x->h));
-	memset(x->seen, 0, x->n * sizeof(*x->seen));
-	err = histmap__drain(bpf_map__fd(old ? sk->maps.hists1 : sk->maps.hists0), sizeof(__u32), take, x);
+	memset(fc->h, 0, fc->n * sizeof(*fc->h));
+	memset(fc->seen, 0, fc->n * sizeof(*fc->seen));
+	err = histmap__drain(bpf_map__fd(old ? sk->maps.hists1 : sk->maps.hists0), sizeof(__u32), take, fc);
 	if (err)
 		return err < 0 ? fail("collecting histograms", "%s", strerror(-err)) : err;
-	counters__delta(&v.d, &s, &x->last, sizeof(v.d));
-	bpfx__run_stats(sk->obj, &ns, &cnt);
+	counters__delta(&v.d, &s, &fc->last, sizeof(v.d));
+	bpfenv__run_stats(sk->obj, &ns, &cnt);
 	v.bpf_run_ns = ns;
 	v.bpf_run_cnt = cnt;
-	report__begin(&x->r, last);
-	for (int i = 0; i < x->n; i++)
-		if (x->seen[i] && (err = report__add(&x->r, &x->h[i], 2, "function", LABEL_STR, x->names[i],
-						      "mode", LABEL_JSON_ONLY, attach__mode_name(x->mode))))
+	report__begin(&fc->r, last);
+	for (int i = 0; i < fc->n; i++)
+		if (fc->seen[i] && (err = report__add(&fc->r, &fc->h[i], 2, "function", LABEL_STR, fc->names[i],
+						      "mode", LABEL_JSON_ONLY, attach__mode_name(fc->mode))))
 			return fail("reporting", "%s", strerror(-err));
-	report__emit(&x->r, &v);
+	report__emit(&fc->r, &v);
 	return 0;
 }
 
 int cmd_func(int argc, char **argv)
 {
 	struct func_opts o = {};
-	struct func_ctx x = { .o = &o };
+	struct func_ctx fc = { .o = &o };
 	struct attach_progs progs;
 	uint32_t pid = 0;
 	int nuser = 0, err;
@@ -221,73 +221,73 @@ int cmd_func(int argc, char **argv)
 	if (nuser && nuser != o.npat)
 		return usage_error("kernel and user functions cannot be mixed in one run");
 	if (nuser) {
-		x.n = o.npat;
-		x.names = calloc(x.n, sizeof(char *));
-		for (int i = 0; i < x.n; i++)
-			x.names[i] = strdup(o.patterns[i]);
+		fc.n = o.npat;
+		fc.names = calloc(fc.n, sizeof(char *));
+		for (int i = 0; i < fc.n; i++)
+			fc.names[i] = strdup(o.patterns[i]);
 	} else {
-		if ((err = attach__resolve_kernel(o.patterns, o.npat, &x.names, &x.n)))
+		if ((err = attach__resolve_kernel(o.patterns, o.npat, &fc.names, &fc.n)))
 			return err;
-		if (x.n > FUNC_MAX) {
-			err = fail("functions", "%d match; at most %d at once", x.n, FUNC_MAX);
+		if (fc.n > FUNC_MAX) {
+			err = fail("functions", "%d match; at most %d at once", fc.n, FUNC_MAX);
 			goto out;
 		}
 	}
-	if ((err = attacher__choose(&x.at, o.mode, x.n, nuser)))
+	if ((err = attacher__choose(&fc.at, o.mode, fc.n, nuser)))
 		goto out;
-	x.mode = x.at.mode;
-	x.h = calloc(x.n, sizeof(*x.h));
-	x.seen = calloc(x.n, sizeof(*x.seen));
-	json__init(&x.j, stdout);
-	x.r = (struct report){ .empty = "no calls", .ms = o.ms, .timestamp = o.loop.timestamp,
-			       .per_interval = o.loop.interval_ms, .json = o.c.json, .j = &x.j, .out = stdout,
+	fc.mode = fc.at.mode;
+	fc.h = calloc(fc.n, sizeof(*fc.h));
+	fc.seen = calloc(fc.n, sizeof(*fc.seen));
+	json__init(&fc.j, stdout);
+	fc.r = (struct report){ .empty = "no calls", .ms = o.ms, .timestamp = o.loop.timestamp,
+			       .per_interval = o.loop.interval_ms, .json = o.c.json, .j = &fc.j, .out = stdout,
 			       .counters = func_counters, .ncounters = COUNTERS_N(func_counters) };
 
-	x.skel = func_bpf__open();
-	if (!x.skel) {
-		err = bpfx__fail("opening BPF object", -errno);
+	fc.skel = func_bpf__open();
+	if (!fc.skel) {
+		err = bpfenv__fail("opening BPF object", -errno);
 		goto out;
 	}
-	x.skel->rodata->filter_pid = pid;
+	fc.skel->rodata->filter_pid = pid;
 	progs = (struct attach_progs){
-		.entry = { [ATTACH_FENTRY] = x.skel->progs.func_fentry,
-			   [ATTACH_KPROBE] = x.skel->progs.func_kprobe,
-			   [ATTACH_KPROBE_MULTI] = x.skel->progs.func_kmulti,
-			   [ATTACH_UPROBE] = x.skel->progs.func_uprobe },
-		.exit = { [ATTACH_FENTRY] = x.skel->progs.func_fexit,
-			  [ATTACH_KPROBE] = x.skel->progs.func_kretprobe,
-			  [ATTACH_KPROBE_MULTI] = x.skel->progs.func_kretmulti,
-			  [ATTACH_UPROBE] = x.skel->progs.func_uretprobe },
+		.entry = { [ATTACH_FENTRY] = fc.skel->progs.func_fentry,
+			   [ATTACH_KPROBE] = fc.skel->progs.func_kprobe,
+			   [ATTACH_KPROBE_MULTI] = fc.skel->progs.func_kmulti,
+			   [ATTACH_UPROBE] = fc.skel->progs.func_uprobe },
+		.exit = { [ATTACH_FENTRY] = fc.skel->progs.func_fexit,
+			  [ATTACH_KPROBE] = fc.skel->progs.func_kretprobe,
+			  [ATTACH_KPROBE_MULTI] = fc.skel->progs.func_kretmulti,
+			  [ATTACH_UPROBE] = fc.skel->progs.func_uretprobe },
 	};
-	attacher__select(&x.at, x.skel->obj, &progs, x.names[0]);
-	if ((err = func_bpf__load(x.skel))) {
-		err = bpfx__fail(x.mode == ATTACH_FENTRY ? "loading fentry/fexit" : "loading BPF programs", err);
+	attacher__select(&fc.at, fc.skel->obj, &progs, fc.names[0]);
+	if ((err = func_bpf__load(fc.skel))) {
+		err = bpfenv__fail(fc.mode == ATTACH_FENTRY ? "loading fentry/fexit" : "loading BPF programs", err);
 		goto out;
 	}
 	if (nuser) {
-		for (int i = 0; i < x.n && !err; i++)
-			err = attacher__user(&x.at, &progs, x.names[i], pid, i);
+		for (int i = 0; i < fc.n && !err; i++)
+			err = attacher__user(&fc.at, &progs, fc.names[i], pid, i);
 	} else {
-		err = attacher__kernel(&x.at, &progs, x.names, x.n);
+		err = attacher__kernel(&fc.at, &progs, fc.names, fc.n);
 	}
 	if (err)
 		goto out;
 	run__signals();
 	snprintf(msg, sizeof(msg), "Tracing %d function%s (%s, attached in %.1f ms)... Hit Ctrl-C to end.",
-		 x.n, x.n == 1 ? "" : "s", attach__mode_name(x.mode), x.at.ms);
+		 fc.n, fc.n == 1 ? "" : "s", attach__mode_name(fc.mode), fc.at.ms);
 	if ((err = run__ready(o.c.ready_file, msg)))
 		goto out;
 	o.loop.report = func_report;
 	o.loop.wait = func_wait;
-	o.loop.ctx = &x;
-	x.pid = pid;
+	o.loop.ctx = &fc;
+	fc.pid = pid;
 	err = run__loop(&o.loop);
 out:
-	attacher__destroy(&x.at);
-	func_bpf__destroy(x.skel);
-	attach__free_names(x.names, x.n);
-	free(x.h);
-	free(x.seen);
-	report__free(&x.r);
+	attacher__destroy(&fc.at);
+	func_bpf__destroy(fc.skel);
+	attach__free_names(fc.names, fc.n);
+	free(fc.h);
+	free(fc.seen);
+	report__free(&fc.r);
 	return err;
 }

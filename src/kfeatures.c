@@ -7,7 +7,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "bpfx.h"
+#include "bpfenv.h"
 #include "kfeatures.h"
 #include "func.h"
 #include "func.skel.h"
@@ -117,7 +117,7 @@ static bool try_uprobe(char *w, size_t len)
 static void probe_all(struct features *f)
 {
 	memset(f, 0, sizeof(*f));
-	f->btf = bpfx__have_btf();
+	f->btf = bpfenv__have_btf();
 	f->ringbuf = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) == 1;
 	f->cookie = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_attach_cookie, NULL) == 1;
 	f->bpf_stats = access("/proc/sys/kernel/bpf_stats_enabled", F_OK) == 0;
@@ -130,7 +130,7 @@ static void probe_all(struct features *f)
 	f->kprobe = try_kprobe(false, f->why_kprobe, sizeof(f->why_kprobe));
 	f->kprobe_multi = try_kprobe(true, f->why_kprobe_multi, sizeof(f->why_kprobe_multi));
 	f->uprobe = try_uprobe(f->why_uprobe, sizeof(f->why_uprobe));
-	bpfx__forget_msg();	/* refusals expected here are no later failure's reason */
+	bpfenv__forget_msg();	/* refusals expected here are no later failure's reason */
 }
 
 const struct features *features__get(void)

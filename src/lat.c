@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "bpfx.h"
+#include "bpfenv.h"
 #include "cli.h"
 #include "disks.h"
 #include "filter.h"
@@ -96,32 +96,32 @@ static int lat_args(void *ctx, int argc, char **argv, int optind)
 
 static int cmp_ent(const void *a, const void *b)
 {
-	const struct lat_entry *x = a, *y = b;
-	int c = strcmp(disks__name(x->dev), disks__name(y->dev));
+	const struct lat_entry *lc = a, *y = b;
+	int c = strcmp(disks__name(lc->dev), disks__name(y->dev));
 
 	if (c)
 		return c;
-	return x->flags < y->flags ? -1 : x->flags > y->flags;
+	return lc->flags < y->flags ? -1 : lc->flags > y->flags;
 }
 
-static struct lat_entry *ent_get(struct lat_ctx *x, __u32 dev, __u32 flags)
+static struct lat_entry *ent_get(struct lat_ctx *lc, __u32 dev, __u32 flags)
 {
-	for (int i = 0; i < x->nents; i++)
-		if (x->ents[i].dev == dev && x->ents[i].flags == flags)
-			return &x->ents[i];
-	if (x->nents == x->cap) {
-		int cap = x->cap ? x->cap * 2 : 16;
-		void *p = realloc(x->ents, cap * sizeof(*x->ents));
+	for (int i = 0; i < lc->nents; i++)
+		if (lc->ents[i].dev == dev && lc->ents[i].flags == flags)
+			return &lc->ents[i];
+	if (lc->nents == lc->cap) {
+		int cap = lc->cap ? lc->cap * 2 : 16;
+		void *p = realloc(lc->ents, cap * sizeof(*lc->ents));
 
 		if (!p)
 			return NULL;
-		x->ents = p;
-		x->cap = cap;
+		lc->ents = p;
+		lc->cap = cap;
 	}
-	memset(&x->ents[x->nents], 0, sizeof(x->ents[0]));
-	x->ents[x->nents].dev = dev;
-	x->ents[x->nents].flags = flags;
-	return &x->ents[x->nents++];
+	memset(&lc->ents[lc->nents], 0, sizeof(lc->ents[0]));
+	lc->ents[lc->nents].dev = dev;
+	lc->ents[lc->nents].flags = flags;
+	return &lc->ents[lc->nents++];
 }
 
 static int lat_take(void *ctx, const void *key, const struct hist *h)
@@ -136,62 +136,62 @@ static int lat_take(void *ctx, const void *key, const struct hist *h)
 }
 
 /* Flip the epoch, then drain the half the kernel no longer writes. */
-static int lat_collect(struct lat_ctx *x)
+static int lat_collect(struct lat_ctx *lc)
 {
-	struct lat_bpf *sk = x->skel;
+	struct lat_bpf *sk = lc->skel;
 	size_t vsz = (sizeof(struct hist) + 7) & ~7UL;
 	__u32 old = histmap__flip(&sk->bss->epoch);
 	struct lat_entry *e;
 	int err;
 
-	x->nents = 0;
-	if (!x->o->per_disk && !x->o->per_flags) {
+	lc->nents = 0;
+	if (!lc->o->per_disk && !lc->o->per_flags) {
 		int afd = bpf_map__fd(sk->maps.total);
 
-		if (bpf_map_lookup_elem(afd, &old, x->percpu))
+		if (bpf_map_lookup_elem(afd, &old, lc->percpu))
 			return fail("reading histograms", "%s", strerror(errno));
-		e = ent_get(x, 0, 0);
-		for (int cpu = 0; cpu < x->ncpus; cpu++)
-			hist__merge(&e->h, (struct hist *)((char *)x->percpu + cpu * vsz));
-		memset(x->percpu, 0, vsz * x->ncpus);
-		bpf_map_update_elem(afd, &old, x->percpu, BPF_ANY);
+		e = ent_get(lc, 0, 0);
+		for (int cpu = 0; cpu < lc->ncpus; cpu++)
+			hist__merge(&e->h, (struct hist *)((char *)lc->percpu + cpu * vsz));
+		memset(lc->percpu, 0, vsz * lc->ncpus);
+		bpf_map_update_elem(afd, &old, lc->percpu, BPF_ANY);
 		if (!e->h.count)
-			x->nents = 0;
+			lc->nents = 0;
 		return 0;
 	}
 	err = histmap__drain(bpf_map__fd(old ? sk->maps.hists1 : sk->maps.hists0),
-			     sizeof(struct lat_key), lat_take, x);
+			     sizeof(struct lat_key), lat_take, lc);
 	if (err)
 		return err < 0 ? fail("collecting histograms", "%s", strerror(-err)) : err;
-	qsort(x->ents, x->nents, sizeof(*x->ents), cmp_ent);
+	qsort(lc->ents, lc->nents, sizeof(*lc->ents), cmp_ent);
 	return 0;
 }
 
 /* One series per entry: disk (with -D or -d), op and flags (with -F). */
-static int lat_series(struct lat_ctx *x, struct lat_entry *e)
+static int lat_series(struct lat_ctx *lc, struct lat_entry *e)
 {
-	const char *clock = x->o->queued ? "alloc-to-complete" : "issue-to-complete";
+	const char *clock = lc->o->queued ? "alloc-to-complete" : "issue-to-complete";
 	char flags[256], opbuf[16];
 	const char *op = "", *disk = NULL;
 
-	if (x->o->per_disk)
-		disk = disk_label(x->o, e->dev);
-	else if (x->o->disk)
-		disk = x->o->sel.name;
-	if (x->o->per_flags) {
-		op = reqflags__op_name(&x->rf, e->flags, opbuf, sizeof(opbuf));
-		reqflags__flags_str(&x->rf, e->flags, flags, sizeof(flags));
+	if (lc->o->per_disk)
+		disk = disk_label(lc->o, e->dev);
+	else if (lc->o->disk)
+		disk = lc->o->sel.name;
+	if (lc->o->per_flags) {
+		op = reqflags__op_name(&lc->rf, e->flags, opbuf, sizeof(opbuf));
+		reqflags__flags_str(&lc->rf, e->flags, flags, sizeof(flags));
 	}
-	if (x->o->per_flags && disk)
-		return report__add(&x->r, &e->h, 4, "clock", LABEL_JSON_ONLY, clock, "disk", LABEL_STR, disk,
+	if (lc->o->per_flags && disk)
+		return report__add(&lc->r, &e->h, 4, "clock", LABEL_JSON_ONLY, clock, "disk", LABEL_STR, disk,
 				   "op", LABEL_STR, op, "flags", LABEL_WORDS, flags);
-	if (x->o->per_flags)
-		return report__add(&x->r, &e->h, 3, "clock", LABEL_JSON_ONLY, clock,
+	if (lc->o->per_flags)
+		return report__add(&lc->r, &e->h, 3, "clock", LABEL_JSON_ONLY, clock,
 				   "op", LABEL_STR, op, "flags", LABEL_WORDS, flags);
 	if (disk)
-		return report__add(&x->r, &e->h, 2, "clock", LABEL_JSON_ONLY, clock, "disk",
-				   x->o->per_disk ? LABEL_STR : LABEL_JSON_ONLY, disk);
-	return report__add(&x->r, &e->h, 1, "clock", LABEL_JSON_ONLY, clock);
+		return report__add(&lc->r, &e->h, 2, "clock", LABEL_JSON_ONLY, clock, "disk",
+				   lc->o->per_disk ? LABEL_STR : LABEL_JSON_ONLY, disk);
+	return report__add(&lc->r, &e->h, 1, "clock", LABEL_JSON_ONLY, clock);
 }
 
 /* lat's counters for one interval: the BPF side's, and two from elsewhere. */
@@ -217,28 +217,28 @@ static const struct counter lat_counters[] = {
 
 static uint64_t lat_seen(void *ctx)
 {
-	struct lat_ctx *x = ctx;
+	struct lat_ctx *lc = ctx;
 
-	return x->skel->bss->stats.completed;
+	return lc->skel->bss->stats.completed;
 }
 
 static int lat_report(void *ctx, bool last)
 {
-	struct lat_ctx *x = ctx;
-	uint64_t skipped = skipped__interval(&x->skipped, lat_seen, x);
-	struct lat_stats now = x->skel->bss->stats;
-	struct lat_values v = { .missed = bpfx__recursion_misses(x->skel->obj), .skipped = skipped };
-	int err = lat_collect(x);
+	struct lat_ctx *lc = ctx;
+	uint64_t skipped = skipped__interval(&lc->skipped, lat_seen, lc);
+	struct lat_stats now = lc->skel->bss->stats;
+	struct lat_values v = { .missed = bpfenv__recursion_misses(lc->skel->obj), .skipped = skipped };
+	int err = lat_collect(lc);
 
 	if (err)
 		return err;
-	counters__delta(&v.d, &now, &x->last, sizeof(v.d));
+	counters__delta(&v.d, &now, &lc->last, sizeof(v.d));
 	v.not_final = v.d.partial_done + v.d.flush_steps;
-	report__begin(&x->r, last);
-	for (int i = 0; i < x->nents; i++)
-		if ((err = lat_series(x, &x->ents[i])))
+	report__begin(&lc->r, last);
+	for (int i = 0; i < lc->nents; i++)
+		if ((err = lat_series(lc, &lc->ents[i])))
 			return fail("reporting", "%s", strerror(-err));
-	report__emit(&x->r, &v);
+	report__emit(&lc->r, &v);
 	return 0;
 }
 
@@ -247,13 +247,13 @@ static int lat_report(void *ctx, bool last)
  * arrive without it, stamp at issue ourselves from then on. */
 static int lat_wait(void *ctx, int ms)
 {
-	struct lat_ctx *x = ctx;
+	struct lat_ctx *lc = ctx;
 
-	if (!x->issue_link && !x->o->queued && x->skel->bss->stats.unstamped) {
-		x->issue_link = bpf_program__attach(x->skel->progs.lat_issue);
-		if (!x->issue_link)
-			return bpfx__fail("attaching block_rq_issue", -errno);	/* said: exit 1 */
-		x->skel->bss->own_fallback = true;
+	if (!lc->issue_link && !lc->o->queued && lc->skel->bss->stats.unstamped) {
+		lc->issue_link = bpf_program__attach(lc->skel->progs.lat_issue);
+		if (!lc->issue_link)
+			return bpfenv__fail("attaching block_rq_issue", -errno);	/* said: exit 1 */
+		lc->skel->bss->own_fallback = true;
 		if (log__verbose())
 			warnf("requests without a kernel issue stamp: stamping at block_rq_issue");
 	}
@@ -263,7 +263,7 @@ static int lat_wait(void *ctx, int ms)
 int cmd_lat(int argc, char **argv)
 {
 	struct lat_opts o = {};
-	struct lat_ctx x = {};
+	struct lat_ctx lc = {};
 	uint64_t cgid = 0;
 	int err;
 
@@ -286,52 +286,52 @@ int cmd_lat(int argc, char **argv)
 	if (o.phases)
 		return lat__phases(&o, cgid);
 	if (o.per_flags) {
-		if ((err = reqflags__load(&x.rf, NULL)))
+		if ((err = reqflags__load(&lc.rf, NULL)))
 			return fail("decoding request flags from kernel BTF", "%s", strerror(-err));
 	}
 
-	x.o = &o;
-	x.ncpus = libbpf_num_possible_cpus();
-	x.percpu = calloc(x.ncpus, (sizeof(struct hist) + 7) & ~7UL);
-	json__init(&x.j, stdout);
-	x.r = (struct report){ .empty = "no block I/O completed", .ms = o.ms, .timestamp = o.loop.timestamp,
-			       .per_interval = o.loop.interval_ms, .json = o.c.json, .j = &x.j, .out = stdout,
+	lc.o = &o;
+	lc.ncpus = libbpf_num_possible_cpus();
+	lc.percpu = calloc(lc.ncpus, (sizeof(struct hist) + 7) & ~7UL);
+	json__init(&lc.j, stdout);
+	lc.r = (struct report){ .empty = "no block I/O completed", .ms = o.ms, .timestamp = o.loop.timestamp,
+			       .per_interval = o.loop.interval_ms, .json = o.c.json, .j = &lc.j, .out = stdout,
 			       .counters = lat_counters, .ncounters = COUNTERS_N(lat_counters) };
-	x.skel = lat_bpf__open();
-	if (!x.skel)
-		return bpfx__fail("opening BPF object", -errno);
-	x.skel->rodata->targ_per_disk = o.per_disk;
-	x.skel->rodata->targ_per_flags = o.per_flags;
-	x.skel->rodata->targ_queued = o.queued;
-	x.skel->rodata->targ_own_clock = o.own_clock;
-	x.skel->rodata->filter_dev = o.sel.disk;
-	x.skel->rodata->filter_part = o.sel.part;
-	x.skel->rodata->filter_cgroup = cgid;
-	bpf_program__set_autoattach(x.skel->progs.lat_issue, o.own_clock);
-	err = lat_bpf__load(x.skel);
+	lc.skel = lat_bpf__open();
+	if (!lc.skel)
+		return bpfenv__fail("opening BPF object", -errno);
+	lc.skel->rodata->targ_per_disk = o.per_disk;
+	lc.skel->rodata->targ_per_flags = o.per_flags;
+	lc.skel->rodata->targ_queued = o.queued;
+	lc.skel->rodata->targ_own_clock = o.own_clock;
+	lc.skel->rodata->filter_dev = o.sel.disk;
+	lc.skel->rodata->filter_part = o.sel.part;
+	lc.skel->rodata->filter_cgroup = cgid;
+	bpf_program__set_autoattach(lc.skel->progs.lat_issue, o.own_clock);
+	err = lat_bpf__load(lc.skel);
 	if (err) {
-		err = bpfx__fail("loading BPF programs", err);
+		err = bpfenv__fail("loading BPF programs", err);
 		goto out;
 	}
-	err = lat_bpf__attach(x.skel);
+	err = lat_bpf__attach(lc.skel);
 	if (err) {
-		err = bpfx__fail("attaching to block tracepoints", err);
+		err = bpfenv__fail("attaching to block tracepoints", err);
 		goto out;
 	}
-	skipped__start(&x.skipped, o.sel.part ? o.sel.part : o.sel.disk, lat_seen, &x);
+	skipped__start(&lc.skipped, o.sel.part ? o.sel.part : o.sel.disk, lat_seen, &lc);
 	run__signals();
 	if ((err = run__ready(o.c.ready_file, "Tracing block I/O... Hit Ctrl-C to end.")))
 		goto out;
 	o.loop.wait = lat_wait;
 	o.loop.report = lat_report;
-	o.loop.ctx = &x;
+	o.loop.ctx = &lc;
 	err = run__loop(&o.loop);
 out:
-	bpf_link__destroy(x.issue_link);
-	lat_bpf__destroy(x.skel);
-	reqflags__free(&x.rf);	/* a no-op when never loaded */
-	free(x.ents);
-	free(x.percpu);
-	report__free(&x.r);
+	bpf_link__destroy(lc.issue_link);
+	lat_bpf__destroy(lc.skel);
+	reqflags__free(&lc.rf);	/* a no-op when never loaded */
+	free(lc.ents);
+	free(lc.percpu);
+	report__free(&lc.r);
 	return err;
 }

@@ -8,7 +8,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include "bpfx.h"
+#include "bpfenv.h"
 #include "life_user.h"
 #include "log.h"
 #include "run.h"
@@ -47,7 +47,7 @@ const char *life__seen_str(uint32_t seen, char *buf)
  * not mount it at boot.  Mount it where libbpf looks. */
 static int tracefs_ready(char *why, size_t len)
 {
-	int err = bpfx__tracefs();
+	int err = bpfenv__tracefs();
 
 	if (err) {
 		snprintf(why, len, "tracefs is not mounted and mounting it failed: %s", strerror(-err));
@@ -127,7 +127,7 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 
 	sk = l->skel = life_bpf__open();
 	if (!sk)
-		return bpfx__fail("opening BPF object", -errno);
+		return bpfenv__fail("opening BPF object", -errno);
 	sk->rodata->targ_mode = cfg->mode;
 	sk->rodata->targ_min_ns = cfg->min_ns;
 	sk->rodata->targ_own_clock = cfg->own_clock;
@@ -177,10 +177,10 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 
 	err = life_bpf__load(sk);
 	if (err)
-		return bpfx__fail("loading BPF programs", err);
+		return bpfenv__fail("loading BPF programs", err);
 	err = life_bpf__attach(sk);
 	if (err)
-		return bpfx__fail("attaching to tracepoints", err);
+		return bpfenv__fail("attaching to tracepoints", err);
 	l->last_sweep = run__mono_ns();
 	if (block)
 		skipped__start(&l->skipped, cfg->part ? cfg->part : cfg->dev, life_seen, l);
@@ -193,7 +193,7 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 	if (fn) {
 		l->rb = ring_buffer__new(bpf_map__fd(sk->maps.records), fn, ctx, NULL);
 		if (!l->rb)
-			return bpfx__fail("opening the ring buffer", -errno);
+			return bpfenv__fail("opening the ring buffer", -errno);
 	}
 	return 0;
 }
@@ -272,7 +272,7 @@ void life__detach(struct life *l)
 {
 	skipped__stop(&l->skipped, life_seen, l);
 	life_bpf__detach(l->skel);
-	bpfx__wait_programs();
+	bpfenv__wait_programs();
 }
 
 int life__run(struct life *l, const char *ready_file, const char *ready_msg)

@@ -8,7 +8,7 @@
 #include <time.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "bpfx.h"
+#include "bpfenv.h"
 #include "counters.h"
 #include "histmap.h"
 #include "hist_user.h"
@@ -36,26 +36,26 @@ struct phases_ctx {
 
 static int phases_take(void *ctx, const void *key, const struct hist *h)
 {
-	struct phases_ctx *x = ctx;
+	struct phases_ctx *pc = ctx;
 	const struct life_phase_key *k = key;
 	int i;
 
 	if (k->phase >= PH_NR)
 		return 0;
-	for (i = 0; i < x->nd && x->d[i].dev != k->dev; i++)
+	for (i = 0; i < pc->nd && pc->d[i].dev != k->dev; i++)
 		;
-	if (i == x->nd) {
-		if (x->nd == x->cap) {
-			void *p = realloc(x->d, (x->cap = x->cap ? 2 * x->cap : 8) * sizeof(*x->d));
+	if (i == pc->nd) {
+		if (pc->nd == pc->cap) {
+			void *p = realloc(pc->d, (pc->cap = pc->cap ? 2 * pc->cap : 8) * sizeof(*pc->d));
 
 			if (!p)
 				return fail("collecting histograms", "out of memory");
-			x->d = p;
+			pc->d = p;
 		}
-		memset(&x->d[x->nd], 0, sizeof(x->d[0]));
-		x->d[x->nd++].dev = k->dev;
+		memset(&pc->d[pc->nd], 0, sizeof(pc->d[0]));
+		pc->d[pc->nd++].dev = k->dev;
 	}
-	hist__merge(&x->d[i].h[k->phase], h);
+	hist__merge(&pc->d[i].h[k->phase], h);
 	return 0;
 }
 
@@ -88,60 +88,60 @@ static const struct counter phases_counters[] = {
 
 static int phases_report(void *ctx, bool last)
 {
-	struct phases_ctx *x = ctx;
-	struct life_bpf *sk = x->l.skel;
+	struct phases_ctx *pc = ctx;
+	struct life_bpf *sk = pc->l.skel;
 	__u32 old = histmap__flip(&sk->bss->epoch);
 	struct life_stats s, d;
 	struct phases_values v;
 	uint64_t skipped;
 	int err;
 
-	x->nd = 0;
+	pc->nd = 0;
 	err = histmap__drain(bpf_map__fd(old ? sk->maps.phases1 : sk->maps.phases0),
-			     sizeof(struct life_phase_key), phases_take, x);
+			     sizeof(struct life_phase_key), phases_take, pc);
 	if (err)
 		return err < 0 ? fail("collecting histograms", "%s", strerror(-err)) : err;
-	qsort(x->d, x->nd, sizeof(*x->d), cmp_disk);
-	skipped = life__skipped_interval(&x->l);
-	life__stats(&x->l, &s);
-	counters__delta(&d, &s, &x->last, sizeof(d));
+	qsort(pc->d, pc->nd, sizeof(*pc->d), cmp_disk);
+	skipped = life__skipped_interval(&pc->l);
+	life__stats(&pc->l, &s);
+	counters__delta(&d, &s, &pc->last, sizeof(d));
 	v = (struct phases_values){ d.partial, d.untracked, d.map_full, d.completed, d.not_final,
-				    life__in_flight(&x->l), d.unseen_end,
-				    bpfx__recursion_misses(sk->obj), skipped };
-	if (!last && !x->o->c.json)	/* in flight now is most of a busy disk: said at the end */
+				    life__in_flight(&pc->l), d.unseen_end,
+				    bpfenv__recursion_misses(sk->obj), skipped };
+	if (!last && !pc->o->c.json)	/* in flight now is most of a busy disk: said at the end */
 		v.in_flight = 0;
-	report__begin(&x->r, last);
-	for (int i = 0; i < x->nd; i++)
+	report__begin(&pc->r, last);
+	for (int i = 0; i < pc->nd; i++)
 		for (int p = 0; p < PH_NR; p++)
-			if ((err = report__add(&x->r, &x->d[i].h[p], 2, "disk", LABEL_STR,
-					       disk_label(x->o, x->d[i].dev), "phase", LABEL_STR,
+			if ((err = report__add(&pc->r, &pc->d[i].h[p], 2, "disk", LABEL_STR,
+					       disk_label(pc->o, pc->d[i].dev), "phase", LABEL_STR,
 					       life__phase_name(p))))
 				return fail("reporting", "%s", strerror(-err));
-	report__emit(&x->r, &v);
+	report__emit(&pc->r, &v);
 	return 0;
 }
 
 static int phases_wait(void *ctx, int ms)
 {
-	struct phases_ctx *x = ctx;
+	struct phases_ctx *pc = ctx;
 
-	return life__poll(&x->l, ms);	/* 1: the output failed, said already */
+	return life__poll(&pc->l, ms);	/* 1: the output failed, said already */
 }
 
 int lat__phases(struct lat_opts *o, uint64_t cgid)
 {
-	struct phases_ctx x = { .o = o };
+	struct phases_ctx pc = { .o = o };
 	struct life_cfg cfg = { .mode = LIFE_PHASES, .dev = o->sel.disk, .part = o->sel.part,
 				.cgroup = cgid,
 				.own_clock = o->own_clock };
 	int err;
 
-	json__init(&x.j, stdout);
-	x.r = (struct report){ .empty = "no block I/O completed", .column = "phase", .ms = o->ms,
+	json__init(&pc.j, stdout);
+	pc.r = (struct report){ .empty = "no block I/O completed", .column = "phase", .ms = o->ms,
 			       .timestamp = o->loop.timestamp, .per_interval = o->loop.interval_ms,
-			       .json = o->c.json, .j = &x.j, .out = stdout, .counters = phases_counters,
+			       .json = o->c.json, .j = &pc.j, .out = stdout, .counters = phases_counters,
 			       .ncounters = COUNTERS_N(phases_counters) };
-	err = life__start(&x.l, &cfg, NULL, NULL);
+	err = life__start(&pc.l, &cfg, NULL, NULL);
 	if (err)
 		goto out;
 	run__signals();
@@ -149,12 +149,12 @@ int lat__phases(struct lat_opts *o, uint64_t cgid)
 		goto out;
 	o->loop.wait = phases_wait;
 	o->loop.report = phases_report;
-	o->loop.ctx = &x;
+	o->loop.ctx = &pc;
 	err = run__loop(&o->loop);
 out:
-	life__stop(&x.l);
-	free(x.d);
-	report__free(&x.r);
+	life__stop(&pc.l);
+	free(pc.d);
+	report__free(&pc.r);
 	return err;
 }
 

@@ -6,7 +6,7 @@
 #include <unistd.h>
 #include <bpf/btf.h>
 #include "attach.h"
-#include "bpfx.h"
+#include "bpfenv.h"
 #include "cli.h"
 #include "json.h"
 #include "log.h"
@@ -86,9 +86,9 @@ int cmd_probe(int argc, char **argv)
 		return err;
 	/* the checks load and attach programs: without the capabilities
 	 * every answer would be a wrong "no" */
-	if (bpfx__check_caps())
+	if (bpfenv__check_caps())
 		return 1;
-	bpfx__setup(NULL);	/* routes libbpf's log; a missing BTF is reported below */
+	bpfenv__setup(NULL);	/* routes libbpf's log; a missing BTF is reported below */
 	uname(&u);
 	f = features__get();
 	ntp = block_tracepoints(tps, 64);

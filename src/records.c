@@ -5,7 +5,7 @@
 #include <time.h>
 #include <sys/utsname.h>
 #include <stddef.h>
-#include "bpfx.h"
+#include "bpfenv.h"
 #include "counters.h"
 #include "disks.h"
 #include "log.h"
@@ -225,7 +225,7 @@ void printer__summary_of(struct life *l, struct req_summary *sum)
 				      .sysfs_on = l->sysfs_on };
 	life__stats(l, &sum->s);
 	sum->in_flight = life__in_flight(l);
-	sum->missed = bpfx__recursion_misses(l->skel->obj);
+	sum->missed = bpfenv__recursion_misses(l->skel->obj);
 	sum->skipped = life__skipped(l);
 }
 

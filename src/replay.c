@@ -49,7 +49,7 @@ int cmd_replay(int argc, char **argv)
 			 "--json the same JSON.  Disk, op and flag names come from the recording.\n",
 		.args = replay_args };
 	struct cli_common c = {};
-	struct req_printer x = {};
+	struct req_printer pr = {};
 	struct recfile r;
 	bool tables = false, header = false, summary = false;
 	uint64_t records = 0;
@@ -67,7 +67,7 @@ int cmd_replay(int argc, char **argv)
 		recfile__close(&r);
 		return err;
 	}
-	printer__init(&x, c.json, false);
+	printer__init(&pr, c.json, false);
 	for (;;) {
 		const void *data;
 		uint32_t type, size;
@@ -77,15 +77,15 @@ int cmd_replay(int argc, char **argv)
 		if (err <= 0)
 			break;
 		if (type == RECF_META) {
-			x.snoop = meta_get(data, size, "command", v, sizeof(v)) && !strcmp(v, "snoop");
-			x.t0 = meta_get(data, size, "t0_ns", v, sizeof(v)) ? strtoull(v, NULL, 10) : 0;
+			pr.snoop = meta_get(data, size, "command", v, sizeof(v)) && !strcmp(v, "snoop");
+			pr.t0 = meta_get(data, size, "t0_ns", v, sizeof(v)) ? strtoull(v, NULL, 10) : 0;
 			if (meta_get(data, size, "disk_w", v, sizeof(v)))
-				x.disk_w = atoi(v);
+				pr.disk_w = atoi(v);
 			if (meta_get(data, size, "sector_w", v, sizeof(v)))
-				x.sector_w = atoi(v);
+				pr.sector_w = atoi(v);
 			tables = true;
 		} else if (type == RECF_REQFLAGS) {
-			if (reqflags__from_text(&x.rf, data, size))
+			if (reqflags__from_text(&pr.rf, data, size))
 				break;
 		} else if (type == RECF_DISKS) {
 			disks__from_text(data, size);
@@ -93,14 +93,14 @@ int cmd_replay(int argc, char **argv)
 			if (!tables)
 				break;
 			if (!header) {
-				printer__header(&x);
+				printer__header(&pr);
 				header = true;
 			}
 			if (type == RECF_SUMMARY && size == sizeof(struct req_summary)) {
-				printer__summary(&x, data);
+				printer__summary(&pr, data);
 				summary = true;
 			} else if (type < RECF_META) {
-				printer__record(&x, data, size);
+				printer__record(&pr, data, size);
 				records++;
 			}
 		}
@@ -108,7 +108,7 @@ int cmd_replay(int argc, char **argv)
 			break;
 	}
 	recfile__close(&r);
-	reqflags__free(&x.rf);
+	reqflags__free(&pr.rf);
 	if (err == -EIO && run__stopping())	/* the output failed: said */
 		return 1;
 	if (err < 0)

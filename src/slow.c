@@ -10,7 +10,7 @@
 #include <time.h>
 #include <sys/utsname.h>
 #include <bpf/btf.h>
-#include "bpfx.h"
+#include "bpfenv.h"
 #include "cli.h"
 #include "disks.h"
 #include "filter.h"
@@ -119,7 +119,7 @@ int slow__main(int argc, char **argv, bool snoop, const char *synopsis, const ch
 				     .notes = "Lost records are counted and shown, never dropped silently.\n",
 				     .opt = slow_opt, .args = slow_args, .tracing = true };
 	struct slow_opts o = { .snoop = snoop };
-	struct req_printer x = {};
+	struct req_printer pr = {};
 	struct life_cfg cfg = {};
 	struct disk_sel sel = {};
 	struct req_summary sum;
@@ -141,7 +141,7 @@ int slow__main(int argc, char **argv, bool snoop, const char *synopsis, const ch
 	if (!vmlinux)
 		return fail("reading kernel BTF", "%s", strerror(errno));
 	cfg.kernel_q = life__kernel_q(vmlinux);
-	err = reqflags__load(&x.rf, vmlinux);
+	err = reqflags__load(&pr.rf, vmlinux);
 	btf__free(vmlinux);
 	if (err)
 		return fail("decoding request flags from kernel BTF", "%s", strerror(-err));
@@ -151,35 +151,35 @@ int slow__main(int argc, char **argv, bool snoop, const char *synopsis, const ch
 	cfg.sysfs = !snoop && !o.no_queue_writes;
 	cfg.comm = o.comm;
 	cfg.rb_bytes = o.rb_bytes;
-	printer__init(&x, o.c.json, snoop);
+	printer__init(&pr, o.c.json, snoop);
 	/* a file that cannot be written is said before anything is attached */
-	if (o.record && (err = recfile__create(&x.rec, o.record)))
+	if (o.record && (err = recfile__create(&pr.rec, o.record)))
 		return fail("writing the recording", "%s: %s", o.record, strerror(-err));
-	err = life__start(&l, &cfg, printer__on_record, &x);
+	err = life__start(&l, &cfg, printer__on_record, &pr);
 	if (err)
 		goto out;
 	if (cfg.sysfs && !l.sysfs_on)
 		warnf("queue attribute writes are not watched: %s", l.sysfs_why);
-	x.t0 = run__mono_ns();
-	printer__widths(&x);
-	if (o.record && (err = printer__record_tables(&x, o.record)))
+	pr.t0 = run__mono_ns();
+	printer__widths(&pr);
+	if (o.record && (err = printer__record_tables(&pr, o.record)))
 		goto out;
-	printer__header(&x);
+	printer__header(&pr);
 	if ((err = life__run(&l, o.c.ready_file, "Tracing block I/O... Hit Ctrl-C to end.")))
 		goto out;
 	printer__summary_of(&l, &sum);
-	printer__summary(&x, &sum);
+	printer__summary(&pr, &sum);
 	if (o.record) {
-		if (!x.rec_err)
-			x.rec_err = recfile__write(&x.rec, RECF_SUMMARY, &sum, sizeof(sum));
-		if (recfile__close(&x.rec) || x.rec_err)
+		if (!pr.rec_err)
+			pr.rec_err = recfile__write(&pr.rec, RECF_SUMMARY, &sum, sizeof(sum));
+		if (recfile__close(&pr.rec) || pr.rec_err)
 			err = fail("writing the recording", "%s: %s", o.record, strerror(EIO));
 	}
 out:
-	if (x.rec.f)
-		recfile__close(&x.rec);
+	if (pr.rec.f)
+		recfile__close(&pr.rec);
 	life__stop(&l);
-	reqflags__free(&x.rf);
+	reqflags__free(&pr.rf);
 	return err;
 }
 

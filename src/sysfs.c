@@ -4,7 +4,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include "bpfx.h"
+#include "bpfenv.h"
 #include "cli.h"
 #include "cmds.h"
 #include "disks.h"

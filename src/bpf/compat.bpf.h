@@ -80,7 +80,7 @@ static __always_inline bool rq_final_completion(struct request *rq, unsigned int
  * bio-based drivers (zram, dm, md) see block_bio_queue and no request.
  * bio->bi_bdev is from 309dca309fc3 ("block: store a block_device pointer in
  * struct bio", 5.12), which replaced bi_disk: there is no bi_disk fallback,
- * and 5.12 is iodig's oldest kernel (bpfx.c says so when BTF is missing). */
+ * and 5.12 is iodig's oldest kernel (bpfenv.c says so when BTF is missing). */
 static __always_inline __u32 bio_dev(struct bio *bio)
 {
 	return gendisk_dev(bio->bi_bdev->bd_disk);

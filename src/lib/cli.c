@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "bpfx.h"
+#include "bpfenv.h"
 #include "cli.h"
 #include "log.h"
 
@@ -164,6 +164,6 @@ int cli__prologue(const struct cli_cmd *cmd, int argc, char **argv, struct cli_c
 	else if (optind < argc)
 		err = usage_error("unexpected argument '%s'", argv[optind]);
 	if (!err && cmd->tracing)
-		err = bpfx__setup(c->ready_file);
+		err = bpfenv__setup(c->ready_file);
 	return err ? err : -1;
 }

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "bpfx.h"
+#include "bpfenv.h"
 #include "histmap.h"
 #include "hist_user.h"
 
@@ -58,6 +58,6 @@ __u32 histmap__flip(__u32 *epoch)
 	__u32 old = *epoch & 1;
 
 	*epoch = old ^ 1;
-	bpfx__wait_programs();
+	bpfenv__wait_programs();
 	return old;
 }

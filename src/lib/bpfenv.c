@@ -11,7 +11,7 @@
 #include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "bpfx.h"
+#include "bpfenv.h"
 #include "log.h"
 #include "run.h"
 
@@ -35,7 +35,7 @@ static int print_fn(enum libbpf_print_level level, const char *fmt, va_list ap)
 	return 0;
 }
 
-bool bpfx__have_btf(void)
+bool bpfenv__have_btf(void)
 {
 	return access("/sys/kernel/btf/vmlinux", R_OK) == 0;
 }
@@ -59,7 +59,7 @@ static unsigned long long cap_eff(void)
 #define CAP_PERFMON_ 38
 #define CAP_BPF_ 39
 
-int bpfx__check_caps(void)
+int bpfenv__check_caps(void)
 {
 	unsigned long long c = cap_eff();
 	bool admin = c & (1ULL << CAP_SYS_ADMIN_);
@@ -72,22 +72,22 @@ int bpfx__check_caps(void)
 		    c & (1ULL << CAP_PERFMON_) ? "" : "CAP_PERFMON");
 }
 
-int bpfx__setup(const char *ready_file)
+int bpfenv__setup(const char *ready_file)
 {
 	int err;
 
 	libbpf_set_print(print_fn);
-	if ((err = bpfx__check_caps()))
+	if ((err = bpfenv__check_caps()))
 		return err;
 	if ((err = run__check_ready_file(ready_file)))
 		return err;
-	if (!bpfx__have_btf())
+	if (!bpfenv__have_btf())
 		return fail("kernel BTF", "/sys/kernel/btf/vmlinux is missing: this kernel was built "
 			    "without CONFIG_DEBUG_INFO_BTF; iodig needs a kernel with BTF (5.12 or later, BTF enabled)");
 	return 0;
 }
 
-int bpfx__fail(const char *what, int err)
+int bpfenv__fail(const char *what, int err)
 {
 	if (err < 0)
 		err = -err;
@@ -122,7 +122,7 @@ static void prog_infos(struct bpf_object *obj, unsigned long long *misses,
 	}
 }
 
-unsigned long long bpfx__recursion_misses(struct bpf_object *obj)
+unsigned long long bpfenv__recursion_misses(struct bpf_object *obj)
 {
 	unsigned long long m, ns, cnt;
 
@@ -130,14 +130,14 @@ unsigned long long bpfx__recursion_misses(struct bpf_object *obj)
 	return m;
 }
 
-void bpfx__run_stats(struct bpf_object *obj, unsigned long long *ns, unsigned long long *cnt)
+void bpfenv__run_stats(struct bpf_object *obj, unsigned long long *ns, unsigned long long *cnt)
 {
 	unsigned long long m;
 
 	prog_infos(obj, &m, ns, cnt);
 }
 
-void bpfx__wait_programs(void)
+void bpfenv__wait_programs(void)
 {
 	/* Tracing programs run inside RCU read-side sections; MEMBARRIER_CMD_GLOBAL
 	 * returns after synchronize_rcu().  A fixed sleep is not enough: a vCPU
@@ -148,7 +148,7 @@ void bpfx__wait_programs(void)
 	nanosleep(&ts, NULL);
 }
 
-void bpfx__forget_msg(void)
+void bpfenv__forget_msg(void)
 {
 	last_msg[0] = '\0';
 }
@@ -159,7 +159,7 @@ static void unmount_tracefs(void)
 	umount2("/sys/kernel/tracing", MNT_DETACH);
 }
 
-int bpfx__tracefs(void)
+int bpfenv__tracefs(void)
 {
 	static bool mounted;
 

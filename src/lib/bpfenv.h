@@ -1,40 +1,41 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* libbpf set-up and the one place that turns a libbpf failure into a reason. */
-#ifndef IODIG_BPFX_H
-#define IODIG_BPFX_H
+/* The BPF environment: capabilities, BTF, tracefs, libbpf's log, program
+ * stats, and the one place that turns a libbpf failure into a reason. */
+#ifndef IODIG_BPFENV_H
+#define IODIG_BPFENV_H
 
 #include <stdbool.h>
 
 /* Routes libbpf's log through iodig's (shown with -v); checks capabilities,
  * that the ready file can be written, and kernel BTF.
  * Returns 0, or the exit status after printing why. */
-int bpfx__setup(const char *ready_file);
+int bpfenv__setup(const char *ready_file);
 /* CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN: 0, or 1 after saying which
  * are missing. */
-int bpfx__check_caps(void);
+int bpfenv__check_caps(void);
 /* Prints "iodig <cmd>: <what>: <reason>" for a libbpf error and returns 1. */
-int bpfx__fail(const char *what, int err);
-bool bpfx__have_btf(void);
+int bpfenv__fail(const char *what, int err);
+bool bpfenv__have_btf(void);
 /* Forgets libbpf's last warning, so that one an expected refusal left
  * (feature probing) is not given as the reason of a later failure. */
-void bpfx__forget_msg(void);
+void bpfenv__forget_msg(void);
 
 /* Returns once every BPF program run that started before the call has
  * finished (an RCU grace period), so a map half it wrote can be read. */
-void bpfx__wait_programs(void);
+void bpfenv__wait_programs(void);
 
 struct bpf_object;
 /* Program runs the kernel skipped because a program was already running on
  * that CPU (an interrupt's tracepoint while the program ran): summed over
  * the object's loaded programs.  Such events are lost to iodig. */
-unsigned long long bpfx__recursion_misses(struct bpf_object *obj);
+unsigned long long bpfenv__recursion_misses(struct bpf_object *obj);
 /* run_time_ns and run_cnt summed over the object's programs (they count
  * only while kernel.bpf_stats_enabled=1). */
-void bpfx__run_stats(struct bpf_object *obj, unsigned long long *ns, unsigned long long *cnt);
+void bpfenv__run_stats(struct bpf_object *obj, unsigned long long *ns, unsigned long long *cnt);
 
 /* tracefs, where syscall tracepoints' ids and the traceable function list
  * live: mounted if it is not (this kernel does not at boot), and unmounted
  * again at exit.  Returns 0 or -errno. */
-int bpfx__tracefs(void);
+int bpfenv__tracefs(void);
 
 #endif
