@@ -13,6 +13,7 @@ static const struct cmd cmds[] = {
 	{ "lat", cmd_lat, "block I/O latency histograms per disk and operation, with percentiles" },
 	{ "slow", cmd_slow, "block requests slower than a threshold, split into phases, stalls named" },
 	{ "snoop", cmd_snoop, "every block request with its submitter and phases (biosnoop)" },
+	{ "why", cmd_why, "slow file-system calls, and where their time went: CPU, runqueue, block I/O (with its requests), locks, throttling" },
 	{ "sysfs", cmd_sysfs, "writes to block queue attributes (scheduler, nr_requests, ...): who, what, how long" },
 	{ "replay", cmd_replay, "print a recording made with slow|snoop --record FILE, as it was printed live" },
 	{ "func", cmd_func, "latency histograms of kernel or user functions (nesting-safe)" },

@@ -59,6 +59,18 @@ static const struct life_sysfs *window_find(struct req_printer *p, const char *d
 	return best;
 }
 
+void printer__remember(struct req_printer *p, const struct life_sysfs *w)
+{
+	window_add(p, w);
+}
+
+const struct life_sysfs *printer__culprit(struct req_printer *p, const struct life_req *r, const __u64 *ph)
+{
+	if (!(r->seen & SEEN_Q) || !(r->seen & SEEN_G) || !ph[PH_Q2G])
+		return NULL;
+	return window_find(p, disks__name(r->dev), r->q, r->q + ph[PH_Q2G]);
+}
+
 static void value_clean(const char *in, char *out, size_t len)
 {
 	snprintf(out, len, "%s", in);
@@ -103,14 +115,12 @@ static void print_req(struct req_printer *p, const struct life_req *r)
 	__u64 ph[PH_NR];
 	int complete = life_phases(r->q, r->g, r->i, r->d, r->c, r->seen, ph);
 	const char *dom = life__dominant(ph, complete), *disk = disks__name(r->dev), *op;
-	const struct life_sysfs *w = NULL;
+	const struct life_sysfs *w;
 	char ob[16], flags[200], seen[8], comm[TEXT_SAFE_LEN(LIFE_COMM_LEN)], sb[16];
 
 	/* stalled before allocation while this disk's queue attributes were
 	 * being written: name the writer */
-	if ((r->seen & SEEN_Q) && (r->seen & SEEN_G) && ph[PH_Q2G] > 0)
-		w = window_find(p, disk, r->q, r->q + ph[PH_Q2G]);
-	if (w)
+	if ((w = printer__culprit(p, r, ph)))
 		p->attributed++;
 	p->shown++;
 	op = reqflags__op_name(&p->rf, r->cmd_flags, ob, sizeof(ob));

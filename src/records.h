@@ -49,6 +49,11 @@ void printer__header(struct req_printer *p);
 /* One record (REC_REQ, REC_SYSFS_*) printed, or remembered (a write's start). */
 void printer__record(struct req_printer *p, const void *data, size_t size);
 void printer__sysfs(struct req_printer *p, const struct life_sysfs *w);
+/* A queue write's start or end kept (not printed), for printer__culprit. */
+void printer__remember(struct req_printer *p, const struct life_sysfs *w);
+/* The queue-attribute write on r's disk that overlapped r's wait before
+ * allocation (Q2G; ph: r's phases), or NULL. */
+const struct life_sysfs *printer__culprit(struct req_printer *p, const struct life_req *r, const __u64 *ph);
 /* The ring buffer's callback: into the recording, if any, then printed. */
 int printer__on_record(void *ctx, void *data, size_t size);
 void printer__summary_of(struct life *l, struct req_summary *sum);

@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iodig why: each traced system call of each traced thread, split into
+ * parts (why.h) by the tracepoints that change what the thread is doing:
+ *
+ *   sys_enter / sys_exit      the call (raw syscall tracepoints, BTF-typed;
+ *                             other threads leave after one task-storage
+ *                             lookup: costs in docs/PERFORMANCE.md)
+ *   sched_switch              on CPU -> runnable (preempted) or a blocked
+ *                             part, chosen from what the thread is in: a
+ *                             lock wait, a dirty throttle, reclaim, block
+ *                             submission before G, in_iowait; else sleep
+ *   sched_wakeup              blocked -> runnable
+ *   lock:contention_*         lock wait (5.19+), with its kind
+ *   writeback:balance_dirty_pages   the next sleep is dirty throttling
+ *   vmscan direct reclaim     reclaim
+ *   block_bio_queue/getrq     in submission before a request exists (Q2G)
+ *   page faults, page-cache adds, readahead   counted
+ *
+ * State lives in task storage, so a context switch of an untraced thread
+ * costs two lookups that find nothing, and a thread's state dies with it.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "why.h"
+
+const volatile __u8 targ_args[WHY_SYSCALLS] = {};	/* enum why_args by syscall nr */
+const volatile __u64 targ_min_ns = 10000000;
+const volatile __u32 targ_self = 0;
+const volatile __u32 filter_tgid[8] = {};
+const volatile __u32 filter_ntgid = 0;
+const volatile __u64 filter_cgroup = 0;
+const volatile bool filter_comm_on = false;
+const volatile char filter_comm[WHY_COMM_LEN] = {};
+
+struct why_stats stats;
+
+enum { F_CALL = 1, F_LOCK = 2, F_THROTTLE = 4, F_RECLAIM = 8, F_SUBMIT = 16 };
+
+struct why_task {
+	__u64 since;		/* start of the current part */
+	__u64 lock_since;
+	__u32 state;		/* enum why_part being charged */
+	__u32 flags;
+	__u32 lock_flags;
+	__u32 pad;
+	struct why_call rec;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct why_task);
+} tasks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 22);
+} records SEC(".maps");
+
+static __always_inline struct why_task *in_call(struct task_struct *t)
+{
+	struct why_task *w = bpf_task_storage_get(&tasks, t, 0, 0);
+
+	return w && (w->flags & F_CALL) ? w : NULL;
+}
+
+static __always_inline struct why_task *current_call(void)
+{
+	return in_call(bpf_get_current_task_btf());
+}
+
+/* Closes the current part at now and opens `next`. */
+static __always_inline void charge(struct why_task *w, __u64 now, __u32 next)
+{
+	__u32 s = w->state;
+
+	if (s < WP_NR && now > w->since)
+		w->rec.part[s] += now - w->since;
+	w->since = now;
+	w->state = next;
+}
+
+/* What the thread runs in, when it runs. */
+static __always_inline __u32 running_part(struct why_task *w)
+{
+	if (w->flags & F_LOCK)
+		return WP_LOCK;		/* spinning, or between wakeup and the lock */
+	if (w->flags & F_RECLAIM)
+		return WP_RECLAIM;
+	return WP_CPU;
+}
+
+static __always_inline __u32 blocked_part(struct why_task *w, struct task_struct *t)
+{
+	if (w->flags & F_LOCK)
+		return WP_LOCK;
+	if (w->flags & F_THROTTLE)	/* balance_dirty_pages sleeps in io_schedule_timeout() */
+		return WP_THROTTLE;
+	if (w->flags & F_RECLAIM)
+		return WP_RECLAIM;
+	if (BPF_CORE_READ_BITFIELD(t, in_iowait) || (w->flags & F_SUBMIT))
+		return WP_IO;
+	return WP_SLEEP;
+}
+
+static __always_inline bool task_wanted(__u32 tgid)
+{
+	if (tgid == targ_self)
+		return false;
+	if (filter_ntgid) {
+		bool found = false;
+
+		for (int i = 0; i < 8; i++)
+			if (i < filter_ntgid && filter_tgid[i] == tgid)
+				found = true;
+		if (!found)
+			return false;
+	}
+	if (filter_cgroup && bpf_get_current_cgroup_id() != filter_cgroup)
+		return false;
+	if (filter_comm_on) {
+		char comm[WHY_COMM_LEN];
+
+		bpf_get_current_comm(comm, sizeof(comm));
+		for (int i = 0; i < WHY_COMM_LEN; i++) {
+			if (comm[i] != filter_comm[i])
+				return false;
+			if (!comm[i])
+				break;
+		}
+	}
+	return true;
+}
+
+static __always_inline void file_of(struct task_struct *t, int fd, struct why_call *r)
+{
+	struct file **fds, *file = NULL;
+	struct fdtable *fdt = t->files->fdt;
+	struct inode *ino;
+
+	if (fd < 0 || (unsigned int)fd >= fdt->max_fds)
+		return;
+	fds = fdt->fd;
+	bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]);
+	if (!file)
+		return;
+	ino = BPF_CORE_READ(file, f_inode);
+	r->ino = BPF_CORE_READ(ino, i_ino);
+	r->dev = BPF_CORE_READ(ino, i_sb, s_dev);
+}
+
+/* Bytes asked by a vector call: its first WHY_IOV_MAX iovecs (more are
+ * rare in file I/O; the count is then a lower bound). */
+#define WHY_IOV_MAX 8
+static __always_inline __u64 iov_bytes(const struct iovec *iov, __u64 cnt)
+{
+	__u64 sum = 0;
+
+	for (int i = 0; i < WHY_IOV_MAX; i++) {
+		struct iovec v;
+
+		if (i >= cnt || bpf_probe_read_user(&v, sizeof(v), &iov[i]))
+			break;
+		sum += v.iov_len;
+	}
+	return sum;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(why_enter, struct pt_regs *regs, long id)
+{
+	struct task_struct *t;
+	struct why_task *w;
+	__u64 id64, now;
+	__u8 kind;
+
+	if (id < 0 || id >= WHY_SYSCALLS)
+		return 0;
+	kind = targ_args[id & (WHY_SYSCALLS - 1)];
+	if (kind == WA_NONE)
+		return 0;
+	id64 = bpf_get_current_pid_tgid();
+	if (!task_wanted(id64 >> 32))
+		return 0;
+	t = bpf_get_current_task_btf();
+	w = bpf_task_storage_get(&tasks, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!w) {
+		__sync_fetch_and_add(&stats.no_storage, 1);
+		return 0;
+	}
+	now = bpf_ktime_get_ns();
+	__builtin_memset(&w->rec, 0, sizeof(w->rec));
+	w->rec.type = REC_CALL;
+	w->rec.nr = id;
+	w->rec.start = now;
+	w->rec.pid = id64 >> 32;
+	w->rec.tid = (__u32)id64;
+	w->rec.fd = -1;
+	w->since = now;
+	w->state = WP_CPU;
+	w->flags = F_CALL;
+	if (kind == WA_FD || kind == WA_FD_COUNT || kind == WA_FD_IOV) {
+		w->rec.fd = (int)BPF_CORE_READ(regs, di);
+		file_of(t, w->rec.fd, &w->rec);
+		if (kind == WA_FD_COUNT)
+			w->rec.asked = BPF_CORE_READ(regs, dx);
+		else if (kind == WA_FD_IOV)
+			w->rec.asked = iov_bytes((void *)BPF_CORE_READ(regs, si), BPF_CORE_READ(regs, dx));
+	} else if (kind == WA_PATH_AT) {
+		bpf_probe_read_user_str(w->rec.path, sizeof(w->rec.path), (void *)BPF_CORE_READ(regs, si));
+	} else if (kind == WA_PATH) {
+		bpf_probe_read_user_str(w->rec.path, sizeof(w->rec.path), (void *)BPF_CORE_READ(regs, di));
+	}
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(why_exit, struct pt_regs *regs, long ret)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct why_task *w = bpf_task_storage_get(&tasks, t, 0, 0);
+	__u64 now;
+
+	if (!w || !(w->flags & F_CALL))
+		return 0;
+	now = bpf_ktime_get_ns();
+	charge(w, now, WP_CPU);
+	w->flags = 0;
+	__sync_fetch_and_add(&stats.calls, 1);
+	if (now - w->rec.start < targ_min_ns)
+		return 0;
+	w->rec.end = now;
+	w->rec.ret = ret;
+	w->rec.cgroup = bpf_get_current_cgroup_id();
+	bpf_get_current_comm(w->rec.comm, sizeof(w->rec.comm));
+	__sync_fetch_and_add(&stats.slow, 1);
+	if (bpf_ringbuf_output(&records, &w->rec, sizeof(w->rec), 0))
+		__sync_fetch_and_add(&stats.lost, 1);
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(why_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	struct why_task *w;
+	__u64 now = 0;
+
+	if ((w = in_call(prev))) {
+		now = bpf_ktime_get_ns();
+		w->rec.offcpu++;
+		/* prev_state, not prev->__state: that one can change under us */
+		charge(w, now, preempt || prev_state == 0 ? WP_RUNQ : blocked_part(w, prev));
+	}
+	if ((w = in_call(next))) {
+		if (!now)
+			now = bpf_ktime_get_ns();
+		w->flags &= ~F_THROTTLE;	/* its pause is over */
+		charge(w, now, running_part(w));
+	}
+	return 0;
+}
+
+/* Blocked -> runnable; the time until it runs again is the CPU's. */
+static __always_inline int woken(struct task_struct *p)
+{
+	struct why_task *w = in_call(p);
+
+	if (!w)
+		return 0;
+	if (w->state == WP_CPU || w->state == WP_RUNQ) {	/* woken before it slept */
+		__sync_fetch_and_add(&stats.wake_running, 1);
+		return 0;
+	}
+	if (w->state == WP_LOCK && (w->flags & F_LOCK))
+		return 0;	/* lock handoff: still the lock's until contention_end */
+	charge(w, bpf_ktime_get_ns(), WP_RUNQ);
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(why_wakeup, struct task_struct *p)
+{
+	return woken(p);
+}
+
+SEC("tp_btf/contention_begin")
+int BPF_PROG(why_lock_begin, void *lock, unsigned int flags)
+{
+	struct why_task *w = current_call();
+	__u64 now;
+
+	if (!w || (w->flags & F_LOCK))
+		return 0;
+	now = bpf_ktime_get_ns();
+	charge(w, now, WP_LOCK);
+	w->flags |= F_LOCK;
+	w->lock_since = now;
+	w->lock_flags = flags;
+	return 0;
+}
+
+SEC("tp_btf/contention_end")
+int BPF_PROG(why_lock_end, void *lock, int ret)
+{
+	struct why_task *w = current_call();
+	__u64 now;
+
+	if (!w || !(w->flags & F_LOCK))
+		return 0;
+	now = bpf_ktime_get_ns();
+	w->flags &= ~F_LOCK;
+	charge(w, now, running_part(w));
+	if (now - w->lock_since > w->rec.lock_max) {
+		w->rec.lock_max = now - w->lock_since;
+		w->rec.lock_flags = w->lock_flags;
+	}
+	return 0;
+}
+
+SEC("tp_btf/balance_dirty_pages")
+int BPF_PROG(why_throttle)
+{
+	struct why_task *w = current_call();
+
+	if (w)
+		w->flags |= F_THROTTLE;
+	return 0;
+}
+
+SEC("tp_btf/mm_vmscan_direct_reclaim_begin")
+int BPF_PROG(why_reclaim_begin)
+{
+	struct why_task *w = current_call();
+
+	if (w) {
+		w->flags |= F_RECLAIM;
+		charge(w, bpf_ktime_get_ns(), running_part(w));
+	}
+	return 0;
+}
+
+SEC("tp_btf/mm_vmscan_direct_reclaim_end")
+int BPF_PROG(why_reclaim_end)
+{
+	struct why_task *w = current_call();
+
+	if (w && (w->flags & F_RECLAIM)) {
+		w->flags &= ~F_RECLAIM;
+		charge(w, bpf_ktime_get_ns(), running_part(w));
+	}
+	return 0;
+}
+
+/* Q: from here until a request is allocated (or the bio merges), a sleep
+ * is a wait to enter the block layer (frozen queue, no tag). */
+SEC("tp_btf/block_bio_queue")
+int BPF_PROG(why_bio_queue, struct bio *bio)
+{
+	struct why_task *w = current_call();
+
+	if (w)
+		w->flags |= F_SUBMIT;
+	return 0;
+}
+
+static __always_inline int submitted(void)
+{
+	struct why_task *w = current_call();
+
+	if (w)
+		w->flags &= ~F_SUBMIT;
+	return 0;
+}
+
+SEC("tp_btf/block_getrq")
+int BPF_PROG(why_getrq, struct bio *bio) { return submitted(); }
+
+SEC("tp_btf/block_bio_backmerge")
+int BPF_PROG(why_backmerge, struct bio *bio) { return submitted(); }
+
+SEC("tp_btf/block_bio_frontmerge")
+int BPF_PROG(why_frontmerge, struct bio *bio) { return submitted(); }
+
+SEC("tp_btf/page_fault_user")
+int BPF_PROG(why_fault_user)
+{
+	struct why_task *w = current_call();
+
+	if (w)
+		w->rec.faults++;
+	return 0;
+}
+
+SEC("tp_btf/page_fault_kernel")
+int BPF_PROG(why_fault_kernel)
+{
+	struct why_task *w = current_call();
+
+	if (w)
+		w->rec.faults++;
+	return 0;
+}
+
+/* A page-cache miss: a folio added by this thread (read, readahead it
+ * started, or a write to a page not cached). */
+SEC("tp/filemap/mm_filemap_add_to_page_cache")
+int why_cache_add(struct trace_event_raw_mm_filemap_op_page_cache *ctx)
+{
+	struct why_task *w = current_call();
+	__u32 order = 0;
+
+	if (!w)
+		return 0;
+	if (bpf_core_field_exists(ctx->order))
+		order = BPF_CORE_READ(ctx, order);
+	w->rec.cache_added += 1ULL << (order & 31);
+	return 0;
+}
+
+/* 6.18+: not loaded where the kernel lacks them (why.c). */
+SEC("tp_btf/page_cache_sync_ra")
+int BPF_PROG(why_ra_sync)
+{
+	struct why_task *w = current_call();
+
+	if (w)
+		w->rec.ra_sync++;
+	return 0;
+}
+
+SEC("tp_btf/page_cache_async_ra")
+int BPF_PROG(why_ra_async)
+{
+	struct why_task *w = current_call();
+
+	if (w)
+		w->rec.ra_async++;
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * iodig why: where a slow system call's time went.  Shared by the kernel
+ * side (src/bpf/why.bpf.c) and the user side (src/why.c).
+ *
+ * Between a traced call's entry and exit, every moment of the calling
+ * thread is in exactly one part, switched by scheduler, lock, writeback,
+ * reclaim and block tracepoints; at exit the parts add up to the wall time
+ * by construction (what a missed event puts in the wrong part is counted,
+ * not hidden: struct why_stats).
+ */
+#ifndef IODIG_WHY_H
+#define IODIG_WHY_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+enum why_part {
+	WP_CPU,		/* running */
+	WP_RUNQ,	/* runnable, waiting for a CPU (preempted, or woken) */
+	WP_IO,		/* off CPU waiting for block I/O: in_iowait, or in bio
+			 * submission before a request was allocated (a frozen
+			 * queue, tag starvation: Q2G) */
+	WP_LOCK,	/* between lock:contention_begin and _end (spinning or asleep) */
+	WP_THROTTLE,	/* asleep in balance_dirty_pages (dirty-page throttling) */
+	WP_RECLAIM,	/* in direct reclaim (on or off CPU) */
+	WP_SLEEP,	/* other sleep: pipes, futexes, timers, ... */
+	WP_NR
+};
+
+/* How each traced system call's arguments read (user side fills the table). */
+enum why_args {
+	WA_NONE,	/* not traced */
+	WA_FD,		/* fd in arg 0 */
+	WA_FD_COUNT,	/* fd in arg 0, bytes asked in arg 2 */
+	WA_FD_IOV,	/* fd in arg 0, iovec array in arg 1, count in arg 2 */
+	WA_PATH_AT,	/* a path in arg 1 (openat, unlinkat, renameat...) */
+	WA_PATH,	/* a path in arg 0 (unlink, rename, ...) */
+	WA_NOARGS,	/* traced, no argument read (sync) */
+};
+
+#define WHY_SYSCALLS	512	/* syscall numbers below this are traceable */
+#define WHY_PATH_LEN	64
+#define WHY_COMM_LEN	16
+
+/* lock:contention_begin flags (include/trace/events/lock.h) */
+#define WHY_LCB_SPIN	(1U << 0)
+#define WHY_LCB_READ	(1U << 1)
+#define WHY_LCB_WRITE	(1U << 2)
+#define WHY_LCB_RT	(1U << 3)
+#define WHY_LCB_PERCPU	(1U << 4)
+#define WHY_LCB_MUTEX	(1U << 5)
+
+#define REC_CALL	16	/* beside life.h's record types */
+
+/* One slow call. */
+struct why_call {
+	__u32 type;		/* REC_CALL */
+	__u32 nr;		/* syscall number */
+	__u64 start, end;	/* ns, CLOCK_MONOTONIC (bpf_ktime_get_ns) */
+	__u32 pid, tid;
+	__s64 ret;
+	__u64 asked;		/* bytes asked (read/write family), else 0 */
+	__s32 fd;		/* -1: no fd argument */
+	__u32 dev;		/* the file's super block dev_t (kernel encoding), 0: none */
+	__u64 ino;
+	__u64 cgroup;
+	__u64 part[WP_NR];	/* ns */
+	__u64 faults;		/* page faults taken during the call */
+	__u64 cache_added;	/* pages added to the page cache by this thread (misses) */
+	__u32 ra_sync, ra_async;	/* readahead decisions made in the call */
+	__u32 offcpu;		/* times it left the CPU */
+	__u32 lock_flags;	/* of its longest lock wait */
+	__u64 lock_max;		/* its longest lock wait, ns */
+	char comm[WHY_COMM_LEN];
+	char path[WHY_PATH_LEN];	/* WA_PATH*: the path given, as given */
+};
+
+/* Counted, never silent. */
+struct why_stats {
+	__u64 calls;		/* traced calls that returned */
+	__u64 slow;		/* ... over the threshold: records */
+	__u64 lost;		/* records the ring buffer had no room for */
+	__u64 no_storage;	/* calls not followed: no room for the thread's state */
+	__u64 unmatched_exit;	/* exits with no entry seen (began before tracing) */
+	__u64 wake_running;	/* wakeups of a thread already counted running (no part changed) */
+};
+
+#endif

@@ -1,0 +1,49 @@
+# iodig why where block I/O is the answer: O_DIRECT reads from a device
+# with a known delay (the linked request's D2C is that delay), and seed
+# 000's stall (writes while the scheduler is switched: Q2G inside the I/O
+# wait, and the shell that wrote the attribute named).
+. "$(dirname "$0")/../lib.sh"
+need_root_bpf
+LOAD="$TOP/tests/helpers/whyload.py"
+
+# 1. a device whose every read takes 30 ms
+S=$(slowdev 30 8) || exit
+"$LOAD" "$T/go" direct "$S" 8 > "$T/pid" &
+J=$!
+for i in $(seq 50); do [ -s "$T/pid" ] && break; sleep 0.05; done
+P=$(cat "$T/pid")
+start_iodig "$T/d.json" why 10 -p "$P" --json
+touch "$T/go"; wait $J || die "whyload failed"
+stop_iodig
+assert_eq "$(jq -s "[.[] | select(.type == \"call\" and .pid == $P)] | length" "$T/d.json")" 8 "O_DIRECT reads recorded"
+bad=$(jq -s "[.[] | select(.type == \"call\" and .pid == $P) | select((.parts | to_entries | max_by(.value) | .key) != \"block_io_ns\" or .parts.block_io_ns < .wall_ns * 0.9 or ((.parts | add) != .wall_ns))] | length" "$T/d.json")
+assert_eq "$bad" 0 "reads where block I/O is not 90% or more of a wall time the parts add up to"
+bad=$(jq -s "[.[] | select(.type == \"call\" and .pid == $P) | select(.requests_total != 1 or .requests[0].disk != \"${S#/dev/}\" or .requests[0].d2c_ns < 27000000 or .requests[0].d2c_ns > 33000000)] | length" "$T/d.json")
+assert_eq "$bad" 0 "reads without exactly one linked request whose D2C is 30 ms +-10%"
+jq -e -s '[.[] | select(.type == "summary")][0] | (.syscalls[] | select(.syscall == "preadv2") | .parts.io.share > 0.9 and .disks[0].requests == 8) and .lost == 0' "$T/d.json" >/dev/null \
+	|| die "summary: $(grep summary "$T/d.json")"
+ok "summary: preadv2 90%+ block I/O, 8 requests on ${S#/dev/}"
+
+# 2. seed 000: O_DIRECT writes while a shell switches the scheduler
+L=$(loopdev 128); n=${L#/dev/}
+start_iodig "$T/s.json" why 2 --comm fio --syscalls pwrite64 --json
+fio --name=w --filename="$L" --direct=1 --rw=randwrite --bs=4k --size=64M --time_based \
+    --runtime=3 --ioengine=psync --numjobs=2 >/dev/null &
+FIO=$!
+sleep 0.5
+(
+	echo "$BASHPID" > "$T/writer"
+	for i in 1 2 3 4 5 6; do
+		echo mq-deadline > /sys/block/$n/queue/scheduler; sleep 0.1
+		echo none > /sys/block/$n/queue/scheduler; sleep 0.1
+	done
+)
+wait $FIO || die fio
+stop_iodig
+w=$(cat "$T/writer")
+stalled=$(jq -s "[.[] | select(.type == \"call\" and .syscall == \"pwrite64\" and .parts.block_io_ns >= .wall_ns * 0.5 and ((.parts | add) == .wall_ns) and any(.requests[]; .disk == \"$n\" and .q2g_ns > .d2c_ns and .q2g_ns >= 1000000 and .queue_write.pid == $w and .queue_write.attr == \"scheduler\"))] | length" "$T/s.json")
+[ "$stalled" -ge 4 ] || die "only $stalled stalled writes name bash[$w] (want >= 4): $(grep '"call"' "$T/s.json" | head -c 2000)"
+ok "$stalled writes: block I/O dominant, their request's Q2G over D2C, bash[$w]'s scheduler write named"
+jq -e -s "[.[] | select(.type == \"summary\")][0] | .syscalls[] | select(.syscall == \"pwrite64\") | .parts.io.share > 0.5 and (.disks[] | select(.disk == \"$n\") | .q2g_ns > .d2c_ns)" "$T/s.json" >/dev/null \
+	|| die "summary does not show Q2G inside the block I/O of pwrite64: $(grep summary "$T/s.json")"
+ok "summary: pwrite64's time mostly block I/O, and of that Q2G more than D2C on $n"

@@ -1,0 +1,90 @@
+# iodig why on workloads whose answer is known: the dominant part of each
+# slow call, the parts adding up to the wall time, and what was counted
+# beside them (page-cache misses against fincore, the lock's kind).
+. "$(dirname "$0")/../lib.sh"
+need_root_bpf
+command -v fincore >/dev/null || skip "needs fincore (util-linux)"
+LOAD="$TOP/tests/helpers/whyload.py"
+
+# load NAME MODE ARGS...: a whyload waiting for $T/go.NAME; its pid in $T/pid.NAME
+load() {
+	local name=$1
+	shift
+	"$LOAD" "$T/go.$name" "$@" > "$T/pid.$name" &
+	eval "JOB_$name=$!"
+	for i in $(seq 50); do [ -s "$T/pid.$name" ] && break; sleep 0.05; done
+}
+
+# calls FILE PID: the call records of PID
+calls() { jq -c "select(.type == \"call\" and .pid == $2)" "$1"; }
+
+# every call adds up: parts + unaccounted = wall, unaccounted within 2%
+adds_up() {
+	local bad
+	bad=$(jq -s '[.[] | select(.type == "call") | select(((.parts | add) != .wall_ns) or (.parts.unaccounted_ns > .wall_ns / 50))] | length' "$1")
+	assert_eq "$bad" 0 "$2: calls whose parts do not add up to the wall time"
+}
+
+# dominant FILE PID PART MIN_SHARE WHAT: every call of PID has PART largest, at MIN_SHARE or more
+dominant() {
+	local n bad
+	n=$(calls "$1" "$2" | wc -l)
+	[ "$n" -gt 0 ] || die "$5: no call of pid $2 recorded: $(head -c 1500 "$1")"
+	bad=$(calls "$1" "$2" | jq -s "[.[] | select((.parts | to_entries | max_by(.value) | .key) != \"$3\" or .parts.$3 < .wall_ns * $4)] | length")
+	assert_eq "$bad" 0 "$5: calls of $n where $3 is not dominant (>= $4)"
+}
+
+# 1. pread from the page cache: on CPU
+head -c 32M /dev/urandom > /dev/shm/iodig-why-cpu; defer "rm -f /dev/shm/iodig-why-cpu"
+load cpu cpu /dev/shm/iodig-why-cpu 32 10
+P=$(cat "$T/pid.cpu")
+start_iodig "$T/cpu.json" why 1 -p "$P" --json
+touch "$T/go.cpu"; wait $JOB_cpu
+stop_iodig
+dominant "$T/cpu.json" "$P" on_cpu_ns 0.7 "cached pread"
+adds_up "$T/cpu.json" "cached pread"
+assert_eq "$(calls "$T/cpu.json" "$P" | jq -s '[.[] | select(.syscall == "preadv2" and .file == "/dev/shm/iodig-why-cpu" and .asked == 33554432 and .ret == 33554432)] | length')" 10 "preadv2 calls with their file and bytes asked and read"
+
+# 2. the same, pinned to a CPU that a high-priority spinner holds: the
+# calls that take 20 ms or more (the spinner's slices) are runnable
+taskset -c 0 nice -n -15 python3 -c 'while True: pass' &
+SPIN=$!; defer "kill $SPIN"
+load runq cpu /dev/shm/iodig-why-cpu 8 8
+P=$(cat "$T/pid.runq"); taskset -pc 0 "$P" >/dev/null
+start_iodig "$T/runq.json" why 20 -p "$P" --json
+touch "$T/go.runq"; wait $JOB_runq
+stop_iodig
+kill $SPIN; wait $SPIN 2>/dev/null
+dominant "$T/runq.json" "$P" runnable_ns 0.5 "pread beside a spinner on its CPU"
+adds_up "$T/runq.json" "pread beside a spinner"
+
+# 3. two writers appending to one file: they wait on its inode lock
+rm -f /dev/shm/iodig-why-lock; defer "rm -f /dev/shm/iodig-why-lock"
+load la append /dev/shm/iodig-why-lock 64 8
+load lb append /dev/shm/iodig-why-lock 64 8
+A=$(cat "$T/pid.la"); B=$(cat "$T/pid.lb")
+start_iodig "$T/lock.json" why 1 -p "$A" -p "$B" --syscalls write --json
+touch "$T/go.la" "$T/go.lb"; wait $JOB_la $JOB_lb
+stop_iodig
+adds_up "$T/lock.json" "appending writers"
+locked=$(jq -s '[.[] | select(.type == "call" and .parts.lock_ns > .wall_ns * 0.4 and (.lock.kind | startswith("rwsem write")))] | length' "$T/lock.json")
+[ "$locked" -ge 3 ] || die "only $locked writes waited on the inode lock (rwsem write) for 40% of their time: $(jq -c 'select(.type == "call") | [.parts, .lock]' "$T/lock.json" | head -5)"
+ok "$locked writes waited mostly on the inode lock, kind rwsem write"
+
+# 4. a first read of an uncached file: the pages it added = what fincore sees
+L=$(loopdev 64)
+mkfs.ext4 -q -E lazy_itable_init=0,lazy_journal_init=0 "$L" || die mkfs
+mkdir "$T/mnt"; mount "$L" "$T/mnt" || die mount; defer "umount $T/mnt"
+head -c 8M /dev/urandom > "$T/mnt/f"; sync
+python3 -c "import os; fd = os.open('$T/mnt/f', os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)"
+assert_eq "$(fincore -b -n -o RES "$T/mnt/f" | tr -d ' ')" 0 "bytes of the file cached before"
+start_iodig "$T/pc.json" why 0 --comm dd --syscalls read --json
+dd if="$T/mnt/f" of=/dev/null bs=8M count=1 status=none
+stop_iodig
+res=$(fincore -b -n -o RES "$T/mnt/f" | tr -d ' ')
+assert_eq "$res" 8388608 "bytes of the file cached after"
+assert_eq "$(jq -s '[.[] | select(.type == "call" and .syscall == "read" and .asked == 8388608)] | .[0].cache_added_pages' "$T/pc.json")" $((res / 4096)) "page-cache misses of the 8 MiB read (= fincore's pages)"
+jq -e -s '[.[] | select(.type == "call" and .asked == 8388608)][0] | .requests_total > 0 and (.requests | all(.disk == "'"${L#/dev/}"'" and .op == "read"))' "$T/pc.json" >/dev/null \
+	|| die "the read's block requests were not linked: $(grep '"call"' "$T/pc.json" | head -c 1500)"
+ok "the read's own block reads of ${L#/dev/} are linked to it"
+adds_up "$T/pc.json" "first read"
