@@ -90,11 +90,11 @@ slowdev() {
 	exec 3>&1 >&2
 	/usr/bin/python3 -c 'import fusepy' 2>/dev/null || skip "needs python3-fusepy"
 	dir=$(mktemp -d "$T/slow.XXXX")
-	"$TOP/tests/helpers/slowfs.py" "$dir" "$2" "$1" >"$dir.log" 2>&1 3>&- &
+	"$TOP/tests/helpers/slowfs.py" "$dir" "$2" "$1" ${3:-} >"$dir.log" 2>&1 3>&- &
 	defer "umount $dir"
 	for i in $(seq 50); do [ -f "$dir/disk" ] && break; sleep 0.1; done
 	[ -f "$dir/disk" ] || die "slowfs did not mount: $(cat "$dir.log")"
-	L=$(losetup -f --show -r "$dir/disk") || die losetup
+	L=$(losetup -f --show $([ "${3:-}" = rw ] || echo -r) "$dir/disk") || die losetup
 	defer "losetup -d $L"
 	echo "$L" >&3
 }

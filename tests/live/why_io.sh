@@ -47,3 +47,22 @@ ok "$stalled writes: block I/O dominant, their request's Q2G over D2C, bash[$w]'
 jq -e -s "[.[] | select(.type == \"summary\")][0] | .syscalls[] | select(.syscall == \"pwrite64\") | .parts.io.share > 0.5 and (.disks[] | select(.disk == \"$n\") | .q2g_ns > .d2c_ns)" "$T/s.json" >/dev/null \
 	|| die "summary does not show Q2G inside the block I/O of pwrite64: $(grep summary "$T/s.json")"
 ok "summary: pwrite64's time mostly block I/O, and of that Q2G more than D2C on $n"
+
+# 3. buffered writes to a device whose writes take 20 ms, beyond a 1 MiB
+# dirty limit: the writer is throttled (balance_dirty_pages)
+W=$(slowdev 20 64 rw) || exit
+restore_vm() {	# NAME_BYTES NAME_RATIO: put back whichever of the pair was in use
+	local b r
+	b=$(cat /proc/sys/vm/$1); r=$(cat /proc/sys/vm/$2)
+	if [ "$b" = 0 ]; then defer "echo $r > /proc/sys/vm/$2"; else defer "echo $b > /proc/sys/vm/$1"; fi
+}
+restore_vm dirty_bytes dirty_ratio
+restore_vm dirty_background_bytes dirty_background_ratio
+echo 262144 > /proc/sys/vm/dirty_background_bytes
+echo 1048576 > /proc/sys/vm/dirty_bytes
+start_iodig "$T/t.json" why 10 --comm dd --syscalls write --json
+timeout 60 dd if=/dev/zero of="$W" bs=64k count=64 status=none || die "dd to $W"
+stop_iodig
+thr=$(jq -s '[.[] | select(.type == "call" and .syscall == "write" and .parts.throttle_ns >= .wall_ns * 0.9 and ((.parts | add) == .wall_ns))] | length' "$T/t.json")
+[ "$thr" -ge 5 ] || die "only $thr writes were 90% or more dirty throttling: $(grep '"call"' "$T/t.json" | head -c 1500)"
+ok "$thr writes: 90% or more of their time in dirty-page throttling"
