@@ -25,6 +25,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "attach.h"
 #include "bpfenv.h"
 #include "cli.h"
 #include "cmds.h"
@@ -97,7 +98,7 @@ static const char *const part_json[WP_NR] = {
 #define CALLS_MAX 4096		/* calls waiting for their join */
 #define LINK_SHOWN 8
 
-enum { OPT_COMM = OPT_FIRST_CMD, OPT_SYSCALLS, OPT_SUMMARY, OPT_INTERVAL };
+enum { OPT_COMM = OPT_FIRST_CMD, OPT_SYSCALLS, OPT_SUMMARY, OPT_CALL, OPT_INTO };
 
 struct why_opts {
 	struct cli_common c;
@@ -105,6 +106,11 @@ struct why_opts {
 	int npids;
 	const char *comm, *cgroup, *disk, *syscalls;
 	bool summary_only;
+	const char *call;		/* --call TARGET */
+	char *into[WHY_CHILDREN];	/* --into CHILD,... */
+	int ninto;
+	char into_buf[1024];
+	char into_spec[WHY_CHILDREN][512];	/* BINARY:SYMBOL, TARGET's binary by default */
 	uint64_t min_ns;
 	int interval_s;
 };
@@ -113,6 +119,7 @@ struct why_opts {
 struct sys_agg {
 	uint64_t calls;
 	struct hist wall, part[WP_NR];
+	struct hist child[WHY_CHILDREN], self;	/* --into */
 	uint64_t reqs;
 	struct { uint32_t dev; uint64_t n, ph[PH_NR]; } disk[8];
 	int ndisks;
@@ -147,11 +154,19 @@ struct why_ctx {
 	struct named names[NAMES_MAX];
 	unsigned int next_name;
 	int ncalls, ready;		/* ready: those there before the last poll */
-	struct sys_agg agg[NSYSC];
+	struct sys_agg agg[NSYSC + 1];	/* the last: --call's TARGET */
+	struct attacher at;
 	struct disk_sel sel;
 	uint64_t linked, unlinked_io, disk_skipped, calls_full, shown;
 	uint64_t t0;
 };
+
+static const char *target_name(const struct why_opts *o)
+{
+	const char *c = strrchr(o->call, ':');
+
+	return c ? c + 1 : o->call;
+}
 
 static const struct sysc *sysc_of(uint32_t nr)
 {
@@ -305,7 +320,12 @@ static void print_call_json(struct why_ctx *wc, const struct why_call *c, const 
 	json__kstr(j, "comm", c->comm);
 	json__ku64(j, "pid", c->pid);
 	json__ku64(j, "tid", c->tid);
-	json__kstr(j, "syscall", s ? s->name : "?");
+	if (c->nr == WHY_NR_FUNC) {
+		json__knull(j, "syscall");
+		json__kstr(j, "function", target_name(wc->o));
+	} else {
+		json__kstr(j, "syscall", s ? s->name : "?");
+	}
 	json__key(j, "fd");
 	json__i64(j, c->fd);
 	json__kstr(j, "file", file);
@@ -346,6 +366,19 @@ static void print_call_json(struct why_ctx *wc, const struct why_call *c, const 
 	json__ku64(j, "readahead_async", c->ra_async);
 	json__ku64(j, "faults", c->faults);
 	json__ku64(j, "offcpu", c->offcpu);
+	if (c->nr == WHY_NR_FUNC) {
+		json__key(j, "children");
+		json__arr_begin(j);
+		for (int i = 0; i < wc->o->ninto; i++) {
+			json__obj_begin(j);
+			json__kstr(j, "function", wc->o->into[i]);
+			json__ku64(j, "ns", c->child_ns[i]);
+			json__ku64(j, "calls", c->child_calls[i]);
+			json__obj_end(j);
+		}
+		json__arr_end(j);
+		json__ku64(j, "self_ns", c->end - c->start - c->in_children);
+	}
 	json__ku64(j, "requests_total", total);
 	json__key(j, "requests");
 	json__arr_begin(j);
@@ -406,7 +439,8 @@ static void print_call_text(struct why_ctx *wc, const struct why_call *c, const 
 	int order[WP_NR];
 
 	printf("%-9.3f %s[%u/%u] %s(%s%s%s) = %s  %.2f ms\n", (c->start - wc->t0) / 1e9,
-	       text__safe(c->comm, comm, sizeof(comm)), c->pid, c->tid, s ? s->name : "?", file,
+	       text__safe(c->comm, comm, sizeof(comm)), c->pid, c->tid,
+	       c->nr == WHY_NR_FUNC ? target_name(wc->o) : s ? s->name : "?", file,
 	       c->asked ? ", " : "", c->asked ? (snprintf(a, sizeof(a), "%llu", (unsigned long long)c->asked), a) : "",
 	       ret_text(c->ret, rb, sizeof(rb)), wall / 1e6);
 	/* the parts, largest first */
@@ -436,6 +470,16 @@ static void print_call_text(struct why_ctx *wc, const struct why_call *c, const 
 	if (wall > sum)
 		printf("  unaccounted %.2f ms", (wall - sum) / 1e6);
 	printf("\n");
+	if (c->nr == WHY_NR_FUNC) {
+		uint64_t self = wall - c->in_children;
+
+		printf("   ");
+		for (int i = 0; i < wc->o->ninto; i++)
+			printf(" %s %.2f ms (%.1f%%, %u call%s)", wc->o->into[i], c->child_ns[i] / 1e6,
+			       wall ? 100.0 * c->child_ns[i] / wall : 0, c->child_calls[i],
+			       c->child_calls[i] == 1 ? "" : "s");
+		printf("  self %.2f ms (%.1f%%)\n", self / 1e6, wall ? 100.0 * self / wall : 0);
+	}
 	for (int i = 0; i < nrs; i++) {
 		const struct life_req *r = rs[i];
 		__u64 ph[PH_NR];
@@ -470,12 +514,17 @@ static void print_call_text(struct why_ctx *wc, const struct why_call *c, const 
 static void aggregate(struct why_ctx *wc, const struct why_call *c, const struct life_req **rs, int nrs)
 {
 	const struct sysc *s = sysc_of(c->nr);
-	struct sys_agg *a = &wc->agg[s ? s - syscalls : 0];
+	struct sys_agg *a = &wc->agg[c->nr == WHY_NR_FUNC ? NSYSC : s ? s - syscalls : 0];
 
 	a->calls++;
 	hist__add(&a->wall, c->end - c->start);
 	for (int p = 0; p < WP_NR; p++)
 		hist__add(&a->part[p], c->part[p]);
+	if (c->nr == WHY_NR_FUNC) {
+		for (int i = 0; i < wc->o->ninto; i++)
+			hist__add(&a->child[i], c->child_ns[i]);
+		hist__add(&a->self, c->end - c->start - c->in_children);
+	}
 	for (int i = 0; i < nrs; i++) {
 		const struct life_req *r = rs[i];
 		__u64 ph[PH_NR];
@@ -581,7 +630,7 @@ static void summary_json(struct why_ctx *wc)
 	json__ku64(j, "min_ns", wc->o->min_ns);
 	json__key(j, "syscalls");
 	json__arr_begin(j);
-	for (int i = 0; i < NSYSC; i++) {
+	for (int i = 0; i <= NSYSC; i++) {
 		struct sys_agg *a = &wc->agg[i];
 		struct hist_summary w;
 
@@ -589,7 +638,12 @@ static void summary_json(struct why_ctx *wc)
 			continue;
 		hist__summary(&a->wall, &w);
 		json__obj_begin(j);
-		json__kstr(j, "syscall", syscalls[i].name);
+		if (i == NSYSC) {
+			json__knull(j, "syscall");
+			json__kstr(j, "function", target_name(wc->o));
+		} else {
+			json__kstr(j, "syscall", syscalls[i].name);
+		}
 		json__ku64(j, "calls", a->calls);
 		json__ku64(j, "wall_ns", w.sum);
 		json__ku64(j, "wall_p50_ns", w.p50);
@@ -609,6 +663,24 @@ static void summary_json(struct why_ctx *wc)
 			json__obj_end(j);
 		}
 		json__obj_end(j);
+		if (i == NSYSC) {
+			json__key(j, "children");
+			json__arr_begin(j);
+			for (int c = 0; c <= wc->o->ninto; c++) {
+				const struct hist *h = c < wc->o->ninto ? &a->child[c] : &a->self;
+				struct hist_summary s;
+
+				hist__summary(h, &s);
+				json__obj_begin(j);
+				json__kstr(j, "function", c < wc->o->ninto ? wc->o->into[c] : "(self)");
+				json__ku64(j, "sum_ns", s.sum);
+				json__kdouble(j, "share", w.sum ? (double)s.sum / w.sum : 0);
+				json__ku64(j, "p50_ns", s.p50);
+				json__ku64(j, "p99_ns", s.p99);
+				json__obj_end(j);
+			}
+			json__arr_end(j);
+		}
 		json__ku64(j, "requests", a->reqs);
 		json__key(j, "disks");
 		json__arr_begin(j);
@@ -641,7 +713,7 @@ static void summary_text(struct why_ctx *wc)
 	bool any = false;
 
 	printf("\nSlow calls (%.3g ms or more), where their time went:\n", wc->o->min_ns / 1e6);
-	for (int i = 0; i < NSYSC; i++) {
+	for (int i = 0; i <= NSYSC; i++) {
 		struct sys_agg *a = &wc->agg[i];
 		struct hist_summary w;
 		char b1[32], b2[32], b3[32];
@@ -650,7 +722,8 @@ static void summary_text(struct why_ctx *wc)
 			continue;
 		any = true;
 		hist__summary(&a->wall, &w);
-		printf("\n%s: %llu calls, %s in all, p50 %s, p99 %s\n", syscalls[i].name,
+		printf("\n%s: %llu calls, %s in all, p50 %s, p99 %s\n",
+		       i == NSYSC ? target_name(wc->o) : syscalls[i].name,
 		       (unsigned long long)a->calls, fmt_ns(b1, sizeof(b1), w.sum),
 		       fmt_ns(b2, sizeof(b2), w.p50), fmt_ns(b3, sizeof(b3), w.p99));
 		printf("  %-9s %7s %10s %10s %10s\n", "part", "share", "total", "p50", "p99");
@@ -663,6 +736,18 @@ static void summary_text(struct why_ctx *wc)
 			printf("  %-9s %6.1f%% %10s %10s %10s\n", part_names[p], w.sum ? 100.0 * s.sum / w.sum : 0,
 			       fmt_ns(b1, sizeof(b1), s.sum), fmt_ns(b2, sizeof(b2), s.p50),
 			       fmt_ns(b3, sizeof(b3), s.p99));
+		}
+		if (i == NSYSC) {
+			printf("  %-9s %7s %10s %10s %10s\n", "inside", "share", "total", "p50", "p99");
+			for (int c = 0; c <= wc->o->ninto; c++) {
+				const struct hist *h = c < wc->o->ninto ? &a->child[c] : &a->self;
+				struct hist_summary s;
+
+				hist__summary(h, &s);
+				printf("  %-9s %6.1f%% %10s %10s %10s\n", c < wc->o->ninto ? wc->o->into[c] : "(self)",
+				       w.sum ? 100.0 * s.sum / w.sum : 0, fmt_ns(b1, sizeof(b1), s.sum),
+				       fmt_ns(b2, sizeof(b2), s.p50), fmt_ns(b3, sizeof(b3), s.p99));
+			}
 		}
 		for (int d = 0; d < a->ndisks; d++) {
 			uint64_t q2c = a->disk[d].ph[PH_Q2C];
@@ -692,6 +777,10 @@ static const struct cli_opt why_table[] = {
 	{ "syscalls", OPT_SYSCALLS, "LIST", "comma-separated system calls to trace (default: all\n"
 	  "the file-system calls above)" },
 	{ "summary", OPT_SUMMARY, NULL, "no line per call: the summary only" },
+	{ "call", OPT_CALL, "TARGET", "instead of system calls, calls of this function: a\n"
+	  "kernel function (needs kprobes) or BINARY:SYMBOL" },
+	{ "into", OPT_INTO, "LIST", "with --call: time inside each of these functions\n"
+	  "(comma-separated, up to 8; SYMBOL alone: in TARGET's binary)" },
 	{ "interval", 'i', "SECS", "a summary every SECS seconds, besides the last" },
 	{}
 };
@@ -717,6 +806,18 @@ static int why_opt(void *ctx, int opt, const char *arg)
 	case 'd': o->disk = arg; break;
 	case OPT_SYSCALLS: o->syscalls = arg; break;
 	case OPT_SUMMARY: o->summary_only = true; break;
+	case OPT_CALL: o->call = arg; break;
+	case OPT_INTO: {
+		char *save, *name;
+
+		snprintf(o->into_buf, sizeof(o->into_buf), "%s", arg);
+		for (name = strtok_r(o->into_buf, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+			if (o->ninto == WHY_CHILDREN)
+				return usage_error("--into: at most %d functions", WHY_CHILDREN);
+			o->into[o->ninto++] = name;
+		}
+		break;
+	}
 	case 'i':
 		if (!cli__uint(arg, 1, 86400, &v))
 			return usage_error("--interval '%s': seconds, 1 or more", arg);
@@ -743,6 +844,28 @@ static int why_args_cb(void *ctx, int argc, char **argv, int optind)
 	}
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
+	if (o->ninto && !o->call)
+		return usage_error("--into needs --call TARGET");
+	if (o->call && o->syscalls)
+		return usage_error("--call traces a function, not system calls: drop --syscalls");
+	if (o->call) {
+		const char *colon = strrchr(o->call, ':');
+
+		for (int i = 0; i < o->ninto; i++) {
+			bool has = strchr(o->into[i], ':');
+
+			if (has && !colon)
+				return usage_error("--into '%s': TARGET is a kernel function, so are its "
+						   "children", o->into[i]);
+			if (colon && !has)	/* a symbol of TARGET's binary */
+				snprintf(o->into_spec[i], sizeof(o->into_spec[i]), "%.*s:%s",
+					 (int)(colon - o->call), o->call, o->into[i]);
+			else
+				snprintf(o->into_spec[i], sizeof(o->into_spec[i]), "%s", o->into[i]);
+			if ((colon = strrchr(o->call, ':')) && strrchr(o->into[i], ':'))
+				o->into[i] = strrchr(o->into[i], ':') + 1;	/* shown by symbol */
+		}
+	}
 	return 0;
 }
 
@@ -768,6 +891,80 @@ static int set_syscalls(struct why_bpf *sk, const char *list)
 		sk->rodata->targ_args[syscalls[i].nr] = syscalls[i].args;
 	}
 	return 0;
+}
+
+static struct attach_progs fn_progs(struct why_bpf *sk)
+{
+	return (struct attach_progs){
+		.entry = { [ATTACH_KPROBE] = sk->progs.why_kentry, [ATTACH_KPROBE_MULTI] = sk->progs.why_kmentry,
+			   [ATTACH_UPROBE] = sk->progs.why_uentry },
+		.exit = { [ATTACH_KPROBE] = sk->progs.why_kexit, [ATTACH_KPROBE_MULTI] = sk->progs.why_kmexit,
+			  [ATTACH_UPROBE] = sk->progs.why_uexit },
+	};
+}
+
+/* Before load: with --call, the function pair of the chosen mode and no
+ * system-call programs; without, no function programs. */
+static int fn_select(struct why_ctx *wc)
+{
+	struct why_bpf *sk = wc->skel;
+	struct attach_progs p = fn_progs(sk);
+	const struct features *f;
+	int err;
+
+	if (!wc->o->call) {
+		for (int m = 0; m < ATTACH_NMODES; m++) {
+			if (p.entry[m])
+				bpf_program__set_autoload(p.entry[m], false);
+			if (p.exit[m])
+				bpf_program__set_autoload(p.exit[m], false);
+		}
+		return 0;
+	}
+	bpf_program__set_autoload(sk->progs.why_enter, false);
+	bpf_program__set_autoload(sk->progs.why_exit, false);
+	if (strchr(wc->o->call, ':')) {
+		err = attacher__choose(&wc->at, ATTACH_UPROBE, 1 + wc->o->ninto, true);
+	} else {	/* one program pair for several functions: no fentry */
+		f = features__get();
+		err = attacher__choose(&wc->at, f->kprobe_multi ? ATTACH_KPROBE_MULTI : ATTACH_KPROBE,
+				       1 + wc->o->ninto, false);
+	}
+	if (!err)
+		attacher__select(&wc->at, sk->obj, &p, NULL);
+	return err;
+}
+
+/* After load: TARGET is cookie 0, the children 1.. */
+static int fn_attach(struct why_ctx *wc, uint32_t pid)
+{
+	struct attach_progs p = fn_progs(wc->skel);
+	struct why_opts *o = wc->o;
+	char *names[1 + WHY_CHILDREN];
+	int err;
+
+	if (strchr(o->call, ':')) {
+		if ((err = attacher__user(&wc->at, &p, o->call, pid, 0)))
+			return err;
+		for (int i = 0; i < o->ninto; i++)
+			if ((err = attacher__user(&wc->at, &p, o->into_spec[i], pid, 1 + i)))
+				return err;
+		return 0;
+	}
+	names[0] = (char *)o->call;
+	for (int i = 0; i < o->ninto; i++)
+		names[1 + i] = o->into_spec[i];
+	{	/* each must be one traceable function: no globs here */
+		char **found;
+		int n;
+
+		if ((err = attach__resolve_kernel(names, 1 + o->ninto, &found, &n)))
+			return err;
+		attach__free_names(found, n);
+		if (n != 1 + o->ninto)
+			return fail("--call/--into", "give function names, not patterns (%d functions match)", n);
+	}
+	return attacher__kernel(&wc->at, &p, names, 1 + o->ninto);
 }
 
 static bool kernel_has(const struct btf *vmlinux, const char *tp)
@@ -865,9 +1062,11 @@ int cmd_why(int argc, char **argv)
 		strncpy((char *)wc.skel->rodata->filter_comm, o.comm, WHY_COMM_LEN - 1);
 		cfg.comm = o.comm;
 	}
+	if ((err = fn_select(&wc)))
+		goto out;
 	wc.skel->rodata->targ_min_ns = o.min_ns;
 	wc.skel->rodata->targ_self = getpid();	/* iodig's own calls are not the user's */
-	if ((err = set_syscalls(wc.skel, o.syscalls)))
+	if (!o.call && (err = set_syscalls(wc.skel, o.syscalls)))
 		goto out;
 	/* tracepoints this kernel may not have: the part or count stays 0, and -v says so */
 	{
@@ -906,13 +1105,16 @@ int cmd_why(int argc, char **argv)
 		err = fail("reading records", "%s", strerror(errno));
 		goto out;
 	}
+	if (o.call && (err = fn_attach(&wc, cfg.pid)))
+		goto out;
 	if ((err = why_bpf__attach(wc.skel))) {
 		err = bpfenv__fail("attaching to system call and scheduler tracepoints", err);
 		goto out;
 	}
 	wc.t0 = run__mono_ns();
 	run__signals();
-	if ((err = run__ready(o.c.ready_file, "Tracing slow file-system calls... Hit Ctrl-C to end.")))
+	if ((err = run__ready(o.c.ready_file, o.call ? "Tracing slow calls of the function... Hit Ctrl-C to end."
+							 : "Tracing slow file-system calls... Hit Ctrl-C to end.")))
 		goto out;
 	next_report = o.interval_s ? run__mono_ns() + o.interval_s * 1000000000ULL : 0;
 	while (!run__stopping()) {
@@ -940,6 +1142,7 @@ int cmd_why(int argc, char **argv)
 	err = run__flush() ? 1 : 0;
 out:
 	life__stop(&wc.l);
+	attacher__destroy(&wc.at);
 	why_bpf__destroy(wc.skel);
 	reqflags__free(&wc.pr.rf);
 	btf__free(vmlinux);

@@ -54,6 +54,11 @@ enum why_args {
 
 #define REC_CALL	16	/* beside life.h's record types */
 
+/* why --call TARGET --into CHILD,...: a call of TARGET is a "call" whose nr
+ * is WHY_NR_FUNC; its children are numbered 1.. by their BPF cookie. */
+#define WHY_NR_FUNC	0xffffu
+#define WHY_CHILDREN	8
+
 /* One slow call. */
 struct why_call {
 	__u32 type;		/* REC_CALL */
@@ -73,6 +78,9 @@ struct why_call {
 	__u32 offcpu;		/* times it left the CPU */
 	__u32 lock_flags;	/* of its longest lock wait */
 	__u64 lock_max;		/* its longest lock wait, ns */
+	__u64 child_ns[WHY_CHILDREN];	/* --into: inclusive time in each child */
+	__u32 child_calls[WHY_CHILDREN];
+	__u64 in_children;	/* time inside any child (their union: self = wall - this) */
 	char comm[WHY_COMM_LEN];
 	char path[WHY_PATH_LEN];	/* WA_PATH*: the path given, as given */
 };
@@ -85,6 +93,7 @@ struct why_stats {
 	__u64 no_storage;	/* calls not followed: no room for the thread's state */
 	__u64 unmatched_exit;	/* exits with no entry seen (began before tracing) */
 	__u64 wake_running;	/* wakeups of a thread already counted running (no part changed) */
+	__u64 unmatched_child;	/* --into: a child's return without its entry */
 };
 
 #endif

@@ -45,7 +45,12 @@ struct why_task {
 	__u32 state;		/* enum why_part being charged */
 	__u32 flags;
 	__u32 lock_flags;
+	__u32 depth;		/* --call: TARGET's recursion depth */
+	__u32 active[WHY_CHILDREN];	/* --into: each child's calls under way */
+	__u64 child_since[WHY_CHILDREN];
+	__u32 any;		/* children under way, all together */
 	__u32 pad;
+	__u64 any_since;
 	struct why_call rec;
 };
 
@@ -170,12 +175,50 @@ static __always_inline __u64 iov_bytes(const struct iovec *iov, __u64 cnt)
 	return sum;
 }
 
+static __always_inline void begin(struct why_task *w, __u32 nr, __u64 id64)
+{
+	__u64 now = bpf_ktime_get_ns();
+
+	__builtin_memset(&w->rec, 0, sizeof(w->rec));
+	__builtin_memset(w->active, 0, sizeof(w->active));
+	w->any = 0;
+	w->depth = 1;
+	w->rec.type = REC_CALL;
+	w->rec.nr = nr;
+	w->rec.start = now;
+	w->rec.pid = id64 >> 32;
+	w->rec.tid = (__u32)id64;
+	w->rec.fd = -1;
+	w->since = now;
+	w->state = WP_CPU;
+	w->flags = F_CALL;
+}
+
+/* The call returns: its last part closed, a record if it was slow. */
+static __always_inline void finish(struct why_task *w, long ret)
+{
+	__u64 now = bpf_ktime_get_ns();
+
+	charge(w, now, WP_CPU);
+	w->flags = 0;
+	__sync_fetch_and_add(&stats.calls, 1);
+	if (now - w->rec.start < targ_min_ns)
+		return;
+	w->rec.end = now;
+	w->rec.ret = ret;
+	w->rec.cgroup = bpf_get_current_cgroup_id();
+	bpf_get_current_comm(w->rec.comm, sizeof(w->rec.comm));
+	__sync_fetch_and_add(&stats.slow, 1);
+	if (bpf_ringbuf_output(&records, &w->rec, sizeof(w->rec), 0))
+		__sync_fetch_and_add(&stats.lost, 1);
+}
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(why_enter, struct pt_regs *regs, long id)
 {
 	struct task_struct *t;
 	struct why_task *w;
-	__u64 id64, now;
+	__u64 id64;
 	__u8 kind;
 
 	if (id < 0 || id >= WHY_SYSCALLS)
@@ -192,17 +235,7 @@ int BPF_PROG(why_enter, struct pt_regs *regs, long id)
 		__sync_fetch_and_add(&stats.no_storage, 1);
 		return 0;
 	}
-	now = bpf_ktime_get_ns();
-	__builtin_memset(&w->rec, 0, sizeof(w->rec));
-	w->rec.type = REC_CALL;
-	w->rec.nr = id;
-	w->rec.start = now;
-	w->rec.pid = id64 >> 32;
-	w->rec.tid = (__u32)id64;
-	w->rec.fd = -1;
-	w->since = now;
-	w->state = WP_CPU;
-	w->flags = F_CALL;
+	begin(w, id, id64);
 	if (kind == WA_FD || kind == WA_FD_COUNT || kind == WA_FD_IOV) {
 		w->rec.fd = (int)BPF_CORE_READ(regs, di);
 		file_of(t, w->rec.fd, &w->rec);
@@ -221,25 +254,10 @@ int BPF_PROG(why_enter, struct pt_regs *regs, long id)
 SEC("tp_btf/sys_exit")
 int BPF_PROG(why_exit, struct pt_regs *regs, long ret)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
-	struct why_task *w = bpf_task_storage_get(&tasks, t, 0, 0);
-	__u64 now;
+	struct why_task *w = current_call();
 
-	if (!w || !(w->flags & F_CALL))
-		return 0;
-	now = bpf_ktime_get_ns();
-	charge(w, now, WP_CPU);
-	w->flags = 0;
-	__sync_fetch_and_add(&stats.calls, 1);
-	if (now - w->rec.start < targ_min_ns)
-		return 0;
-	w->rec.end = now;
-	w->rec.ret = ret;
-	w->rec.cgroup = bpf_get_current_cgroup_id();
-	bpf_get_current_comm(w->rec.comm, sizeof(w->rec.comm));
-	__sync_fetch_and_add(&stats.slow, 1);
-	if (bpf_ringbuf_output(&records, &w->rec, sizeof(w->rec), 0))
-		__sync_fetch_and_add(&stats.lost, 1);
+	if (w)
+		finish(w, ret);
 	return 0;
 }
 
@@ -442,5 +460,91 @@ int BPF_PROG(why_ra_async)
 		w->rec.ra_async++;
 	return 0;
 }
+
+/* ---- why --call TARGET --into CHILD,...: functions, by cookie ---- */
+
+static __always_inline int fn_entry(__u64 cookie)
+{
+	struct task_struct *t;
+	struct why_task *w;
+	__u64 id64, now;
+	__u32 c;
+
+	if (cookie == 0) {	/* TARGET */
+		t = bpf_get_current_task_btf();
+		w = bpf_task_storage_get(&tasks, t, 0, 0);
+		if (w && (w->flags & F_CALL)) {	/* recursion: the outermost call is the one */
+			w->depth++;
+			return 0;
+		}
+		id64 = bpf_get_current_pid_tgid();
+		if (!task_wanted(id64 >> 32))
+			return 0;
+		w = bpf_task_storage_get(&tasks, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (!w) {
+			__sync_fetch_and_add(&stats.no_storage, 1);
+			return 0;
+		}
+		begin(w, WHY_NR_FUNC, id64);
+		return 0;
+	}
+	w = current_call();
+	c = cookie - 1;
+	if (!w || c >= WHY_CHILDREN)
+		return 0;
+	now = bpf_ktime_get_ns();
+	if (w->active[c]++ == 0)	/* nested calls of one child: the outermost counts */
+		w->child_since[c] = now;
+	if (w->any++ == 0)
+		w->any_since = now;
+	return 0;
+}
+
+static __always_inline int fn_exit(__u64 cookie, long ret)
+{
+	struct why_task *w = current_call();
+	__u64 now;
+	__u32 c;
+
+	if (!w)
+		return 0;
+	if (cookie == 0) {
+		if (--w->depth == 0)
+			finish(w, ret);
+		return 0;
+	}
+	c = cookie - 1;
+	if (c >= WHY_CHILDREN)
+		return 0;
+	if (!w->active[c]) {
+		__sync_fetch_and_add(&stats.unmatched_child, 1);
+		return 0;
+	}
+	now = bpf_ktime_get_ns();
+	w->rec.child_calls[c]++;
+	if (--w->active[c] == 0)
+		w->rec.child_ns[c] += now - w->child_since[c];
+	if (w->any && --w->any == 0)
+		w->rec.in_children += now - w->any_since;
+	return 0;
+}
+
+SEC("uprobe")
+int why_uentry(struct pt_regs *ctx) { return fn_entry(bpf_get_attach_cookie(ctx)); }
+
+SEC("uretprobe")
+int why_uexit(struct pt_regs *ctx) { return fn_exit(bpf_get_attach_cookie(ctx), PT_REGS_RC(ctx)); }
+
+SEC("kprobe")
+int why_kentry(struct pt_regs *ctx) { return fn_entry(bpf_get_attach_cookie(ctx)); }
+
+SEC("kretprobe")
+int why_kexit(struct pt_regs *ctx) { return fn_exit(bpf_get_attach_cookie(ctx), PT_REGS_RC(ctx)); }
+
+SEC("kprobe.multi")
+int why_kmentry(struct pt_regs *ctx) { return fn_entry(bpf_get_attach_cookie(ctx)); }
+
+SEC("kretprobe.multi")
+int why_kmexit(struct pt_regs *ctx) { return fn_exit(bpf_get_attach_cookie(ctx), PT_REGS_RC(ctx)); }
 
 char LICENSE[] SEC("license") = "GPL";
