@@ -33,7 +33,7 @@ OBJS      := $(patsubst src/%.c,$(BUILD)/%.o,$(CMD_SRCS) $(LIB_SRCS))
 LIB_OBJS  := $(patsubst src/%.c,$(BUILD)/%.o,$(LIB_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
-HELPERS   := $(BUILD)/helpers/functest $(BUILD)/helpers/syscost $(BUILD)/helpers/callee
+HELPERS   := $(BUILD)/helpers/functest $(BUILD)/helpers/syscost $(BUILD)/helpers/callee $(BUILD)/helpers/switchcost
 
 .PHONY: all deps test-deps run test unit live vm bench clean check-static
 .DELETE_ON_ERROR:

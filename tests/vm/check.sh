@@ -61,6 +61,15 @@ n=$(count nullb nb.out '')
 check "100 requests ($n)" '[ "$n" = 100 ]'
 check "p50 $p50 ns within [2 ms, 3 ms]" '[ "$p50" -ge 2000000 ] && [ "$p50" -le 3000000 ]'
 
+echo "why --call vfs_read --into blkdev_read_iter, 40 O_DIRECT reads of nullb0 (2.5 ms each):"
+wk() { file why_kernel wk.out | jq -s "$1"; }
+check "why exits 0" '[ "$(kv why_kernel wk.rc)" = 0 ]'
+n=$(wk '[.[] | select(.type == "call" and .function == "vfs_read" and .requests[0].disk == "nullb0")] | length')
+check "40 slow vfs_read calls of dd ($n)" '[ "$n" = 40 ]'
+bad=$(wk '[.[] | select(.type == "call" and .function == "vfs_read") | select(.children[0].calls != 1 or .children[0].ns < .wall_ns * 0.9 or .parts.block_io_ns < .wall_ns * 0.6 or ((.parts | add) != .wall_ns) or .requests_total != 1 or .requests[0].disk != "nullb0")] | length')
+check "each: blkdev_read_iter once, 90%+ of it; block I/O 60%+; one nullb0 request linked; parts add up ($bad bad)" '[ "$n" -gt 0 ] && [ "$bad" = 0 ]'
+echo "  $(file why_kernel wk.err | head -2 | tr '\n' ' ')"
+
 echo "bench (ratios only: software emulation), 200000 vfs_read calls a run:"
 python3 - "$(kv bench none.1)" "$(kv bench fentry.1)" "$(kv bench kprobe.1)" \
 	"$(kv bench none.2)" "$(kv bench fentry.2)" "$(kv bench kprobe.2)" <<'PY'

@@ -88,6 +88,14 @@ dd if=/dev/nullb0 of=/dev/null bs=4k count=100 iflag=direct 2>/dev/null
 stop nb
 end nullb
 
+begin why_kernel
+# a kernel read path broken down: vfs_read -> blkdev_read_iter on a device
+# whose requests take 2.5 ms (null_blk completion_nsec)
+start wk why 1 --comm dd --call vfs_read --into blkdev_read_iter --json
+dd if=/dev/nullb0 of=/dev/null bs=4k count=40 iflag=direct 2>/dev/null
+stop wk
+end why_kernel
+
 begin bench
 # per-call cost: the wall time of 200000 vfs_read calls untraced, then under
 # each mode, interleaved twice; bpf_stats alone would miss the kprobe trap
