@@ -36,10 +36,13 @@ measure() {
 	fi
 	$S "$calls" > "$tmp/$label"
 	$W $((calls / 3)) >> "$tmp/$label"
+	# iodig's own programs: BPF run time per run, from the kernel's stats
+	case $label in why*) bpftool prog show --json > "$tmp/$label.progs";; esac
 	[ -z "$pid" ] || { kill -INT $pid; wait $pid || true; }
 	rm -f "$tmp/ready"
 }
 measure none file
+measure why-untraced-nqw file ./iodig why --comm nobody_iodig --no-queue-writes --ready-file "$tmp/ready"
 measure why-untraced file ./iodig why --comm nobody_iodig --ready-file "$tmp/ready"
 measure why-traced file ./iodig why 1000 --comm syscost --ready-file "$tmp/ready"
 measure why-all file ./iodig why 1000 --ready-file "$tmp/ready"
@@ -50,9 +53,10 @@ command -v perf >/dev/null && measure perf-trace 3 perf trace -s -a -o "$tmp/per
 echo "| ns added | write | pwrite64 | writev | getppid | context switch |"
 echo "|---|---:|---:|---:|---:|---:|"
 printf "| (no tracing: ns per call / switch) |"; awk '{printf " %.0f |", $2}' "$tmp/none"; echo
-for l in why-untraced why-traced why-all syscount offcputime perf-trace; do
+for l in why-untraced-nqw why-untraced why-traced why-all syscount offcputime perf-trace; do
 	[ -s "$tmp/$l" ] || continue
 	case $l in
+	why-untraced-nqw) name="iodig why --comm OTHER --no-queue-writes";;
 	why-untraced) name="iodig why --comm OTHER (caller not traced)";;
 	why-traced) name="iodig why --comm syscost (caller traced)";;
 	why-all) name="iodig why (every process traced)";;
@@ -63,6 +67,36 @@ for l in why-untraced why-traced why-all syscount offcputime perf-trace; do
 	printf "| %s |" "$name"
 	paste "$tmp/none" "$tmp/$l" | awk '{printf " %+.0f |", $4 - $2}'; echo
 done
+# the same runs again with the kernel's BPF stats on (they cost a little
+# themselves, so not during the table above)
+echo 1 > /proc/sys/kernel/bpf_stats_enabled
+trap 'echo 0 > /proc/sys/kernel/bpf_stats_enabled; rm -rf $tmp' EXIT
+measure why-untraced-nqw file ./iodig why --comm nobody_iodig --no-queue-writes --ready-file "$tmp/ready"
+measure why-untraced file ./iodig why --comm nobody_iodig --ready-file "$tmp/ready"
+measure why-traced file ./iodig why 1000 --comm syscost --ready-file "$tmp/ready"
+measure why-all file ./iodig why 1000 --ready-file "$tmp/ready"
+echo 0 > /proc/sys/kernel/bpf_stats_enabled
+echo
+echo "BPF run time per run of why's programs (kernel.bpf_stats_enabled, the same runs again):"
+echo
+echo "| run | sys_enter | sys_exit | sched_switch | sched_wakeup |"
+echo "|---|---:|---:|---:|---:|"
+for l in why-untraced-nqw why-untraced why-traced why-all; do
+	[ -s "$tmp/$l.progs" ] || continue
+	python3 - "$tmp/$l.progs" "$l" <<'PY'
+import json, sys
+progs = {p.get("name"): p for p in json.load(open(sys.argv[1]))}
+row = []
+for n in ("why_enter", "why_exit", "why_switch", "why_wakeup"):
+    p = progs.get(n, {})
+    cnt, ns = p.get("run_cnt", 0), p.get("run_time_ns", 0)
+    row.append("%.0f ns (%d runs)" % (ns / cnt, cnt) if cnt else "-")
+print("| %s | %s |" % (sys.argv[2], " | ".join(row)))
+PY
+done
+echo
+echo "The context-switch column above includes a read(2) and a write(2) per switch (the"
+echo "ping-pong), which why traces: the sched_switch row here is the switch's own cost."
 if [ -s "$tmp/syscount" ] && [ -s "$tmp/offcputime" ]; then
 	echo
 	paste "$tmp/none" "$tmp/why-untraced" "$tmp/syscount" "$tmp/offcputime" | awk '

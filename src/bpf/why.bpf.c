@@ -236,17 +236,18 @@ int BPF_PROG(why_enter, struct pt_regs *regs, long id)
 		return 0;
 	}
 	begin(w, id, id64);
+	/* regs: a BTF pointer here, read with plain loads */
 	if (kind == WA_FD || kind == WA_FD_COUNT || kind == WA_FD_IOV) {
-		w->rec.fd = (int)BPF_CORE_READ(regs, di);
+		w->rec.fd = (int)regs->di;
 		file_of(t, w->rec.fd, &w->rec);
 		if (kind == WA_FD_COUNT)
-			w->rec.asked = BPF_CORE_READ(regs, dx);
+			w->rec.asked = regs->dx;
 		else if (kind == WA_FD_IOV)
-			w->rec.asked = iov_bytes((void *)BPF_CORE_READ(regs, si), BPF_CORE_READ(regs, dx));
+			w->rec.asked = iov_bytes((void *)regs->si, regs->dx);
 	} else if (kind == WA_PATH_AT) {
-		bpf_probe_read_user_str(w->rec.path, sizeof(w->rec.path), (void *)BPF_CORE_READ(regs, si));
+		bpf_probe_read_user_str(w->rec.path, sizeof(w->rec.path), (void *)regs->si);
 	} else if (kind == WA_PATH) {
-		bpf_probe_read_user_str(w->rec.path, sizeof(w->rec.path), (void *)BPF_CORE_READ(regs, di));
+		bpf_probe_read_user_str(w->rec.path, sizeof(w->rec.path), (void *)regs->di);
 	}
 	return 0;
 }
@@ -254,7 +255,12 @@ int BPF_PROG(why_enter, struct pt_regs *regs, long id)
 SEC("tp_btf/sys_exit")
 int BPF_PROG(why_exit, struct pt_regs *regs, long ret)
 {
-	struct why_task *w = current_call();
+	long id = regs->orig_ax;	/* the call's number: untraced calls leave here */
+	struct why_task *w;
+
+	if (id < 0 || id >= WHY_SYSCALLS || targ_args[id & (WHY_SYSCALLS - 1)] == WA_NONE)
+		return 0;
+	w = current_call();
 
 	if (w)
 		finish(w, ret);

@@ -34,11 +34,15 @@ int main(int argc, char **argv)
 		return 1;
 	kid = fork();
 	if (kid == 0) {
+		close(ab[1]);
+		close(ba[0]);
 		while (read(ab[0], &c, 1) == 1)
 			if (write(ba[1], &c, 1) != 1)
 				break;
 		_exit(0);
 	}
+	close(ab[0]);
+	close(ba[1]);
 	for (int r = 0; r < 5; r++) {
 		double t0 = now(), d;
 
