@@ -64,5 +64,5 @@ start_iodig "$T/t.json" why 10 --comm dd --syscalls write --json
 timeout 60 dd if=/dev/zero of="$W" bs=64k count=64 status=none || die "dd to $W"
 stop_iodig
 thr=$(jq -s '[.[] | select(.type == "call" and .syscall == "write" and .parts.throttle_ns >= .wall_ns * 0.9 and ((.parts | add) == .wall_ns))] | length' "$T/t.json")
-[ "$thr" -ge 5 ] || die "only $thr writes were 90% or more dirty throttling: $(grep '"call"' "$T/t.json" | head -c 1500)"
+[ "$thr" -ge 3 ] || die "only $thr writes were 90% or more dirty throttling: $(grep '"call"' "$T/t.json" | head -c 1500)"
 ok "$thr writes: 90% or more of their time in dirty-page throttling"
