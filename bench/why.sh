@@ -71,10 +71,10 @@ done
 # themselves, so not during the table above)
 echo 1 > /proc/sys/kernel/bpf_stats_enabled
 trap 'echo 0 > /proc/sys/kernel/bpf_stats_enabled; rm -rf $tmp' EXIT
-measure why-untraced-nqw file ./iodig why --comm nobody_iodig --no-queue-writes --ready-file "$tmp/ready"
-measure why-untraced file ./iodig why --comm nobody_iodig --ready-file "$tmp/ready"
-measure why-traced file ./iodig why 1000 --comm syscost --ready-file "$tmp/ready"
-measure why-all file ./iodig why 1000 --ready-file "$tmp/ready"
+measure why-untraced-nqw-stats file ./iodig why --comm nobody_iodig --no-queue-writes --ready-file "$tmp/ready"
+measure why-untraced-stats file ./iodig why --comm nobody_iodig --ready-file "$tmp/ready"
+measure why-traced-stats file ./iodig why 1000 --comm syscost --ready-file "$tmp/ready"
+measure why-all-stats file ./iodig why 1000 --ready-file "$tmp/ready"
 echo 0 > /proc/sys/kernel/bpf_stats_enabled
 echo
 echo "BPF run time per run of why's programs (kernel.bpf_stats_enabled, the same runs again):"
@@ -82,8 +82,8 @@ echo
 echo "| run | sys_enter | sys_exit | sched_switch | sched_wakeup |"
 echo "|---|---:|---:|---:|---:|"
 for l in why-untraced-nqw why-untraced why-traced why-all; do
-	[ -s "$tmp/$l.progs" ] || continue
-	python3 - "$tmp/$l.progs" "$l" <<'PY'
+	[ -s "$tmp/$l-stats.progs" ] || continue
+	python3 - "$tmp/$l-stats.progs" "$l" <<'PY'
 import json, sys
 progs = {p.get("name"): p for p in json.load(open(sys.argv[1]))}
 row = []

@@ -21,6 +21,13 @@ const char *life__phase_name(int phase)
 	return phase >= 0 && phase < PH_NR ? phase_names[phase] : "?";
 }
 
+const char *life__phase_key(int phase)
+{
+	static const char *const keys[PH_NR] = { "q2g_ns", "g2i_ns", "i2d_ns", "d2c_ns", "q2c_ns" };
+
+	return phase >= 0 && phase < PH_NR ? keys[phase] : "?";
+}
+
 const char *life__dominant(const __u64 *ph, int complete)
 {
 	int best = PH_Q2G;

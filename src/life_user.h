@@ -75,6 +75,8 @@ void life__stop(struct life *l);
 
 /* "Q2G" ... "Q2C" */
 const char *life__phase_name(int phase);
+/* "q2g_ns" ... "q2c_ns": the JSON key of a phase */
+const char *life__phase_key(int phase);
 /* The phase that took longest, or NULL for a partial record. */
 const char *life__dominant(const __u64 *ph, int complete);
 /* "QGID" with '-' for stamps not seen */

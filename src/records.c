@@ -71,7 +71,7 @@ const struct life_sysfs *printer__culprit(struct req_printer *p, const struct li
 	return window_find(p, disks__name(r->dev), r->q, r->q + ph[PH_Q2G]);
 }
 
-static void value_clean(const char *in, char *out, size_t len)
+void printer__value(const char *in, char *out, size_t len)
 {
 	snprintf(out, len, "%s", in);
 	out[strcspn(out, "\n")] = '\0';
@@ -81,7 +81,7 @@ void printer__sysfs(struct req_printer *p, const struct life_sysfs *w)
 {
 	char val[SYSFS_VALUE_LEN];
 
-	value_clean(w->value, val, sizeof(val));
+	printer__value(w->value, val, sizeof(val));
 	if (p->json) {
 		json__obj_begin(&p->j);
 		json__kstr(&p->j, "type", "queue_write");
@@ -147,11 +147,8 @@ static void print_req(struct req_printer *p, const struct life_req *r)
 		json__kwords(j, "flags", flags);
 		json__ku64(j, "sector", r->sector);
 		json__ku64(j, "bytes", r->bytes);
-		json__ku64(j, "q2g_ns", ph[PH_Q2G]);
-		json__ku64(j, "g2i_ns", ph[PH_G2I]);
-		json__ku64(j, "i2d_ns", ph[PH_I2D]);
-		json__ku64(j, "d2c_ns", ph[PH_D2C]);
-		json__ku64(j, "q2c_ns", ph[PH_Q2C]);
+		for (int p = 0; p < PH_NR; p++)
+			json__ku64(j, life__phase_key(p), ph[p]);
 		if (dom)
 			json__kstr(j, "dominant", dom);
 		else
@@ -169,7 +166,7 @@ static void print_req(struct req_printer *p, const struct life_req *r)
 		if (w) {
 			char val[SYSFS_VALUE_LEN];
 
-			value_clean(w->value, val, sizeof(val));
+			printer__value(w->value, val, sizeof(val));
 			json__key(j, "queue_write");
 			json__obj_begin(j);
 			json__kstr(j, "comm", w->comm);
@@ -194,7 +191,7 @@ static void print_req(struct req_printer *p, const struct life_req *r)
 	if (w) {
 		char val[SYSFS_VALUE_LEN];
 
-		value_clean(w->value, val, sizeof(val));
+		printer__value(w->value, val, sizeof(val));
 		char attr[TEXT_SAFE_LEN(sizeof(w->attr))], value[TEXT_SAFE_LEN(SYSFS_VALUE_LEN)];
 
 		printf("  <- queue frozen by %s[%u]: %s/queue/%s = \"%s\"",

@@ -49,6 +49,8 @@ void printer__header(struct req_printer *p);
 /* One record (REC_REQ, REC_SYSFS_*) printed, or remembered (a write's start). */
 void printer__record(struct req_printer *p, const void *data, size_t size);
 void printer__sysfs(struct req_printer *p, const struct life_sysfs *w);
+/* A queue write's value as written, up to its first newline. */
+void printer__value(const char *in, char *out, size_t len);
 /* A queue write's start or end kept (not printed), for printer__culprit. */
 void printer__remember(struct req_printer *p, const struct life_sysfs *w);
 /* The queue-attribute write on r's disk that overlapped r's wait before

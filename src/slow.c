@@ -87,16 +87,11 @@ static int slow_args(void *ctx, int argc, char **argv, int optind)
 {
 	struct slow_opts *o = ctx;
 
-	o->min_ns = 10 * 1000000ULL;
-	if (!o->snoop && optind < argc) {
-		char *end;
-		double ms = strtod(argv[optind], &end);
+	int err;
 
-		if (!cli__is_decimal(argv[optind], true) || *end || ms > 3600e3)
-			return usage_error("invalid MIN_MS '%s': milliseconds, 0 or more", argv[optind]);
-		o->min_ns = (uint64_t)(ms * 1e6);
-		optind++;
-	}
+	o->min_ns = 10 * 1000000ULL;
+	if (!o->snoop && (err = cli__min_ms(argc, argv, &optind, &o->min_ns)))
+		return err;
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
 	return 0;

@@ -394,14 +394,8 @@ static void print_call_json(struct why_ctx *wc, const struct why_call *c, const 
 		json__kstr(j, "op", reqflags__op_name(&wc->pr.rf, r->cmd_flags, ob, sizeof(ob)));
 		json__ku64(j, "sector", r->sector);
 		json__ku64(j, "bytes", r->bytes);
-		for (int p = 0; p < PH_NR; p++) {
-			char k[16];
-
-			snprintf(k, sizeof(k), "%s_ns", life__phase_name(p));
-			for (char *q = k; *q; q++)
-				*q = (*q >= 'A' && *q <= 'Z') ? *q - 'A' + 'a' : *q;
-			json__ku64(j, k, ph[p]);
-		}
+		for (int p = 0; p < PH_NR; p++)
+			json__ku64(j, life__phase_key(p), ph[p]);
 		json__kbool(j, "partial", !complete);
 		json__key(j, "queue_write");
 		if (w) {
@@ -412,8 +406,7 @@ static void print_call_json(struct why_ctx *wc, const struct why_call *c, const 
 			{
 				char val[SYSFS_VALUE_LEN];
 
-				snprintf(val, sizeof(val), "%s", w->value);
-				val[strcspn(val, "\n")] = '\0';
+				printer__value(w->value, val, sizeof(val));
 				json__kstr(j, "value", val);
 			}
 			json__obj_end(j);
@@ -496,8 +489,7 @@ static void print_call_text(struct why_ctx *wc, const struct why_call *c, const 
 			char wcomm[TEXT_SAFE_LEN(LIFE_COMM_LEN)], attr[TEXT_SAFE_LEN(SYSFS_NAME_LEN)],
 			     val[SYSFS_VALUE_LEN], value[TEXT_SAFE_LEN(SYSFS_VALUE_LEN)];
 
-			snprintf(val, sizeof(val), "%s", w->value);
-			val[strcspn(val, "\n")] = '\0';
+			printer__value(w->value, val, sizeof(val));
 			printf("  stalled by %s[%u] writing queue/%s = \"%s\"",
 			       text__safe(w->comm, wcomm, sizeof(wcomm)), w->pid,
 			       text__safe(w->attr, attr, sizeof(attr)), text__safe(val, value, sizeof(value)));
@@ -620,6 +612,31 @@ static void values(struct why_ctx *wc, struct why_values *v)
 				  s->wake_running };
 }
 
+/* One share of the slow calls' wall time: sum, share, p50 and p99 of h,
+ * members of the object being written (JSON) or a table row (text). */
+static void share_json(struct json *j, const struct hist *h, uint64_t wall)
+{
+	struct hist_summary s;
+
+	hist__summary(h, &s);
+	json__ku64(j, "sum_ns", s.sum);
+	json__kdouble(j, "share", wall ? (double)s.sum / wall : 0);
+	json__ku64(j, "p50_ns", s.p50);
+	json__ku64(j, "p99_ns", s.p99);
+}
+
+static void share_row(const char *name, const struct hist *h, uint64_t wall, bool skip_zero)
+{
+	struct hist_summary s;
+	char b1[32], b2[32], b3[32];
+
+	hist__summary(h, &s);
+	if (skip_zero && !s.sum)
+		return;
+	printf("  %-9s %6.1f%% %10s %10s %10s\n", name, wall ? 100.0 * s.sum / wall : 0,
+	       fmt_ns(b1, sizeof(b1), s.sum), fmt_ns(b2, sizeof(b2), s.p50), fmt_ns(b3, sizeof(b3), s.p99));
+}
+
 static void summary_json(struct why_ctx *wc)
 {
 	struct json *j = &wc->j;
@@ -651,15 +668,9 @@ static void summary_json(struct why_ctx *wc)
 		json__key(j, "parts");
 		json__obj_begin(j);
 		for (int p = 0; p < WP_NR; p++) {
-			struct hist_summary s;
-
-			hist__summary(&a->part[p], &s);
 			json__key(j, part_names[p]);
 			json__obj_begin(j);
-			json__ku64(j, "sum_ns", s.sum);
-			json__kdouble(j, "share", w.sum ? (double)s.sum / w.sum : 0);
-			json__ku64(j, "p50_ns", s.p50);
-			json__ku64(j, "p99_ns", s.p99);
+			share_json(j, &a->part[p], w.sum);
 			json__obj_end(j);
 		}
 		json__obj_end(j);
@@ -667,16 +678,9 @@ static void summary_json(struct why_ctx *wc)
 			json__key(j, "children");
 			json__arr_begin(j);
 			for (int c = 0; c <= wc->o->ninto; c++) {
-				const struct hist *h = c < wc->o->ninto ? &a->child[c] : &a->self;
-				struct hist_summary s;
-
-				hist__summary(h, &s);
 				json__obj_begin(j);
 				json__kstr(j, "function", c < wc->o->ninto ? wc->o->into[c] : "(self)");
-				json__ku64(j, "sum_ns", s.sum);
-				json__kdouble(j, "share", w.sum ? (double)s.sum / w.sum : 0);
-				json__ku64(j, "p50_ns", s.p50);
-				json__ku64(j, "p99_ns", s.p99);
+				share_json(j, c < wc->o->ninto ? &a->child[c] : &a->self, w.sum);
 				json__obj_end(j);
 			}
 			json__arr_end(j);
@@ -688,14 +692,8 @@ static void summary_json(struct why_ctx *wc)
 			json__obj_begin(j);
 			json__kstr(j, "disk", disks__name(a->disk[d].dev));
 			json__ku64(j, "requests", a->disk[d].n);
-			for (int p = 0; p < PH_NR; p++) {
-				char k[16];
-
-				snprintf(k, sizeof(k), "%s_ns", life__phase_name(p));
-				for (char *q = k; *q; q++)
-					*q = (*q >= 'A' && *q <= 'Z') ? *q - 'A' + 'a' : *q;
-				json__ku64(j, k, a->disk[d].ph[p]);
-			}
+			for (int p = 0; p < PH_NR; p++)
+				json__ku64(j, life__phase_key(p), a->disk[d].ph[p]);
 			json__obj_end(j);
 		}
 		json__arr_end(j);
@@ -727,27 +725,13 @@ static void summary_text(struct why_ctx *wc)
 		       (unsigned long long)a->calls, fmt_ns(b1, sizeof(b1), w.sum),
 		       fmt_ns(b2, sizeof(b2), w.p50), fmt_ns(b3, sizeof(b3), w.p99));
 		printf("  %-9s %7s %10s %10s %10s\n", "part", "share", "total", "p50", "p99");
-		for (int p = 0; p < WP_NR; p++) {
-			struct hist_summary s;
-
-			hist__summary(&a->part[p], &s);
-			if (!s.sum)
-				continue;
-			printf("  %-9s %6.1f%% %10s %10s %10s\n", part_names[p], w.sum ? 100.0 * s.sum / w.sum : 0,
-			       fmt_ns(b1, sizeof(b1), s.sum), fmt_ns(b2, sizeof(b2), s.p50),
-			       fmt_ns(b3, sizeof(b3), s.p99));
-		}
+		for (int p = 0; p < WP_NR; p++)
+			share_row(part_names[p], &a->part[p], w.sum, true);
 		if (i == NSYSC) {
 			printf("  %-9s %7s %10s %10s %10s\n", "inside", "share", "total", "p50", "p99");
-			for (int c = 0; c <= wc->o->ninto; c++) {
-				const struct hist *h = c < wc->o->ninto ? &a->child[c] : &a->self;
-				struct hist_summary s;
-
-				hist__summary(h, &s);
-				printf("  %-9s %6.1f%% %10s %10s %10s\n", c < wc->o->ninto ? wc->o->into[c] : "(self)",
-				       w.sum ? 100.0 * s.sum / w.sum : 0, fmt_ns(b1, sizeof(b1), s.sum),
-				       fmt_ns(b2, sizeof(b2), s.p50), fmt_ns(b3, sizeof(b3), s.p99));
-			}
+			for (int c = 0; c <= wc->o->ninto; c++)
+				share_row(c < wc->o->ninto ? wc->o->into[c] : "(self)",
+					  c < wc->o->ninto ? &a->child[c] : &a->self, w.sum, false);
 		}
 		for (int d = 0; d < a->ndisks; d++) {
 			uint64_t q2c = a->disk[d].ph[PH_Q2C];
@@ -835,16 +819,11 @@ static int why_args_cb(void *ctx, int argc, char **argv, int optind)
 {
 	struct why_opts *o = ctx;
 
-	o->min_ns = 10 * 1000000ULL;
-	if (optind < argc) {
-		char *end;
-		double ms = strtod(argv[optind], &end);
+	int err;
 
-		if (!cli__is_decimal(argv[optind], true) || *end || ms > 3600e3)
-			return usage_error("invalid MIN_MS '%s': milliseconds, 0 or more", argv[optind]);
-		o->min_ns = (uint64_t)(ms * 1e6);
-		optind++;
-	}
+	o->min_ns = 10 * 1000000ULL;
+	if ((err = cli__min_ms(argc, argv, &optind, &o->min_ns)))
+		return err;
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
 	if (o->ninto && !o->call)

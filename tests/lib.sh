@@ -163,6 +163,20 @@ stall_load() {
 	sleep 0.3
 }
 
+# flip_scheduler DEV TIMES PIDFILE: a subshell switches DEV's scheduler to
+# mq-deadline and back TIMES times, 0.1 s apart (each switch freezes the
+# queue); its pid, the writer a stall names, goes to PIDFILE
+flip_scheduler() {
+	local n=${1#/dev/}
+	(
+		echo "$BASHPID" > "$3"
+		for i in $(seq "$2"); do
+			echo mq-deadline > /sys/block/$n/queue/scheduler; sleep 0.1
+			echo none > /sys/block/$n/queue/scheduler; sleep 0.1
+		done
+	)
+}
+
 # jsum FILE JQ_FILTER: sum of .count over hist objects that match the filter
 jcount() {
 	jq -s "[.[] | select(.type == \"hist\") | select($2) | .count] | add // 0" "$1"

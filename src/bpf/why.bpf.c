@@ -410,8 +410,7 @@ int BPF_PROG(why_backmerge, struct bio *bio) { return submitted(); }
 SEC("tp_btf/block_bio_frontmerge")
 int BPF_PROG(why_frontmerge, struct bio *bio) { return submitted(); }
 
-SEC("tp_btf/page_fault_user")
-int BPF_PROG(why_fault_user)
+static __always_inline int fault(void)
 {
 	struct why_task *w = current_call();
 
@@ -419,16 +418,12 @@ int BPF_PROG(why_fault_user)
 		w->rec.faults++;
 	return 0;
 }
+
+SEC("tp_btf/page_fault_user")
+int BPF_PROG(why_fault_user) { return fault(); }
 
 SEC("tp_btf/page_fault_kernel")
-int BPF_PROG(why_fault_kernel)
-{
-	struct why_task *w = current_call();
-
-	if (w)
-		w->rec.faults++;
-	return 0;
-}
+int BPF_PROG(why_fault_kernel) { return fault(); }
 
 /* A page-cache miss: a folio added by this thread (read, readahead it
  * started, or a write to a page not cached). */

@@ -52,6 +52,21 @@ bool cli__is_decimal(const char *s, bool fraction)
 	return *p == '\0';
 }
 
+int cli__min_ms(int argc, char **argv, int *optind, uint64_t *min_ns)
+{
+	char *end;
+	double ms;
+
+	if (*optind >= argc)
+		return 0;
+	ms = strtod(argv[*optind], &end);
+	if (!cli__is_decimal(argv[*optind], true) || *end || ms > 3600e3)
+		return usage_error("invalid MIN_MS '%s': milliseconds, 0 or more", argv[*optind]);
+	*min_ns = (uint64_t)(ms * 1e6);
+	(*optind)++;
+	return 0;
+}
+
 bool cli__uint(const char *s, unsigned long long min, unsigned long long max,
 	       unsigned long long *out)
 {

@@ -5,6 +5,7 @@
 
 #include <getopt.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 enum {
@@ -66,6 +67,10 @@ int cli__bad_option(int opt, char **argv);
 /* Digits only ("12"), or with fraction also "12.5": no sign, no blanks,
  * no hex, no exponent, no nan. */
 bool cli__is_decimal(const char *s, bool fraction);
+/* An optional positional MIN_MS (milliseconds, fractions allowed, at most an
+ * hour) at argv[*optind], consumed if there: min_ns keeps its default
+ * otherwise.  0 or the usage exit status. */
+int cli__min_ms(int argc, char **argv, int *optind, uint64_t *min_ns);
 /* Parses a whole number in [min, max] or returns false. */
 bool cli__uint(const char *s, unsigned long long min, unsigned long long max,
 	       unsigned long long *out);

@@ -14,13 +14,7 @@ fio_bg() {
 start_iodig "$T/s.json" slow 2 -d "$n" --json
 fio_bg
 sleep 0.5
-(
-	echo "$BASHPID" > "$T/writer"
-	for i in 1 2 3 4 5 6; do
-		echo mq-deadline > /sys/block/$n/queue/scheduler; sleep 0.1
-		echo none > /sys/block/$n/queue/scheduler; sleep 0.1
-	done
-)
+flip_scheduler "$L" 6 "$T/writer"
 wait $FIO || die fio
 stop_iodig
 w=$(cat "$T/writer")

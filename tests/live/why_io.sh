@@ -31,13 +31,7 @@ fio --name=w --filename="$L" --direct=1 --rw=randwrite --bs=4k --size=64M --time
     --runtime=3 --ioengine=psync --numjobs=2 >/dev/null &
 FIO=$!
 sleep 0.5
-(
-	echo "$BASHPID" > "$T/writer"
-	for i in 1 2 3 4 5 6; do
-		echo mq-deadline > /sys/block/$n/queue/scheduler; sleep 0.1
-		echo none > /sys/block/$n/queue/scheduler; sleep 0.1
-	done
-)
+flip_scheduler "$L" 6 "$T/writer"
 wait $FIO || die fio
 stop_iodig
 w=$(cat "$T/writer")
