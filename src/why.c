@@ -1054,11 +1054,11 @@ int cmd_why(int argc, char **argv)
 	/* tracepoints this kernel may not have: the part or count stays 0, and -v says so */
 	{
 		static const struct { const char *tp; const char *what; } optional[] = {
-			{ "contention_begin", "lock waits (5.19+)" },
+			{ "contention_begin", "lock waits (5.19+) are" },
 			{ "contention_end", NULL },
-			{ "page_cache_sync_ra", "readahead (6.18+)" },
+			{ "page_cache_sync_ra", "readahead (6.18+) is" },
 			{ "page_cache_async_ra", NULL },
-			{ "page_fault_user", "page faults (x86)" },
+			{ "page_fault_user", "page faults (x86) are" },
 			{ "page_fault_kernel", NULL },
 		};
 		struct bpf_program *p;
@@ -1071,7 +1071,7 @@ int cmd_why(int argc, char **argv)
 				    !kernel_has(vmlinux, optional[i].tp)) {
 					bpf_program__set_autoload(p, false);
 					if (optional[i].what)
-						warnf("this kernel has no %s tracepoint: %s are not seen",
+						warnf("this kernel has no %s tracepoint: %s not seen",
 						      optional[i].tp, optional[i].what);
 				}
 		}

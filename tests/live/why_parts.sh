@@ -41,7 +41,13 @@ P=$(cat "$T/pid.cpu")
 start_iodig "$T/cpu.json" why 1 -p "$P" --json
 touch "$T/go.cpu"; wait $JOB_cpu
 stop_iodig
-dominant "$T/cpu.json" "$P" on_cpu_ns 0.7 "cached pread"
+# a cached read never sleeps: every call is on CPU or runnable; another task
+# (a kworker, kdamond) may preempt one call, so one of ten may be runq-dominant
+bad=$(calls "$T/cpu.json" "$P" | jq -s '[.[] | select(.parts.on_cpu_ns + .parts.runnable_ns < .wall_ns * 0.95)] | length')
+assert_eq "$bad" 0 "cached preads off CPU (not runnable) for more than 5% of their time"
+oncpu=$(calls "$T/cpu.json" "$P" | jq -s '[.[] | select(.parts.on_cpu_ns >= .wall_ns * 0.7)] | length')
+[ "$oncpu" -ge 9 ] || die "only $oncpu of 10 cached preads were 70%+ on CPU: $(calls "$T/cpu.json" "$P" | jq -c .parts)"
+ok "$oncpu of 10 cached preads 70%+ on CPU, all of them 95%+ on CPU or runnable"
 adds_up "$T/cpu.json" "cached pread"
 assert_eq "$(calls "$T/cpu.json" "$P" | jq -s '[.[] | select(.syscall == "preadv2" and .file == "/dev/shm/iodig-why-cpu" and .asked == 33554432 and .ret == 33554432)] | length')" 10 "preadv2 calls with their file and bytes asked and read"
 
@@ -81,9 +87,11 @@ assert_eq "$(fincore -b -n -o RES "$T/mnt/f" | tr -d ' ')" 0 "bytes of the file 
 start_iodig "$T/pc.json" why 0 --comm dd --syscalls read --json
 dd if="$T/mnt/f" of=/dev/null bs=8M count=1 status=none
 stop_iodig
-res=$(fincore -b -n -o RES "$T/mnt/f" | tr -d ' ')
-assert_eq "$res" 8388608 "bytes of the file cached after"
-assert_eq "$(jq -s '[.[] | select(.type == "call" and .syscall == "read" and .asked == 8388608)] | .[0].cache_added_pages' "$T/pc.json")" $((res / 4096)) "page-cache misses of the 8 MiB read (= fincore's pages)"
+# nothing of the file was cached (fincore said 0), so the read added all of
+# its 2048 pages.  fincore after the read is no witness on this host: the
+# kernel's DAMON proactive reclaim (kdamond, paddr pageout) may evict some of
+# them at any moment (docs/DESIGN.md, "Page cache on this host")
+assert_eq "$(jq -s '[.[] | select(.type == "call" and .syscall == "read" and .asked == 8388608)] | .[0] | [.ret, .cache_added_pages] | @tsv' -r "$T/pc.json")" "8388608	2048" "bytes read and page-cache misses of the 8 MiB read (none of its 2048 pages cached before, by fincore)"
 jq -e -s '[.[] | select(.type == "call" and .asked == 8388608)][0] | .requests_total > 0 and (.requests | all(.disk == "'"${L#/dev/}"'" and .op == "read"))' "$T/pc.json" >/dev/null \
 	|| die "the read's block requests were not linked: $(grep '"call"' "$T/pc.json" | head -c 1500)"
 ok "the read's own block reads of ${L#/dev/} are linked to it"
