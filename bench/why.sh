@@ -85,11 +85,13 @@ for l in why-untraced-nqw why-untraced why-traced why-all; do
 	[ -s "$tmp/$l-stats.progs" ] || continue
 	python3 - "$tmp/$l-stats.progs" "$l" <<'PY'
 import json, sys
-progs = {p.get("name"): p for p in json.load(open(sys.argv[1]))}
+progs = json.load(open(sys.argv[1]))
 row = []
-for n in ("why_enter", "why_exit", "why_switch", "why_wakeup"):
-    p = progs.get(n, {})
-    cnt, ns = p.get("run_cnt", 0), p.get("run_time_ns", 0)
+# the enter programs: one per argument count (why_sc_enter0..3), or the raw one
+for names in (("why_enter", "why_sc_enter"), ("why_exit", "why_sc_exit"), ("why_switch",), ("why_wakeup",)):
+    ps = [p for p in progs if p.get("name") == names[0] or (len(names) > 1 and p.get("name", "").startswith(names[1]))]
+    cnt = sum(p.get("run_cnt", 0) for p in ps)
+    ns = sum(p.get("run_time_ns", 0) for p in ps)
     row.append("%.0f ns (%d runs)" % (ns / cnt, cnt) if cnt else "-")
 print("| %s | %s |" % (sys.argv[2], " | ".join(row)))
 PY
@@ -99,8 +101,11 @@ echo "The context-switch column above includes a read(2) and a write(2) per swit
 echo "ping-pong), which why traces: the sched_switch row here is the switch's own cost."
 if [ -s "$tmp/syscount" ] && [ -s "$tmp/offcputime" ]; then
 	echo
-	paste "$tmp/none" "$tmp/why-untraced" "$tmp/syscount" "$tmp/offcputime" | awk '
+	paste "$tmp/none" "$tmp/why-untraced" "$tmp/syscount" "$tmp/offcputime" "$tmp/why-untraced-nqw" | awk '
+		NR == 1 { w = ($10 - $2) / ($6 - $2) }
 		NR == 4 { g = ($4 - $2) / ($6 - $2) }
 		NR == 5 { s = ($4 - $2) / ($8 - $2) }
-		END { printf "untraced getppid(2): why adds %.2f x what syscount adds; a context switch: %.2f x what offcputime adds.\n", g, s }'
+		END { printf "getppid(2), a call why does not trace: why adds %.2f x what syscount adds;\n", g
+		      printf "write(2) of a process why does not trace (--no-queue-writes): %.2f x;\n", w
+		      printf "a context switch: %.2f x what offcputime adds.\n", s }'
 fi

@@ -3,9 +3,10 @@
  * iodig why: each traced system call of each traced thread, split into
  * parts (why.h) by the tracepoints that change what the thread is doing:
  *
- *   sys_enter / sys_exit      the call (raw syscall tracepoints, BTF-typed;
- *                             other threads leave after one task-storage
- *                             lookup: costs in docs/PERFORMANCE.md)
+ *   sys_enter / sys_exit      the call: syscalls:sys_enter_NAME for the
+ *                             traced calls only (raw syscall tracepoints
+ *                             where those are missing; costs in
+ *                             docs/PERFORMANCE.md)
  *   sched_switch              on CPU -> runnable (preempted) or a blocked
  *                             part, chosen from what the thread is in: a
  *                             lock wait, a dirty throttle, reclaim, block
@@ -36,6 +37,9 @@ const volatile bool filter_comm_on = false;
 const volatile char filter_comm[WHY_COMM_LEN] = {};
 
 struct why_stats stats;
+/* set by why.c at the end: the syscall links stay until after the summary
+ * (detaching them takes seconds), and calls ending meanwhile are not taken */
+volatile bool stopping;
 
 enum { F_CALL = 1, F_LOCK = 2, F_THROTTLE = 4, F_RECLAIM = 8, F_SUBMIT = 16 };
 
@@ -213,15 +217,15 @@ static __always_inline void finish(struct why_task *w, long ret)
 		__sync_fetch_and_add(&stats.lost, 1);
 }
 
-SEC("tp_btf/sys_enter")
-int BPF_PROG(why_enter, struct pt_regs *regs, long id)
+/* A traced system call begins: nr and its first three arguments. */
+static __always_inline int enter(long id, __u64 a0, __u64 a1, __u64 a2)
 {
 	struct task_struct *t;
 	struct why_task *w;
 	__u64 id64;
 	__u8 kind;
 
-	if (id < 0 || id >= WHY_SYSCALLS)
+	if (id < 0 || id >= WHY_SYSCALLS || stopping)
 		return 0;
 	kind = targ_args[id & (WHY_SYSCALLS - 1)];
 	if (kind == WA_NONE)
@@ -236,35 +240,91 @@ int BPF_PROG(why_enter, struct pt_regs *regs, long id)
 		return 0;
 	}
 	begin(w, id, id64);
-	/* regs: a BTF pointer here, read with plain loads */
 	if (kind == WA_FD || kind == WA_FD_COUNT || kind == WA_FD_IOV) {
-		w->rec.fd = (int)regs->di;
+		w->rec.fd = (int)a0;
 		file_of(t, w->rec.fd, &w->rec);
 		if (kind == WA_FD_COUNT)
-			w->rec.asked = regs->dx;
+			w->rec.asked = a2;
 		else if (kind == WA_FD_IOV)
-			w->rec.asked = iov_bytes((void *)regs->si, regs->dx);
+			w->rec.asked = iov_bytes((void *)a1, a2);
 	} else if (kind == WA_PATH_AT) {
-		bpf_probe_read_user_str(w->rec.path, sizeof(w->rec.path), (void *)regs->si);
+		bpf_probe_read_user_str(w->rec.path, sizeof(w->rec.path), (void *)a1);
 	} else if (kind == WA_PATH) {
-		bpf_probe_read_user_str(w->rec.path, sizeof(w->rec.path), (void *)regs->di);
+		bpf_probe_read_user_str(w->rec.path, sizeof(w->rec.path), (void *)a0);
 	}
 	return 0;
+}
+
+static __always_inline int leave(long id, long ret)
+{
+	struct why_task *w;
+
+	if (id < 0 || id >= WHY_SYSCALLS || targ_args[id & (WHY_SYSCALLS - 1)] == WA_NONE || stopping)
+		return 0;
+	w = current_call();
+	if (w)
+		finish(w, ret);
+	return 0;
+}
+
+/*
+ * Two ways in.  The per-syscall tracepoints (syscalls:sys_enter_NAME), each
+ * attached by why.c for the chosen calls only: a call iodig does not trace
+ * runs no program at all.  Where the kernel has no syscall events
+ * (CONFIG_FTRACE_SYSCALLS off), the raw ones: every system call on the
+ * machine runs the program and leaves at the table lookup.
+ */
+struct sc_enter {
+	__u64 common;
+	int nr;
+	__u32 pad;
+	unsigned long args[6];
+};
+
+struct sc_exit {
+	__u64 common;
+	int nr;
+	__u32 pad;
+	long ret;
+};
+
+/*
+ * One program per number of arguments read: the kernel refuses to attach a
+ * program that reads past the event's record (fsync's has one argument), so
+ * why.c attaches each call to the one its argument kind needs (why_arity).
+ */
+SEC("tracepoint")
+int why_sc_enter0(struct sc_enter *ctx) { return enter(ctx->nr, 0, 0, 0); }
+
+SEC("tracepoint")
+int why_sc_enter1(struct sc_enter *ctx) { return enter(ctx->nr, ctx->args[0], 0, 0); }
+
+SEC("tracepoint")
+int why_sc_enter2(struct sc_enter *ctx) { return enter(ctx->nr, ctx->args[0], ctx->args[1], 0); }
+
+SEC("tracepoint")
+int why_sc_enter3(struct sc_enter *ctx)
+{
+	return enter(ctx->nr, ctx->args[0], ctx->args[1], ctx->args[2]);
+}
+
+SEC("tracepoint")
+int why_sc_exit(struct sc_exit *ctx)
+{
+	return leave(ctx->nr, ctx->ret);
+}
+
+/* regs: a BTF pointer here, read with plain loads (x86_64 argument registers) */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(why_enter, struct pt_regs *regs, long id)
+{
+	return enter(id, regs->di, regs->si, regs->dx);
 }
 
 SEC("tp_btf/sys_exit")
 int BPF_PROG(why_exit, struct pt_regs *regs, long ret)
 {
-	long id = regs->orig_ax;	/* the call's number: untraced calls leave here */
-	struct why_task *w;
-
-	if (id < 0 || id >= WHY_SYSCALLS || targ_args[id & (WHY_SYSCALLS - 1)] == WA_NONE)
-		return 0;
-	w = current_call();
-
-	if (w)
-		finish(w, ret);
-	return 0;
+	return leave(regs->orig_ax, ret);	/* untraced calls leave at the table */
 }
 
 SEC("tp_btf/sched_switch")

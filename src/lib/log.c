@@ -80,4 +80,5 @@ void debugf(const char *fmt, ...)
 	fprintf(stderr, "iodig %s: ", log_cmd);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
+	fputc('\n', stderr);
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/python3
-# hostile.py DEVICE QUEUE_ATTR: names itself with an escape sequence, a
+# hostile.py DEVICE QUEUE_ATTR [DIR]: names itself with an escape sequence, a
 # newline and a byte that is not UTF-8, then reads DEVICE once with O_DIRECT
-# and writes a value holding an escape sequence to the queue attribute.
+# and writes a value holding an escape sequence to the queue attribute; with
+# DIR, creates a file there whose name is as hostile, writes to it with
+# pwrite64 and keeps it open half a second (so its path can be resolved).
 import ctypes, mmap, os, sys
 
 NAME = b"\x1b[2J\n\xff\xc2\x9bx"
@@ -17,3 +19,10 @@ try:
         f.write(b"12\x1b]0;pwned\x07")
 except OSError:
     pass	# refused, as it should be: the write is still traced
+if len(sys.argv) > 3:
+    path = os.path.join(sys.argv[3].encode(), b"f\x1b[31m\nevil\xff")
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    os.pwrite(fd, b"x" * 4096, 0)
+    import time
+    time.sleep(0.5)
+    os.close(fd)

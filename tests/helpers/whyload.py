@@ -3,7 +3,8 @@
 
 Usage: whyload.py GO_FILE MODE ARGS...
 Writes its pid to stdout, waits until GO_FILE exists (so the tracer can be
-started with -p first), then runs MODE:
+started with -p first; gives up when GO_FILE's directory goes, so a test
+that failed early leaves nothing behind), then runs MODE:
   cpu FILE MB N          N preads of MB MiB from FILE (cached: on CPU)
   direct DEV N           N 4 KiB O_DIRECT preads from DEV (device time)
   append FILE MB N       N writes of MB MiB to FILE opened O_APPEND (i_rwsem)
@@ -18,6 +19,8 @@ def main():
     go, mode, args = sys.argv[1], sys.argv[2], sys.argv[3:]
     print(os.getpid(), flush=True)
     while not os.path.exists(go):
+        if not os.path.isdir(os.path.dirname(go) or "."):
+            sys.exit("whyload: the test that started it is gone")
         time.sleep(0.01)
     if mode == "cpu":
         path, mb, n = args[0], int(args[1]), int(args[2])

@@ -36,3 +36,31 @@ done
 # the lines are the requests asked for, with the submitter
 assert_eq "$(jq -r .comm "$T/snoop.json" | sort -u)" dd "snoop records are dd's"
 assert_eq "$(grep -c ' dd ' "$T/slow.txt")" 3 "slow lines for dd's requests"
+
+# why: each slow call on the screen within 1 s of its return, at one call a
+# second; text into a file, JSON into a pipe
+# calls FILE: how many fdatasync calls FILE shows now
+calls() { grep -c 'fdatasync' "$1"; }
+within_1s_calls() {
+	local t0=$(date +%s%N) i
+	for i in $(seq 1 100); do
+		[ "$(calls "$1")" -ge "$2" ] && { echo $(( ($(date +%s%N) - t0) / 1000000 )); return 0; }
+		sleep 0.02
+	done
+	return 1
+}
+start_iodig "$T/why.txt" why 0 --comm dd --syscalls fdatasync
+"$IODIG" why 0 --comm dd --syscalls fdatasync --json --ready-file "$T/ready3" 2>"$T/why.err" | cat > "$T/why.json" &
+PIDS+=("$(pgrep -n -f "iodig why 0 --comm dd --syscalls fdatasync --json")")
+for i in $(seq 50); do [ -s "$T/ready3" ] && break; sleep 0.1; done
+[ -s "$T/ready3" ] || die "why --json not ready: $(cat "$T/why.err")"
+for k in 1 2 3; do
+	dd if=/dev/zero of=/dev/shm/iodig-live-$$ bs=4k count=1 conv=fdatasync status=none || die dd
+	ms=$(within_1s_calls "$T/why.txt" "$k") || die "why: call $k not printed within 1 s (file: $(cat "$T/why.txt"))"
+	ok "why (text, to a file): call $k printed ${ms} ms after dd returned"
+	ms=$(within_1s_calls "$T/why.json" "$k") || die "why: call $k not in the pipe within 1 s"
+	ok "why (JSON, to a pipe): call $k printed ${ms} ms after dd returned"
+	sleep 0.7
+done
+rm -f /dev/shm/iodig-live-$$
+assert_eq "$(jq -r 'select(.type == "call") | .comm + " " + .syscall' "$T/why.json" | sort | uniq -c | tr -s ' ')" " 3 dd fdatasync" "why's records: dd's three calls"
