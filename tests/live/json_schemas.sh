@@ -16,6 +16,7 @@ start_iodig "$T/slow.json" slow 0 -d "$n" --json --record "$T/slow.rec"
 start_iodig "$T/snoop.json" snoop -d "$n" --json
 start_iodig "$T/sysfs.json" sysfs --json
 start_iodig "$T/why.json" why 0 --comm fio --json
+start_iodig "$T/exec.json" exec --json
 stall_load "$L" 500
 stop_all_iodig
 check lat.hist "$T/lat.json" hist
@@ -32,6 +33,8 @@ check queue_write "$T/slow.json" queue_write
 check queue_write "$T/sysfs.json" queue_write
 check why.call "$T/why.json" call
 check why.summary "$T/why.json" summary
+check exec "$T/exec.json" exec
+check exec.summary "$T/exec.json" summary
 "$IODIG" replay --json "$T/slow.rec" > "$T/replay.json" || die replay
 check request "$T/replay.json" request
 # func: a process that calls getpid 100 times
