@@ -18,6 +18,7 @@ enum life_mode {
 	LIFE_SLOW,		/* a record when Q2C >= min_ns */
 	LIFE_PHASES,		/* histograms per disk and phase, no records */
 	LIFE_SYSFS,		/* queue attribute writes only */
+	LIFE_TOP,		/* histograms per submitter, disk and op, no records */
 };
 
 /* which stamps a request's record saw */
@@ -111,6 +112,22 @@ struct life_sysfs {
 struct life_phase_key {
 	__u32 dev;
 	__u32 phase;
+};
+
+/* iodig top: per submitter (at Q), disk and op, three histograms: Q2C, Q2G
+ * (its sum is the time before a request existed) and bytes (count: requests,
+ * sum: bytes). */
+enum life_top_what { TOP_Q2C, TOP_Q2G, TOP_BYTES, TOP_NR };
+
+struct life_top_key {
+	__u32 pid;		/* the submitter's process; 0: not seen at Q */
+	__u32 dev;
+	__u64 cgroup;		/* the bio's (blkcg) cgroup id */
+	__u8 op;		/* REQ_OP_* */
+	__u8 what;		/* enum life_top_what */
+	__u16 pad;
+	__u32 pad2;
+	char comm[LIFE_COMM_LEN];
 };
 
 /* Counted, never silent. */

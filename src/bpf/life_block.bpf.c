@@ -208,6 +208,7 @@ static __always_inline void watch_del(__u64 bio)
 struct life_records_map records SEC(".maps");
 
 HIST_EPOCH_MAPS(phases, struct life_phase_key, 4096);
+HIST_EPOCH_MAPS(tops, struct life_top_key, 8192);
 
 static __always_inline bool comm_matches(const char *comm)
 {
@@ -451,6 +452,17 @@ static __always_inline void phase_add(__u32 dev, __u32 phase, __u64 v)
 		hist_add(h, v);
 }
 
+static __always_inline void top_add(struct life_top_key *k, __u32 what, __u64 v)
+{
+	struct hist *h;
+
+	k->what = what;
+	h = (epoch & 1) ? hist_get(&tops1, k, &stats.map_full)
+			: hist_get(&tops0, k, &stats.map_full);
+	if (h)
+		hist_add(h, v);
+}
+
 /*
  * Watched: can this request be let go without a look at what the
  * submitting CPU wrote?  Yes when Q2C < MIN for sure: G2C < MIN - WATCH, and
@@ -582,6 +594,19 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 	}
 	/* The earliest stamp seen starts the request's life. */
 	t = r.q ? r.q : (r.g ? r.g : (r.i ? r.i : r.d));
+	if (targ_mode == LIFE_TOP) {
+		struct life_top_key k = {
+			.pid = r.pid, .dev = r.dev, .cgroup = bio_cgroup_id(first),
+			.op = rq->cmd_flags & REQ_OP_MASK_,
+		};
+		__u64 bytes = first ? first->bi_iter.bi_size : 0;
+
+		__builtin_memcpy(k.comm, r.comm, sizeof(k.comm));
+		top_add(&k, TOP_Q2C, t ? r.c - t : 0);
+		top_add(&k, TOP_Q2G, (r.seen & (SEEN_Q | SEEN_G)) == (SEEN_Q | SEEN_G) && r.g > r.q ? r.g - r.q : 0);
+		top_add(&k, TOP_BYTES, nr_bytes > bytes ? nr_bytes : bytes);
+		return 0;
+	}
 	if (targ_mode == LIFE_SLOW && (!t || r.c - t < targ_min_ns))
 		return 0;
 

@@ -17,6 +17,7 @@ start_iodig "$T/snoop.json" snoop -d "$n" --json
 start_iodig "$T/sysfs.json" sysfs --json
 start_iodig "$T/why.json" why 0 --comm fio --json
 start_iodig "$T/exec.json" exec --json
+start_iodig "$T/top.json" top --json 1
 stall_load "$L" 500
 stop_all_iodig
 check lat.hist "$T/lat.json" hist
@@ -35,6 +36,8 @@ check why.call "$T/why.json" call
 check why.summary "$T/why.json" summary
 check exec "$T/exec.json" exec
 check exec.summary "$T/exec.json" summary
+check top "$T/top.json" top
+check top.interval_end "$T/top.json" interval_end
 "$IODIG" replay --json "$T/slow.rec" > "$T/replay.json" || die replay
 check request "$T/replay.json" request
 # func: a process that calls getpid 100 times

@@ -1,0 +1,81 @@
+# iodig top against I/O whose answer is known: two processes with known
+# pids read and write known counts and sizes with O_DIRECT on two loop
+# devices, a third reads a device made slow (5 ms a read); each process's
+# row, summed over the intervals, has exactly its requests and bytes, the
+# disk's rows add up to /sys/block/DISK/stat, the /proc/PID/io column
+# agrees, and the slow process's latency is the device's.
+. "$(dirname "$0")/../lib.sh"
+need_root_bpf
+A=$(loopdev 64); B=$(loopdev 64); S=$(slowdev 5 16)
+a=${A#/dev/}; b=${B#/dev/}; s=${S#/dev/}
+# io NAME MODE DEV N BS: a process waiting for $T/go, then N O_DIRECT
+# requests of BS bytes on DEV, then alive 1.5 s more (a /proc/PID/io scan)
+io() {
+	/usr/bin/python3 - "$T/go" "$2" "$3" "$4" "$5" > "$T/pid.$1" <<'PY' &
+import mmap, os, sys, time
+go, mode, dev, n, bs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+fd = os.open(dev, (os.O_RDONLY if mode == "r" else os.O_WRONLY) | os.O_DIRECT)
+buf = mmap.mmap(-1, bs)
+print(os.getpid(), flush=True)
+while not os.path.exists(go):
+    time.sleep(0.01)
+for i in range(n):
+    if mode == "r":
+        os.preadv(fd, [buf], i * bs)
+    else:
+        os.pwritev(fd, [buf], i * bs)
+    time.sleep(0.002)
+time.sleep(1.5)
+PY
+	JOBS+=($!)
+	for i in $(seq 50); do [ -s "$T/pid.$1" ] && break; sleep 0.05; done
+}
+JOBS=()
+io ra r "$A" 300 4096; io wb w "$B" 100 8192; io rs r "$S" 20 4096
+RA=$(cat "$T/pid.ra"); WB=$(cat "$T/pid.wb"); RS=$(cat "$T/pid.rs")
+stat0() { awk '{print $1, $5}' "/sys/block/$1/stat"; }
+sa=$(stat0 "$a"); sb=$(stat0 "$b")
+start_iodig "$T/top.json" top --json -n 0 1
+start_iodig "$T/disk.json" top --json --by disk -d "$a" 1
+start_iodig "$T/top.txt" top -b 1
+touch "$T/go"; wait "${JOBS[@]}"
+stop_all_iodig
+# sum FILE PID FIELD [DISK]: FIELD of PID's rows, over the intervals
+sum() { jq -s "[.[] | select(.type == \"top\" and .pid == $2 ${4:+and .disk == \"$4\"}) | .$3] | add // 0" "$1"; }
+assert_eq "$(sum "$T/top.json" "$RA" reads "$a")" 300 "reads of the reader on $a"
+assert_eq "$(sum "$T/top.json" "$RA" read_bytes "$a")" $((300 * 4096)) "bytes it read"
+assert_eq "$(sum "$T/top.json" "$WB" writes "$b")" 100 "writes of the writer on $b"
+assert_eq "$(sum "$T/top.json" "$WB" write_bytes "$b")" $((100 * 8192)) "bytes it wrote"
+assert_eq "$(sum "$T/top.json" "$RA" writes)" 0 "writes of the reader"
+assert_eq "$(jq -s -r "[.[] | select(.type == \"top\" and .pid == $RA) | .comm] | unique | join(\",\")" "$T/top.json")" python3 "the reader's name"
+# the kernel's own count of each disk, against every row on it (and what
+# the kernel completed without running a program: skipped, 0 or a few)
+read -r r0 w0 <<<"$sa"; read -r r1 w1 <<<"$(stat0 "$a")"
+rows=$(jq -s "[.[] | select(.type == \"top\" and .disk == \"$a\") | .reads] | add" "$T/top.json")
+skipped=$(jq -s '[.[] | select(.type == "interval_end") | .skipped] | add' "$T/top.json")
+assert_eq "$((rows + skipped))" "$((r1 - r0))" "$a: reads in rows + skipped = /sys/block/$a/stat"
+read -r r0 w0 <<<"$sb"; read -r r1 w1 <<<"$(stat0 "$b")"
+rows=$(jq -s "[.[] | select(.type == \"top\" and .disk == \"$b\") | .writes] | add" "$T/top.json")
+assert_eq "$((rows + skipped))" "$((w1 - w0))" "$b: writes in rows + skipped = /sys/block/$b/stat"
+assert_eq "$(jq -s "[.[] | select(.type == \"top\" and .disk == \"$a\") | .reads] | add" "$T/disk.json")" 300 "--by disk -d $a: its reads"
+# /proc/PID/io: read_bytes is counted at submission, top's rows at
+# completion; a request submitted at the end of an interval in which the
+# process had no completion is in no row's delta: at most one (4 KiB) short
+p=$(jq -s "[.[] | select(.type == \"top\" and .pid == $RA and .proc_read_bytes != null) | .proc_read_bytes] | add // 0" "$T/top.json")
+[ "$p" -le $((300 * 4096)) ] && [ "$p" -ge $((299 * 4096)) ] || die "/proc/$RA/io read_bytes over the rows: $p, want $((300 * 4096)) (one request less at most)"
+ok "/proc/PID/io read_bytes beside the rows: $p of $((300 * 4096))"
+p=$(jq -s "[.[] | select(.type == \"top\" and .pid == $WB and .proc_write_bytes != null) | .proc_write_bytes] | add // 0" "$T/top.json")
+[ "$p" -le $((100 * 8192)) ] && [ "$p" -ge $((99 * 8192)) ] || die "/proc/$WB/io write_bytes over the rows: $p, want $((100 * 8192))"
+ok "/proc/PID/io write_bytes beside the rows: $p of $((100 * 8192))"
+# the slow device: 5 ms a read, so the mean and p99 are 5 ms and a little
+jq -s -e "[.[] | select(.type == \"top\" and .pid == $RS and .disk == \"$s\")] | (map(.reads) | add) == 20 and all(.avg_ns >= 5000000 and .avg_ns < 8000000 and .p99_ns >= 5000000 and .p99_ns < 9000000)" "$T/top.json" >/dev/null \
+	|| die "slow device rows: $(jq -c "select(.type == \"top\" and .pid == $RS)" "$T/top.json")"
+ok "the slow device's reader: 20 reads, mean and p99 between 5 and 9 ms"
+# rows are sorted by bytes, largest first, in each interval
+jq -s -e '[.[] | select(.type == "top")] | group_by(.interval) | all(map(.read_bytes + .write_bytes) as $b | $b == ($b | sort | reverse))' "$T/top.json" >/dev/null || die "rows not sorted by bytes"
+ok "rows sorted by bytes in each interval"
+# text: the reader's line, with its name and disk
+grep -qE "^ *$RA python3 .* $a(\+[0-9]+)? " "$T/top.txt" || die "text: no line for $RA on $a: $(cat "$T/top.txt" | head -20)"
+ok "text: the reader's line"
+"$IODIG" top --by pid 2>"$T/e"; assert_eq "$?" 2 "--by pid: a usage error"
+"$IODIG" top -d nosuchdisk_iodig 2>"$T/e"; assert_eq "$?" 1 "-d of no disk: exit 1"
