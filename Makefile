@@ -16,7 +16,7 @@ WARNINGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-in
 INCLUDES := -I$(BUILD) -Isrc -Isrc/lib
 IODIG_CFLAGS = $(WARNINGS) $(INCLUDES) -DIODIG_VERSION='"$(VERSION)"' -MMD -MP $(CFLAGS)
 LDFLAGS += -static
-LDLIBS  := -lbpf -lelf -lz -lzstd -lm
+LDLIBS  := -lbpf -ldw -lelf -lz -llzma -lbz2 -lzstd -lm
 
 BPF_CFLAGS := -target bpf -g -O2 -Wall -Wno-unused-function -D__TARGET_ARCH_$(ARCH) \
               -I$(BUILD) -Isrc -Isrc/bpf -MMD -MP
@@ -33,7 +33,8 @@ OBJS      := $(patsubst src/%.c,$(BUILD)/%.o,$(CMD_SRCS) $(LIB_SRCS))
 LIB_OBJS  := $(patsubst src/%.c,$(BUILD)/%.o,$(LIB_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
-HELPERS   := $(BUILD)/helpers/functest $(BUILD)/helpers/syscost $(BUILD)/helpers/callee $(BUILD)/helpers/switchcost
+HELPERS   := $(BUILD)/helpers/functest $(BUILD)/helpers/syscost $(BUILD)/helpers/callee $(BUILD)/helpers/switchcost \
+	     $(BUILD)/helpers/stackload-fp $(BUILD)/helpers/stackload-nofp
 
 .PHONY: all deps test-deps run test unit live vm bench clean check-static
 .DELETE_ON_ERROR:
@@ -94,6 +95,14 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS)
 $(BUILD)/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -o $@ $<
+
+# One source, with and without frame pointers (the user stacks of tests/live/stacks.sh).
+$(BUILD)/helpers/stackload-fp: tests/helpers/stackload.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -fno-omit-frame-pointer -Wall -o $@ $<
+$(BUILD)/helpers/stackload-nofp: tests/helpers/stackload.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -fomit-frame-pointer -Wall -o $@ $<
 
 run: iodig
 	./iodig $(ARGS)

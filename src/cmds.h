@@ -15,6 +15,7 @@ int cmd_sysfs(int argc, char **argv);
 int cmd_why(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
 int cmd_top(int argc, char **argv);
+int cmd_stacks(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_func(int argc, char **argv);
 int cmd_probe(int argc, char **argv);

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <elfutils/libdwfl.h>
+#include "usyms.h"
+
+#define USYMS_PROCS 256
+
+struct proc_syms {
+	pid_t pid;
+	Dwfl *dwfl;		/* NULL: could not be reported (gone) */
+};
+
+struct usyms {
+	struct proc_syms p[USYMS_PROCS];
+	int n, next;
+};
+
+static char *debuginfo_path = NULL;	/* libdwfl's default: .debug, /usr/lib/debug */
+
+static pid_t reporting;	/* the process whose session is being made or read */
+
+/* /proc/PID/map_files/START-END of the mapping that starts at lo: the file
+ * the process mapped, whichever mount namespace it is in and even if it
+ * was deleted since.  -1 if there is none. */
+static int open_map_file(pid_t pid, uint64_t lo)
+{
+	char path[64], line[512];
+	unsigned long long start, end;
+	int fd = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	if (!(f = fopen(path, "r")))
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx-%llx", &start, &end) == 2 && start == lo) {
+			snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", pid, start, end);
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+			break;
+		}
+	fclose(f);
+	return fd;
+}
+
+/*
+ * libdwfl's own callback opens the path in /proc/PID/maps as the tracer
+ * sees it: wrong for a process in another mount namespace (a container), and
+ * no file at all once the binary is deleted (bcc issues 1366 and 3487).
+ * The process's own view first: its map_files entry, then /proc/PID/root.
+ */
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+		    char **file_name, Elf **elfp)
+{
+	Dwarf_Addr lo = 0;
+	char path[4096];
+	size_t n;
+	int fd;
+
+	dwfl_module_info(mod, NULL, &lo, NULL, NULL, NULL, NULL, NULL);
+	if (reporting > 0 && name[0] == '/') {
+		fd = open_map_file(reporting, lo);
+		if (fd < 0) {
+			snprintf(path, sizeof(path), "/proc/%d/root%s", reporting, name);
+			n = strlen(path);
+			if (n > 10 && !strcmp(path + n - 10, " (deleted)"))
+				path[n - 10] = '\0';
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+		}
+		if (fd >= 0) {
+			/* the name as the process knows it: debuglink files are looked up beside it */
+			*file_name = strdup(name);
+			*elfp = NULL;
+			return fd;
+		}
+	}
+	return dwfl_linux_proc_find_elf(mod, userdata, name, base, file_name, elfp);
+}
+
+static const Dwfl_Callbacks proc_callbacks = {
+	.find_elf = find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.debuginfo_path = &debuginfo_path,
+};
+
+struct usyms *usyms__new(void)
+{
+	return calloc(1, sizeof(struct usyms));
+}
+
+static Dwfl *session(struct usyms *u, pid_t pid)
+{
+	struct proc_syms *s;
+	Dwfl *d;
+
+	for (int i = 0; i < u->n; i++)
+		if (u->p[i].pid == pid)
+			return u->p[i].dwfl;
+	d = dwfl_begin(&proc_callbacks);
+	if (d && (dwfl_linux_proc_report(d, pid) || dwfl_report_end(d, NULL, NULL))) {
+		dwfl_end(d);
+		d = NULL;
+	}
+	/* a full table reuses its oldest entry */
+	if (u->n < USYMS_PROCS) {
+		s = &u->p[u->n++];
+	} else {
+		s = &u->p[u->next];
+		u->next = (u->next + 1) % USYMS_PROCS;
+		if (s->dwfl)
+			dwfl_end(s->dwfl);
+	}
+	s->pid = pid;
+	s->dwfl = d;
+	return d;
+}
+
+int usyms__resolve(struct usyms *u, pid_t pid, uint64_t addr, struct usym *out)
+{
+	Dwfl *d;
+	Dwfl_Module *m;
+	Dwfl_Line *l;
+	GElf_Off off = 0;
+	GElf_Sym sym;
+
+	memset(out, 0, sizeof(*out));
+	reporting = pid;
+	d = session(u, pid);
+	if (!d) {
+		reporting = 0;
+		return -ESRCH;
+	}
+	m = dwfl_addrmodule(d, addr);
+	if (!m) {
+		reporting = 0;
+		return 0;
+	}
+	out->module = dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+	out->name = dwfl_module_addrinfo(m, addr, &off, &sym, NULL, NULL, NULL);
+	out->offset = off;
+	if ((l = dwfl_module_getsrc(m, addr)))
+		out->file = dwfl_lineinfo(l, NULL, &out->line, NULL, NULL, NULL);
+	reporting = 0;
+	return 0;
+}
+
+void usyms__free(struct usyms *u)
+{
+	if (!u)
+		return;
+	for (int i = 0; i < u->n; i++)
+		if (u->p[i].dwfl)
+			dwfl_end(u->p[i].dwfl);
+	free(u);
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * User-space symbols: an address in a live process to function, offset,
+ * file and line, with libdwfl (elfutils, linked statically).  Binaries are
+ * found through /proc/PID/maps and opened by libdwfl's process callbacks
+ * (/proc/PID/root for containers); symbols from .symtab, .dynsym or
+ * MiniDebugInfo (.gnu_debugdata), and from separate debug files found by
+ * build-id (/usr/lib/debug/.build-id) or debuglink.  One session per process,
+ * kept until usyms__free, so a process that has exited since its first
+ * lookup still resolves.
+ */
+#ifndef IODIG_USYMS_H
+#define IODIG_USYMS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct usyms;
+
+struct usym {
+	const char *name;	/* NULL: not found */
+	uint64_t offset;	/* from the symbol's start */
+	const char *module;	/* the binary or library, NULL if unknown */
+	const char *file;	/* source file, NULL without line info */
+	int line;
+};
+
+struct usyms *usyms__new(void);
+/* 0, or -ESRCH: the process is gone and was never seen.  For a return
+ * address (every frame but the innermost) pass addr - 1: the call, not the
+ * instruction after it, which may belong to the next line or function. */
+int usyms__resolve(struct usyms *u, pid_t pid, uint64_t addr, struct usym *out);
+void usyms__free(struct usyms *u);
+
+#endif

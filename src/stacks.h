@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * iodig stacks: kernel and user stacks counted at an event (block I/O
+ * submission, a tracepoint, a user function).  Shared by the kernel side
+ * (src/bpf/stacks.bpf.c) and the user side (src/stacks.c).
+ */
+#ifndef IODIG_STACKS_H
+#define IODIG_STACKS_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define STACKS_COMM_LEN	16
+#define STACKS_DEPTH	127	/* frames kept, the kernel's limit */
+#define STACKS_MAX	16384	/* distinct stacks */
+#define STACKS_KEYS	16384	/* distinct (process, stacks, disk) */
+
+struct stacks_key {
+	__u32 pid;		/* process */
+	__u32 dev;		/* block submission: the bio's disk; else 0 */
+	__s32 kstack, ustack;	/* stack map ids; < 0: not taken (-EFAULT: none, -EEXIST: collision, ...) */
+	char comm[STACKS_COMM_LEN];
+};
+
+struct stacks_val {
+	__u64 count, bytes;
+};
+
+struct stacks_stats {
+	__u64 events;		/* events that passed the filters */
+	__u64 kstack_lost;	/* kernel stacks that could not be taken (map full, hash collision) */
+	__u64 ustack_lost;	/* user stacks that could not be taken */
+	__u64 map_full;		/* events whose key found no room */
+};
+
+#endif

@@ -1,0 +1,66 @@
+# iodig stacks on a helper whose stacks are known (tests/helpers/stackload.c:
+# main -> outer -> middle -> inner, which reads a loop device with O_DIRECT):
+# each frame named with its source line; without frame pointers, the stack
+# said to be cut short; a stripped copy named from its separate debug file
+# (found by build-id), run from a mount namespace the tracer cannot see and
+# deleted once started; --folded; counts and bytes exact.
+. "$(dirname "$0")/../lib.sh"
+need_root_bpf
+L=$(loopdev 64); d=${L#/dev/}
+H="$TOP/build/helpers"
+line=$(grep -n 'READ \*/' "$TOP/tests/helpers/stackload.c" | cut -d: -f1)
+
+# 1. with and without frame pointers, side by side
+start_iodig "$T/s.json" stacks -d "$d" --json
+start_iodig "$T/s.folded" stacks -d "$d" --folded
+"$H/stackload-fp" "$T/go" "$L" 50 > "$T/pid.fp" & J1=$!
+"$H/stackload-nofp" "$T/go" "$L" 30 > "$T/pid.nofp" & J2=$!
+for i in $(seq 50); do [ -s "$T/pid.fp" ] && [ -s "$T/pid.nofp" ] && break; sleep 0.05; done
+touch "$T/go"; wait $J1 $J2 || die "stackload failed"
+stop_all_iodig
+FP=$(cat "$T/pid.fp"); NOFP=$(cat "$T/pid.nofp")
+st() { jq -c "select(.type == \"stack\" and .pid == $2)" "$1"; }
+assert_eq "$(st "$T/s.json" "$FP" | jq -c '[.count, .bytes, .disk]')" "[50,204800,\"$d\"]" "frame pointers: one stack, its 50 reads and bytes"
+assert_eq "$(st "$T/s.json" "$FP" | jq -c '[.user[:4][].sym]')" '["inner","middle","outer","main"]' "user frames, innermost first"
+st "$T/s.json" "$FP" | jq -e ".user[0].where | endswith(\"stackload.c:$line\")" >/dev/null || die "inner's line: $(st "$T/s.json" "$FP" | jq -c '.user[0]')"
+ok "inner at stackload.c:$line, the read"
+assert_eq "$(st "$T/s.json" "$FP" | jq .user_cut_short)" false "user_cut_short of a stack that reaches libc's start"
+st "$T/s.json" "$FP" | jq -e '(.kernel[0].sym | startswith("submit_bio")) and any(.kernel[]; .sym == "blkdev_read_iter") and any(.kernel[]; .sym == "__x64_sys_pread64")' >/dev/null \
+	|| die "kernel frames: $(st "$T/s.json" "$FP" | jq -c '[.kernel[].sym]')"
+ok "kernel frames from submit_bio up to the pread64 system call, no BPF frames first"
+assert_eq "$(st "$T/s.json" "$NOFP" | jq -c '[.count, .user[0].sym, .user_cut_short]')" '[30,"inner",true]' "no frame pointers: 30 reads, inner named, the stack said to be cut short"
+grep -qE "^stackload-fp;(.*;)?main;outer;middle;inner;.*submit_bio[a-z_]*_\[k\] 50$" "$T/s.folded" || die "folded: $(cat "$T/s.folded")"
+ok "--folded: stackload-fp;...;main;outer;middle;inner;...;submit_bio..._[k] 50"
+
+# 2. stripped, its debug file under /usr/lib/debug/.build-id, run from a
+# private tmpfs in its own mount namespace, deleted once it has started
+id=$(readelf -n "$H/stackload-fp" | sed -n 's/.*Build ID: *//p')
+[ -n "$id" ] || die "no build-id in stackload-fp"
+dbg="/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug"
+[ -e "$dbg" ] && die "$dbg exists already: not ours to replace"
+mkdir -p "$(dirname "$dbg")"; defer "rm -f $dbg"
+objcopy --only-keep-debug "$H/stackload-fp" "$dbg"
+strip --strip-all -o "$T/stripped" "$H/stackload-fp"
+[ -z "$(nm "$T/stripped" 2>/dev/null)" ] || die "the copy still has symbols"
+mkdir "$T/ns"
+start_iodig "$T/ns.json" stacks -d "$d" -U --json
+unshare -m --propagation private sh -c "mount -t tmpfs none '$T/ns' && cp '$T/stripped' '$T/ns/sl' &&
+	'$T/ns/sl' '$T/go2' '$L' 20 > '$T/pid.ns' & while [ ! -s '$T/pid.ns' ]; do sleep 0.02; done; rm '$T/ns/sl'; touch '$T/go2'; wait" \
+	|| die "the namespaced run failed"
+[ -e "$T/ns/sl" ] && die "the binary is visible outside its namespace"
+stop_iodig
+NS=$(cat "$T/pid.ns")
+assert_eq "$(st "$T/ns.json" "$NS" | jq -c '[.count, [.user[:4][].sym]]')" '[20,["inner","middle","outer","main"]]' \
+	"stripped, deleted, in another mount namespace: frames named from the build-id's debug file"
+st "$T/ns.json" "$NS" | jq -e ".user[0].where | endswith(\"stackload.c:$line\")" >/dev/null || die "line: $(st "$T/ns.json" "$NS" | jq -c '.user[0]')"
+ok "and its line"
+
+# 3. another event: a tracepoint by name, kernel stacks only
+start_iodig "$T/tp.json" stacks --tracepoint block:block_rq_issue -K -p "$FP" --json
+start_iodig "$T/tp2.json" stacks --tracepoint block:block_rq_issue -K --json
+dd if="$L" of=/dev/null bs=4k count=10 iflag=direct status=none
+stop_all_iodig
+assert_eq "$(jq -s '[.[] | select(.type == "stack")] | length' "$T/tp.json")" 0 "-p of an exited process: nothing"
+assert_eq "$(jq -s '[.[] | select(.type == "stack" and .comm == "dd" and any(.kernel[]; .sym == "blkdev_read_iter")) | .count] | add' "$T/tp2.json")" 10 "--tracepoint block:block_rq_issue: dd's 10 O_DIRECT reads (through blkdev_read_iter)"
+"$IODIG" stacks --tracepoint nosuch_iodig_tp 2>"$T/e"; assert_eq "$?" 1 "a tracepoint that does not exist: exit 1"
+"$IODIG" stacks -K -U 2>"$T/e"; assert_eq "$?" 2 "-K -U together: a usage error"
