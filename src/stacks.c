@@ -19,6 +19,7 @@
 #include "cmds.h"
 #include "counters.h"
 #include "disks.h"
+#include "frames.h"
 #include "filter.h"
 #include "json.h"
 #include "ksyms.h"
@@ -39,12 +40,11 @@ struct stacks_opts {
 	struct disk_sel sel;
 };
 
-/* A user frame, named once (while its process lived). */
-struct uframe {
+/* A user stack, named once (while its process lived). */
+struct ustack {
 	uint32_t pid;
-	uint64_t addr;
-	char *name;		/* "func", or "[module+0xoff]", or "[0xaddr]" */
-	char *where;		/* "module file:line", for the long forms */
+	int32_t id;
+	struct frames fr;
 };
 
 struct stacks_ctx {
@@ -52,77 +52,37 @@ struct stacks_ctx {
 	struct stacks_bpf *sk;
 	struct usyms *us;
 	struct ksyms ks;
-	struct uframe *uf;
-	size_t nuf, capuf;
+	struct ustack *ust;
+	size_t nust, capust;
 	struct json j;
-	uint64_t unresolved;	/* user frames whose process was gone before a lookup */
+	uint64_t unresolved;	/* user stacks whose process was gone before a lookup */
 };
 
-static int cmp_uf(const void *a, const void *b)
+static int cmp_ust(const void *a, const void *b)
 {
-	const struct uframe *x = a, *y = b;
+	const struct ustack *x = a, *y = b;
 
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static struct uframe *uf_find(struct stacks_ctx *sc, uint32_t pid, uint64_t addr)
+/* In the first `sorted` entries by bisection, in the rest one by one. */
+static struct ustack *ust_find_in(struct stacks_ctx *sc, size_t sorted, uint32_t pid, int32_t id)
 {
-	struct uframe k = { .pid = pid, .addr = addr };
+	struct ustack k = { .pid = pid, .id = id }, *u;
 
-	return sc->nuf ? bsearch(&k, sc->uf, sc->nuf, sizeof(k), cmp_uf) : NULL;
+	if (sorted && (u = bsearch(&k, sc->ust, sorted, sizeof(k), cmp_ust)))
+		return u;
+	for (size_t i = sorted; i < sc->nust; i++)
+		if (!cmp_ust(&sc->ust[i], &k))
+			return &sc->ust[i];
+	return NULL;
 }
 
-/* Names a user frame now, if it has not been. */
-static void uf_name(struct stacks_ctx *sc, uint32_t pid, uint64_t addr, bool ret_addr)
+static struct ustack *ust_find(struct stacks_ctx *sc, uint32_t pid, int32_t id)
 {
-	struct uframe f = { .pid = pid, .addr = addr };
-	struct usym s;
-	char buf[512];
-	const char *mod;
-
-	if (uf_find(sc, pid, addr))
-		return;
-	if (usyms__resolve(sc->us, pid, ret_addr ? addr - 1 : addr, &s) < 0) {
-		sc->unresolved++;	/* gone before its first lookup: kept as an address */
-		s.name = NULL;
-		s.module = NULL;
-	}
-	mod = s.module ? strrchr(s.module, '/') : NULL;
-	mod = mod ? mod + 1 : s.module;
-	if (s.name)
-		f.name = strdup(s.name);
-	else if (mod)
-		f.name = (snprintf(buf, sizeof(buf), "[%s]", mod), strdup(buf));
-	else
-		f.name = (snprintf(buf, sizeof(buf), "[0x%llx]", (unsigned long long)addr), strdup(buf));
-	if (!s.name && !mod)
-		buf[0] = '\0';
-	else if (s.file)
-		snprintf(buf, sizeof(buf), "+0x%llx [%s] %s:%d", (unsigned long long)s.offset + ret_addr,
-			 mod ? mod : "?", s.file, s.line);
-	else
-		snprintf(buf, sizeof(buf), "+0x%llx [%s]", (unsigned long long)s.offset + ret_addr, mod ? mod : "?");
-	f.where = buf[0] ? strdup(buf) : NULL;
-	if (sc->nuf == sc->capuf) {
-		void *p = realloc(sc->uf, (sc->capuf = sc->capuf ? 2 * sc->capuf : 256) * sizeof(f));
-
-		if (!p)
-			return;
-		sc->uf = p;
-	}
-	/* kept sorted: insertion (new frames are few after the first seconds) */
-	{
-		size_t i = sc->nuf;
-
-		while (i > 0 && cmp_uf(&sc->uf[i - 1], &f) > 0) {
-			sc->uf[i] = sc->uf[i - 1];
-			i--;
-		}
-		sc->uf[i] = f;
-		sc->nuf++;
-	}
+	return ust_find_in(sc, sc->nust, pid, id);
 }
 
 static int read_stack(struct stacks_ctx *sc, int id, uint64_t *ips)
@@ -142,17 +102,34 @@ static void scan(struct stacks_ctx *sc)
 	int fd = bpf_map__fd(sc->sk->maps.counts);
 	struct stacks_key k, next, *prev = NULL;
 	uint64_t ips[STACKS_DEPTH];
+	size_t sorted = sc->nust;
 
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		struct ustack u;
+		int n;
+
 		k = next;
 		prev = &k;
-		if (k.ustack < 0 || !k.pid)
+		if (k.ustack < 0 || !k.pid || ust_find_in(sc, sorted, k.pid, k.ustack))
 			continue;
-		int n = read_stack(sc, k.ustack, ips);
+		n = read_stack(sc, k.ustack, ips);
+		u = (struct ustack){ .pid = k.pid, .id = k.ustack };
+		frames__user(&u.fr, sc->us, k.pid, ips, n);
+		if (n && !u.fr.f[0].sym && !u.fr.f[0].where)
+			sc->unresolved++;	/* gone before its first lookup: addresses */
+		if (sc->nust == sc->capust) {
+			void *p = realloc(sc->ust, (sc->capust = sc->capust ? 2 * sc->capust : 64) * sizeof(u));
 
-		for (int i = 0; i < n; i++)
-			uf_name(sc, k.pid, ips[i], i > 0);
+			if (!p) {
+				frames__free(&u.fr);
+				break;
+			}
+			sc->ust = p;
+		}
+		sc->ust[sc->nust++] = u;
 	}
+	if (sc->nust > sorted)
+		qsort(sc->ust, sc->nust, sizeof(*sc->ust), cmp_ust);
 }
 
 struct entry {
@@ -168,71 +145,10 @@ static int cmp_entry(const void *a, const void *b)
 					: (x->v.bytes > y->v.bytes ? -1 : x->v.bytes < y->v.bytes);
 }
 
-/* Debian's user space has no frame pointers: a walk that does not reach the
- * process's entry (or a thread's) was probably cut short. */
-static bool user_complete(struct stacks_ctx *sc, uint32_t pid, const uint64_t *ips, int n)
+static void print_folded(struct stacks_ctx *sc, const struct entry *e, const struct frames *kf,
+			 const struct frames *uf)
 {
-	static const char *const roots[] = { "_start", "__libc_start_main", "__libc_start_call_main",
-					     "clone", "clone3", "start_thread", "__clone", "__clone3" };
-
-	for (int f = 0; f < n; f++) {
-		const struct uframe *u = uf_find(sc, pid, ips[f]);
-
-		for (size_t i = 0; u && i < sizeof(roots) / sizeof(roots[0]); i++)
-			if (!strcmp(u->name, roots[i]))
-				return true;
-	}
-	return false;
-}
-
-/* The first kernel frames are the BPF program and the tracepoint's
- * dispatch (JIT code has no kallsyms entry unless bpf_jit_kallsyms is on):
- * the stack shown starts at the code that hit the event. */
-static int kernel_skip(struct stacks_ctx *sc, const uint64_t *ips, int n)
-{
-	int i = 0;
-
-	for (; i < n; i++) {
-		const struct ksym *s = ksyms__find(&sc->ks, ips[i]);
-
-		if (s && ips[i] - s->addr < (1 << 20) && strncmp(s->name, "bpf_", 4) &&
-		    strncmp(s->name, "__bpf_", 6) && strncmp(s->name, "trace_call_bpf", 14) &&
-		    strncmp(s->name, "perf_trace_", 11) && strncmp(s->name, "__traceiter_", 12))
-			break;
-	}
-	return i < n ? i : 0;
-}
-
-static const char *kname(struct stacks_ctx *sc, uint64_t addr, char *buf, size_t len, bool full)
-{
-	const struct ksym *s = ksyms__find(&sc->ks, addr);
-
-	if (!s)
-		snprintf(buf, len, "[0x%llx]", (unsigned long long)addr);
-	else if (full)
-		snprintf(buf, len, "%s+0x%llx%s%s%s", s->name, (unsigned long long)(addr - s->addr),
-			 s->module ? " [" : "", s->module ? s->module : "", s->module ? "]" : "");
-	else
-		snprintf(buf, len, "%s", s->name);
-	return buf;
-}
-
-static const char *uname_of(struct stacks_ctx *sc, uint32_t pid, uint64_t addr, char *buf, size_t len,
-			    bool full)
-{
-	const struct uframe *f = uf_find(sc, pid, addr);
-
-	if (!f)
-		snprintf(buf, len, "[0x%llx]", (unsigned long long)addr);
-	else
-		snprintf(buf, len, "%s%s", f->name, full && f->where ? f->where : "");
-	return buf;
-}
-
-static void print_folded(struct stacks_ctx *sc, const struct entry *e, const uint64_t *kips, int nk,
-			 const uint64_t *uips, int nu)
-{
-	char comm[TEXT_SAFE_LEN(STACKS_COMM_LEN)], buf[512];
+	char comm[TEXT_SAFE_LEN(STACKS_COMM_LEN)];
 
 	/* root first: the process, its user frames outermost first, then the kernel's */
 	text__safe(e->k.comm, comm, sizeof(comm));
@@ -240,55 +156,22 @@ static void print_folded(struct stacks_ctx *sc, const struct entry *e, const uin
 		if (*p == ';' || *p == ' ')
 			*p = '_';
 	printf("%s", comm);
-	for (int i = nu - 1; i >= 0; i--)
-		printf(";%s", uname_of(sc, e->k.pid, uips[i], buf, sizeof(buf), false));
-	for (int i = nk - 1; i >= 0; i--)
-		printf(";%s_[k]", kname(sc, kips[i], buf, sizeof(buf), false));
+	for (int i = uf ? uf->n - 1 : -1; i >= 0; i--)
+		uf->f[i].sym ? printf(";%s", uf->f[i].sym) : printf(";[0x%llx]", (unsigned long long)uf->f[i].addr);
+	for (int i = kf->n - 1; i >= 0; i--)
+		kf->f[i].sym ? printf(";%s_[k]", kf->f[i].sym) : printf(";[0x%llx]_[k]", (unsigned long long)kf->f[i].addr);
 	printf(" %llu\n", (unsigned long long)e->v.count);
 }
 
-static void json_frames(struct stacks_ctx *sc, const char *key, const uint64_t *ips, int n, uint32_t pid)
+static void print_entry(struct stacks_ctx *sc, const struct entry *e, const struct frames *kf,
+			const struct frames *uf)
 {
-	struct json *j = &sc->j;
-
-	json__key(j, key);
-	json__arr_begin(j);
-	for (int i = 0; i < n; i++) {
-		json__obj_begin(j);
-		json__ku64(j, "addr", ips[i]);
-		if (pid) {
-			const struct uframe *f = uf_find(sc, pid, ips[i]);
-
-			if (f)
-				json__kstr(j, "sym", f->name);
-			else
-				json__knull(j, "sym");
-			if (f && f->where)
-				json__kstr(j, "where", f->where);
-		} else {
-			const struct ksym *s = ksyms__find(&sc->ks, ips[i]);
-
-			if (s) {
-				json__kstr(j, "sym", s->name);
-				json__ku64(j, "offset", ips[i] - s->addr);
-				if (s->module)
-					json__kstr(j, "module", s->module);
-			} else {
-				json__knull(j, "sym");
-			}
-		}
-		json__obj_end(j);
-	}
-	json__arr_end(j);
-}
-
-static void print_entry(struct stacks_ctx *sc, const struct entry *e, const uint64_t *kips, int nk,
-			const uint64_t *uips, int nu)
-{
+	static const struct frames none = { .user = true };
 	const struct stacks_opts *o = sc->o;
-	bool cut = nu && !user_complete(sc, e->k.pid, uips, nu);
-	char comm[TEXT_SAFE_LEN(STACKS_COMM_LEN)], buf[600];
+	char comm[TEXT_SAFE_LEN(STACKS_COMM_LEN)];
 
+	if (!uf)
+		uf = &none;
 	if (o->c.json) {
 		json__obj_begin(&sc->j);
 		json__kstr(&sc->j, "type", "stack");
@@ -300,21 +183,16 @@ static void print_entry(struct stacks_ctx *sc, const struct entry *e, const uint
 			json__kstr(&sc->j, "disk", disks__name(e->k.dev));
 		else
 			json__knull(&sc->j, "disk");
-		json_frames(sc, "kernel", kips, nk, 0);
-		json_frames(sc, "user", uips, nu, e->k.pid);
-		json__kbool(&sc->j, "user_cut_short", cut);
+		frames__json(kf, &sc->j, "kernel");
+		frames__json(uf, &sc->j, "user");
+		json__kbool(&sc->j, "user_cut_short", uf->cut);
 		json__obj_end(&sc->j);
 		return;
 	}
-	for (int i = 0; i < nk; i++)
-		printf("    %s\n", kname(sc, kips[i], buf, sizeof(buf), true));
-	if (nk && nu)
+	frames__text(kf, stdout, "    ");
+	if (kf->n && uf->n)
 		printf("    --\n");
-	for (int i = 0; i < nu; i++)
-		printf("    %s\n", text__safe(uname_of(sc, e->k.pid, uips[i], buf, sizeof(buf), true),
-					     (char[TEXT_SAFE_LEN(600)]){ 0 }, TEXT_SAFE_LEN(600)));
-	if (cut)
-		printf("    [the user stack stops here: probably cut short, the binary has no frame pointers]\n");
+	frames__text(uf, stdout, "    ");
 	printf("  %s [%u]%s%s: %llu", text__safe(e->k.comm, comm, sizeof(comm)), e->k.pid,
 	       e->k.dev ? " on " : "", e->k.dev ? disks__name(e->k.dev) : "", (unsigned long long)e->v.count);
 	if (o->tp || o->uprobe)
@@ -329,7 +207,7 @@ static int report(struct stacks_ctx *sc)
 	struct stacks_key k, next, *prev = NULL;
 	struct entry *es = NULL;
 	size_t n = 0, cap = 0, shown;
-	uint64_t kips[STACKS_DEPTH], uips[STACKS_DEPTH];
+	uint64_t kips[STACKS_DEPTH];
 	struct stacks_stats st = sc->sk->bss->stats;
 
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
@@ -356,14 +234,15 @@ static int report(struct stacks_ctx *sc)
 	/* text: the largest last, nearest the prompt, as stackcount does */
 	for (size_t x = 0; x < shown; x++) {
 		size_t i = sc->o->folded || sc->o->c.json ? x : shown - 1 - x;
-		int nk = read_stack(sc, es[i].k.kstack, kips);
-		int nu = read_stack(sc, es[i].k.ustack, uips);
-		int skip = kernel_skip(sc, kips, nk);
+		const struct ustack *u = ust_find(sc, es[i].k.pid, es[i].k.ustack);
+		struct frames kf;
 
+		frames__kernel(&kf, &sc->ks, kips, read_stack(sc, es[i].k.kstack, kips));
 		if (sc->o->folded)
-			print_folded(sc, &es[i], kips + skip, nk - skip, uips, nu);
+			print_folded(sc, &es[i], &kf, u ? &u->fr : NULL);
 		else
-			print_entry(sc, &es[i], kips + skip, nk - skip, uips, nu);
+			print_entry(sc, &es[i], &kf, u ? &u->fr : NULL);
+		frames__free(&kf);
 	}
 	if (sc->o->c.json) {
 		json__obj_begin(&sc->j);
@@ -378,7 +257,7 @@ static int report(struct stacks_ctx *sc)
 		json__obj_end(&sc->j);
 	} else {
 		fprintf(stderr, "%llu events, %zu distinct stacks (%zu shown); lost: %llu kernel stacks, "
-			"%llu user stacks, %llu events (table full); %llu user frames unresolved (process gone)\n",
+			"%llu user stacks, %llu events (table full); %llu user stacks unresolved (process gone)\n",
 			(unsigned long long)st.events, n, shown, (unsigned long long)st.kstack_lost,
 			(unsigned long long)st.ustack_lost, (unsigned long long)st.map_full,
 			(unsigned long long)sc->unresolved);
@@ -539,10 +418,8 @@ out:
 	stacks_bpf__destroy(sc.sk);
 	usyms__free(sc.us);
 	ksyms__free(&sc.ks);
-	for (size_t i = 0; i < sc.nuf; i++) {
-		free(sc.uf[i].name);
-		free(sc.uf[i].where);
-	}
-	free(sc.uf);
+	for (size_t i = 0; i < sc.nust; i++)
+		frames__free(&sc.ust[i].fr);
+	free(sc.ust);
 	return err;
 }

@@ -33,6 +33,9 @@
 #include "counters.h"
 #include "disks.h"
 #include "filter.h"
+#include "frames.h"
+#include "ksyms.h"
+#include "usyms.h"
 #include "hist_user.h"
 #include "json.h"
 #include "life_user.h"
@@ -101,13 +104,14 @@ static const char *const part_json[WP_NR] = {
 #define LINK_SHOWN 8
 
 enum { OPT_COMM = OPT_FIRST_CMD, OPT_SYSCALLS, OPT_SUMMARY, OPT_CALL, OPT_INTO, OPT_NO_QW };
+#define STACK_IPS 127
 
 struct why_opts {
 	struct cli_common c;
 	const char *pids[WHY_MAX_PIDS];
 	int npids;
 	const char *comm, *cgroup, *disk, *syscalls;
-	bool summary_only, no_queue_writes;
+	bool summary_only, no_queue_writes, kstack, ustack;
 	const char *call;		/* --call TARGET */
 	char *into[WHY_CHILDREN];	/* --into CHILD,... */
 	int ninto;
@@ -132,6 +136,7 @@ struct sys_agg {
 struct pending {
 	struct why_call c;
 	char file[512];
+	struct frames kf, uf;	/* -K/-U: the stacks of its longest wait, named on arrival */
 };
 
 /* Files named before, by (pid, fd, dev, inode): a process that exits right
@@ -158,6 +163,9 @@ struct why_ctx {
 	int ncalls, ready;		/* ready: those there before the last poll */
 	struct sys_agg agg[NSYSC + 1];	/* the last: --call's TARGET */
 	struct attacher at;
+	struct ksyms ks;		/* -K */
+	struct usyms *us;		/* -U */
+	const struct pending *cur;	/* the call being printed */
 	struct bpf_link *sc_links[2 * NSYSC];	/* per-syscall tracepoints */
 	int nsc_links;
 	bool raw;			/* raw syscall tracepoints instead */
@@ -227,6 +235,30 @@ static void file_name(struct why_ctx *wc, const struct why_call *c, char *buf, s
 		snprintf(buf, len, "fd %d", c->fd);
 }
 
+static int read_stack(struct why_ctx *wc, int id, uint64_t *ips)
+{
+	int n = 0;
+
+	if (id < 0 || bpf_map_lookup_elem(bpf_map__fd(wc->skel->maps.stacks), &id, ips))
+		return 0;
+	while (n < STACK_IPS && ips[n])
+		n++;
+	return n;
+}
+
+/* -K/-U: now, while the process lives (user frames need its mappings). */
+static void name_stacks(struct why_ctx *wc, struct pending *p)
+{
+	uint64_t ips[STACK_IPS];
+
+	memset(&p->kf, 0, sizeof(p->kf));
+	memset(&p->uf, 0, sizeof(p->uf));
+	if (wc->o->kstack)
+		frames__kernel(&p->kf, &wc->ks, ips, read_stack(wc, p->c.kstack, ips));
+	if (wc->o->ustack)
+		frames__user(&p->uf, wc->us, p->c.pid, ips, read_stack(wc, p->c.ustack, ips));
+}
+
 static int on_call(void *ctx, void *data, size_t size)
 {
 	struct why_ctx *wc = ctx;
@@ -239,6 +271,7 @@ static int on_call(void *ctx, void *data, size_t size)
 	}
 	memcpy(&wc->calls[wc->ncalls].c, data, sizeof(struct why_call));
 	file_name(wc, &wc->calls[wc->ncalls].c, wc->calls[wc->ncalls].file, sizeof(wc->calls[0].file));
+	name_stacks(wc, &wc->calls[wc->ncalls]);
 	wc->ncalls++;
 	return 0;
 }
@@ -420,6 +453,22 @@ static void print_call_json(struct why_ctx *wc, const struct why_call *c, const 
 		json__obj_end(j);
 	}
 	json__arr_end(j);
+	if (wc->o->kstack || wc->o->ustack) {
+		json__key(j, "longest_wait");
+		if (c->wait_max) {
+			json__obj_begin(j);
+			json__ku64(j, "ns", c->wait_max);
+			if (wc->o->kstack)
+				frames__json(&wc->cur->kf, j, "kernel");
+			if (wc->o->ustack) {
+				frames__json(&wc->cur->uf, j, "user");
+				json__kbool(j, "user_cut_short", wc->cur->uf.cut);
+			}
+			json__obj_end(j);
+		} else {
+			json__null(j);
+		}
+	}
 	json__obj_end(j);
 }
 
@@ -505,6 +554,13 @@ static void print_call_text(struct why_ctx *wc, const struct why_call *c, const 
 	if (c->cache_added || c->ra_sync || c->ra_async || c->faults)
 		printf("    page cache: %llu pages added (misses), readahead %u sync %u async; %llu faults\n",
 		       (unsigned long long)c->cache_added, c->ra_sync, c->ra_async, (unsigned long long)c->faults);
+	if ((wc->o->kstack || wc->o->ustack) && c->wait_max) {
+		printf("    longest wait off CPU %.2f ms, blocked at:\n", c->wait_max / 1e6);
+		frames__text(&wc->cur->kf, stdout, "      ");
+		if (wc->cur->kf.n && wc->cur->uf.n)
+			printf("      --\n");
+		frames__text(&wc->cur->uf, stdout, "      ");
+	}
 }
 
 static void aggregate(struct why_ctx *wc, const struct why_call *c, const struct life_req **rs, int nrs)
@@ -560,6 +616,7 @@ static void join_ready(struct why_ctx *wc)
 		const struct life_req *rs[256];
 		int total, nrs = find_reqs(wc, c, rs, 256, &total);
 
+		wc->cur = &wc->calls[i];
 		if (wc->o->disk && !touches_disk(wc, rs, nrs)) {
 			wc->disk_skipped++;
 			continue;
@@ -575,6 +632,10 @@ static void join_ready(struct why_ctx *wc)
 			print_call_json(wc, c, file, sysc_of(c->nr), rs, nrs < LINK_SHOWN ? nrs : LINK_SHOWN, total);
 		else
 			print_call_text(wc, c, file, sysc_of(c->nr), rs, nrs < LINK_SHOWN ? nrs : LINK_SHOWN, total);
+	}
+	for (int i = 0; i < wc->ready; i++) {
+		frames__free(&wc->calls[i].kf);
+		frames__free(&wc->calls[i].uf);
 	}
 	memmove(wc->calls, wc->calls + wc->ready, (wc->ncalls - wc->ready) * sizeof(*wc->calls));
 	wc->ncalls -= wc->ready;
@@ -772,6 +833,8 @@ static const struct cli_opt why_table[] = {
 	{ "no-queue-writes", OPT_NO_QW, NULL, "do not watch queue-attribute writes (no writer named;\n"
 	  "saves about 350 ns on every write(2) on the machine)" },
 	{ "interval", 'i', "SECS", "a summary every SECS seconds, besides the last" },
+	{ "kernel-stack", 'K', NULL, "the kernel stack at each call's longest wait off CPU" },
+	{ "user-stack", 'U', NULL, "the user stack at each call's longest wait off CPU" },
 	{}
 };
 
@@ -797,6 +860,8 @@ static int why_opt(void *ctx, int opt, const char *arg)
 	case OPT_SYSCALLS: o->syscalls = arg; break;
 	case OPT_SUMMARY: o->summary_only = true; break;
 	case OPT_NO_QW: o->no_queue_writes = true; break;
+	case 'K': o->kstack = true; break;
+	case 'U': o->ustack = true; break;
 	case OPT_CALL: o->call = arg; break;
 	case OPT_INTO: {
 		char *save, *name;
@@ -1170,6 +1235,18 @@ int cmd_why(int argc, char **argv)
 		goto out;
 	wc.skel->rodata->targ_min_ns = o.min_ns;
 	wc.skel->rodata->targ_self = getpid();	/* iodig's own calls are not the user's */
+	wc.skel->rodata->targ_kstack = o.kstack;
+	wc.skel->rodata->targ_ustack = o.ustack;
+	if (!o.kstack && !o.ustack)
+		bpf_map__set_max_entries(wc.skel->maps.stacks, 1);
+	if (o.kstack && (err = ksyms__load(&wc.ks, NULL))) {
+		err = fail("reading /proc/kallsyms", "%s", strerror(-err));
+		goto out;
+	}
+	if (o.ustack && !(wc.us = usyms__new())) {
+		err = fail("symbols", "out of memory");
+		goto out;
+	}
 	if (!o.call && (err = set_syscalls(wc.skel, o.syscalls)))
 		goto out;
 	sc_choose(&wc);
@@ -1253,6 +1330,8 @@ out:
 	attacher__destroy(&wc.at);
 	sc_detach(&wc);
 	why_bpf__destroy(wc.skel);
+	ksyms__free(&wc.ks);
+	usyms__free(wc.us);
 	reqflags__free(&wc.pr.rf);
 	btf__free(vmlinux);
 	free(wc.reqs);

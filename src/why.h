@@ -43,6 +43,7 @@ enum why_args {
 #define WHY_SYSCALLS	512	/* syscall numbers below this are traceable */
 #define WHY_PATH_LEN	64
 #define WHY_COMM_LEN	16
+#define WHY_STACK_DEPTH	127
 
 /* lock:contention_begin flags (include/trace/events/lock.h) */
 #define WHY_LCB_SPIN	(1U << 0)
@@ -81,6 +82,8 @@ struct why_call {
 	__u64 child_ns[WHY_CHILDREN];	/* --into: inclusive time in each child */
 	__u32 child_calls[WHY_CHILDREN];
 	__u64 in_children;	/* time inside any child (their union: self = wall - this) */
+	__u64 wait_max;		/* -K/-U: its longest time off CPU, blocked (ns) */
+	__s32 kstack, ustack;	/* -K/-U: the stacks it blocked with then (stack map ids, < 0: none) */
 	char comm[WHY_COMM_LEN];
 	char path[WHY_PATH_LEN];	/* WA_PATH*: the path given, as given */
 };

@@ -29,6 +29,8 @@
 
 const volatile __u8 targ_args[WHY_SYSCALLS] = {};	/* enum why_args by syscall nr */
 const volatile __u64 targ_min_ns = 10000000;
+const volatile bool targ_kstack = false;	/* -K */
+const volatile bool targ_ustack = false;	/* -U */
 const volatile __u32 targ_self = 0;
 const volatile __u32 filter_tgid[8] = {};
 const volatile __u32 filter_ntgid = 0;
@@ -55,8 +57,18 @@ struct why_task {
 	__u32 any;		/* children under way, all together */
 	__u32 pad;
 	__u64 any_since;
+	__u64 off_since;	/* -K/-U: blocked since; 0: running */
+	__s32 off_k, off_u;	/* the stacks it blocked with */
 	struct why_call rec;
 };
+
+/* -K/-U: the stacks at each block of a traced call (sized 1 by why.c otherwise) */
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 16384);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, WHY_STACK_DEPTH * sizeof(__u64));
+} stacks SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -193,6 +205,8 @@ static __always_inline void begin(struct why_task *w, __u32 nr, __u64 id64)
 	w->rec.pid = id64 >> 32;
 	w->rec.tid = (__u32)id64;
 	w->rec.fd = -1;
+	w->rec.kstack = w->rec.ustack = -1;
+	w->off_since = 0;
 	w->since = now;
 	w->state = WP_CPU;
 	w->flags = F_CALL;
@@ -339,12 +353,26 @@ int BPF_PROG(why_switch, bool preempt, struct task_struct *prev, struct task_str
 		w->rec.offcpu++;
 		/* prev_state, not prev->__state: that one can change under us */
 		charge(w, now, preempt || prev_state == 0 ? WP_RUNQ : blocked_part(w, prev));
+		/* -K/-U: prev is still current here, so these are its stacks */
+		if ((targ_kstack || targ_ustack) && !preempt && prev_state != 0) {
+			w->off_since = now;
+			w->off_k = targ_kstack ? bpf_get_stackid(ctx, &stacks, 0) : -1;
+			w->off_u = targ_ustack ? bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK) : -1;
+		}
 	}
 	if ((w = in_call(next))) {
 		if (!now)
 			now = bpf_ktime_get_ns();
 		w->flags &= ~F_THROTTLE;	/* its pause is over */
 		charge(w, now, running_part(w));
+		if (w->off_since) {	/* -K/-U: the longest wait keeps its stacks */
+			if (now - w->off_since > w->rec.wait_max) {
+				w->rec.wait_max = now - w->off_since;
+				w->rec.kstack = w->off_k;
+				w->rec.ustack = w->off_u;
+			}
+			w->off_since = 0;
+		}
 	}
 	return 0;
 }

@@ -64,3 +64,23 @@ assert_eq "$(jq -s '[.[] | select(.type == "stack")] | length' "$T/tp.json")" 0 
 assert_eq "$(jq -s '[.[] | select(.type == "stack" and .comm == "dd" and any(.kernel[]; .sym == "blkdev_read_iter")) | .count] | add' "$T/tp2.json")" 10 "--tracepoint block:block_rq_issue: dd's 10 O_DIRECT reads (through blkdev_read_iter)"
 "$IODIG" stacks --tracepoint nosuch_iodig_tp 2>"$T/e"; assert_eq "$?" 1 "a tracepoint that does not exist: exit 1"
 "$IODIG" stacks -K -U 2>"$T/e"; assert_eq "$?" 2 "-K -U together: a usage error"
+
+# 4. why -K -U: the stacks at each slow call's longest wait off CPU, on a
+# device whose reads take 20 ms: the wait is the read's, in io_schedule,
+# from inner()'s pread64
+S=$(slowdev 20 16)
+"$H/stackload-fp" "$T/go3" "$S" 5 > "$T/pid.w" & J=$!
+for i in $(seq 50); do [ -s "$T/pid.w" ] && break; sleep 0.05; done
+W=$(cat "$T/pid.w")
+start_iodig "$T/why.json" why 5 -K -U -p "$W" --json
+start_iodig "$T/why.txt" why 5 -K -U -p "$W"
+touch "$T/go3"; wait $J || die "stackload failed"
+stop_all_iodig
+assert_eq "$(jq -s '[.[] | select(.type == "call" and .syscall == "pread64")] | length' "$T/why.json")" 5 "why: the 5 slow reads"
+bad=$(jq -s '[.[] | select(.type == "call") | select(.longest_wait.ns < .parts.block_io_ns or .longest_wait.ns > .wall_ns
+	or ([.longest_wait.kernel[].sym] | index("io_schedule_timeout") == null or index("blkdev_read_iter") == null)
+	or [.longest_wait.user[:4][].sym] != ["inner","middle","outer","main"] or .longest_wait.user_cut_short)] | length' "$T/why.json")
+[ "$bad" = 0 ] || die "why -K -U: $(jq -c 'select(.type == "call") | .longest_wait' "$T/why.json" | head -3)"
+ok "why -K -U: each call's longest wait (>= its block I/O, <= its wall) in io_schedule_timeout under blkdev_read_iter, from inner < middle < outer < main"
+grep -q "longest wait off CPU" "$T/why.txt" && grep -q "inner+0x[0-9a-f]* \[stackload-fp\] .*stackload.c:$line" "$T/why.txt" || die "why text: $(head -30 "$T/why.txt")"
+ok "why -K -U text: the wait and inner's line"

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdlib.h>
+#include <string.h>
+#include "frames.h"
+#include "json.h"
+#include "ksyms.h"
+#include "text.h"
+#include "usyms.h"
+
+int frames__kernel_skip(const struct ksyms *ks, const uint64_t *ips, int n)
+{
+	static const char *const dispatch[] = { "bpf_", "__bpf_", "trace_call_bpf", "perf_trace_",
+						"__traceiter_" };
+	int i;
+
+	for (i = 0; i < n; i++) {
+		const struct ksym *s = ksyms__find(ks, ips[i]);
+		bool skip = !s || ips[i] - s->addr >= (1 << 20);	/* past the kernel's text */
+
+		for (size_t d = 0; s && !skip && d < sizeof(dispatch) / sizeof(dispatch[0]); d++)
+			skip = !strncmp(s->name, dispatch[d], strlen(dispatch[d]));
+		if (!skip)
+			break;
+	}
+	return i < n ? i : 0;
+}
+
+bool frames__reaches_entry(const char *const *syms, int n)
+{
+	static const char *const roots[] = { "_start", "__libc_start_main", "__libc_start_call_main",
+					     "clone", "clone3", "start_thread", "__clone", "__clone3" };
+
+	for (int f = 0; f < n; f++)
+		for (size_t i = 0; syms[f] && i < sizeof(roots) / sizeof(roots[0]); i++)
+			if (!strcmp(syms[f], roots[i]))
+				return true;
+	return false;
+}
+
+static struct frame *alloc(struct frames *fr, int n, bool user)
+{
+	memset(fr, 0, sizeof(*fr));
+	fr->user = user;
+	fr->f = calloc(n ? n : 1, sizeof(*fr->f));
+	return fr->f;
+}
+
+void frames__kernel(struct frames *fr, const struct ksyms *ks, const uint64_t *ips, int n)
+{
+	int skip = frames__kernel_skip(ks, ips, n);
+
+	if (!alloc(fr, n - skip, false))
+		return;
+	for (int i = skip; i < n; i++) {
+		const struct ksym *s = ksyms__find(ks, ips[i]);
+		struct frame *f = &fr->f[fr->n++];
+
+		f->addr = ips[i];
+		if (s) {
+			f->sym = strdup(s->name);
+			f->offset = ips[i] - s->addr;
+			f->where = s->module ? strdup(s->module) : NULL;
+		}
+	}
+}
+
+void frames__user(struct frames *fr, struct usyms *us, uint32_t pid, const uint64_t *ips, int n)
+{
+	const char *syms[128];
+
+	if (!alloc(fr, n, true))
+		return;
+	for (int i = 0; i < n; i++) {
+		struct frame *f = &fr->f[fr->n++];
+		struct usym s;
+		char buf[512];
+		const char *mod;
+
+		f->addr = ips[i];
+		syms[i < 128 ? i : 127] = NULL;
+		/* every frame but the innermost is a return address: name the call */
+		if (usyms__resolve(us, pid, i ? ips[i] - 1 : ips[i], &s) < 0)
+			continue;
+		mod = s.module ? strrchr(s.module, '/') : NULL;
+		mod = mod ? mod + 1 : s.module;
+		if (s.name) {
+			f->sym = strdup(s.name);
+			f->offset = s.offset + (i ? 1 : 0);
+		}
+		if (s.file)
+			snprintf(buf, sizeof(buf), "[%s] %s:%d", mod ? mod : "?", s.file, s.line);
+		else
+			snprintf(buf, sizeof(buf), "[%s]", mod ? mod : "?");
+		if (mod || s.file)
+			f->where = strdup(buf);
+		if (i < 128)
+			syms[i] = f->sym;
+	}
+	fr->cut = n && !frames__reaches_entry(syms, n < 128 ? n : 128);
+}
+
+void frames__text(const struct frames *fr, FILE *out, const char *indent)
+{
+	char safe[TEXT_SAFE_LEN(512)];
+
+	for (int i = 0; i < fr->n; i++) {
+		const struct frame *f = &fr->f[i];
+
+		if (f->sym)
+			fprintf(out, "%s%s+0x%llx", indent, text__safe(f->sym, safe, sizeof(safe)),
+				(unsigned long long)f->offset);
+		else
+			fprintf(out, "%s[0x%llx]", indent, (unsigned long long)f->addr);
+		if (f->where)
+			fprintf(out, fr->user ? " %s" : " [%s]", text__safe(f->where, safe, sizeof(safe)));
+		fputc('\n', out);
+	}
+	if (fr->cut)
+		fprintf(out, "%s[the user stack stops here: probably cut short, the binary has no frame pointers]\n",
+			indent);
+}
+
+void frames__json(const struct frames *fr, struct json *j, const char *key)
+{
+	json__key(j, key);
+	json__arr_begin(j);
+	for (int i = 0; i < fr->n; i++) {
+		const struct frame *f = &fr->f[i];
+
+		json__obj_begin(j);
+		json__ku64(j, "addr", f->addr);
+		if (f->sym) {
+			json__kstr(j, "sym", f->sym);
+			json__ku64(j, "offset", f->offset);
+		} else {
+			json__knull(j, "sym");
+		}
+		if (f->where)
+			json__kstr(j, fr->user ? "where" : "module", f->where);
+		json__obj_end(j);
+	}
+	json__arr_end(j);
+}
+
+void frames__free(struct frames *fr)
+{
+	for (int i = 0; i < fr->n; i++) {
+		free(fr->f[i].sym);
+		free(fr->f[i].where);
+	}
+	free(fr->f);
+	memset(fr, 0, sizeof(*fr));
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A stack as shown: addresses from a BPF stack map turned into named frames
+ * (kernel: ksyms, user: usyms), printed as text lines or a JSON array of
+ * {addr, sym, offset | where}.  What stacks and why -K/-U share.
+ */
+#ifndef IODIG_FRAMES_H
+#define IODIG_FRAMES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct json;
+struct ksyms;
+struct usyms;
+
+struct frame {
+	uint64_t addr;
+	uint64_t offset;	/* from sym */
+	char *sym;		/* NULL: unknown */
+	char *where;		/* kernel: module, or NULL; user: "[lib] file:line" or "[lib]" */
+};
+
+struct frames {
+	struct frame *f;
+	int n;
+	bool user;
+	bool cut;		/* user: the walk did not reach the program's entry */
+};
+
+/* How many leading kernel frames are the BPF program and the tracepoint's
+ * dispatch (JIT code is in no kallsyms entry unless bpf_jit_kallsyms). */
+int frames__kernel_skip(const struct ksyms *ks, const uint64_t *ips, int n);
+/* Does a user stack reach a process's or thread's entry?  Debian's user
+ * space has no frame pointers, so most walks stop early. */
+bool frames__reaches_entry(const char *const *syms, int n);
+
+/* ips[0..n) named: kernel (dispatch frames dropped) or user (of pid, now:
+ * the process must still exist, or the frames stay addresses). */
+void frames__kernel(struct frames *fr, const struct ksyms *ks, const uint64_t *ips, int n);
+void frames__user(struct frames *fr, struct usyms *us, uint32_t pid, const uint64_t *ips, int n);
+/* One line per frame, innermost first, each after indent. */
+void frames__text(const struct frames *fr, FILE *out, const char *indent);
+void frames__json(const struct frames *fr, struct json *j, const char *key);
+void frames__free(struct frames *fr);
+
+#endif
