@@ -19,6 +19,7 @@
 #include "cmds.h"
 #include "counters.h"
 #include "disks.h"
+#include "flame.h"
 #include "frames.h"
 #include "filter.h"
 #include "json.h"
@@ -30,12 +31,12 @@
 #include "text.h"
 #include "usyms.h"
 
-enum { OPT_TP = OPT_FIRST_CMD, OPT_UPROBE, OPT_FOLDED };
+enum { OPT_TP = OPT_FIRST_CMD, OPT_UPROBE, OPT_FOLDED, OPT_SVG };
 
 struct stacks_opts {
 	struct cli_common c;
 	bool kernel_only, user_only, folded;
-	const char *tp, *uprobe, *disk, *cgroup;
+	const char *tp, *uprobe, *disk, *cgroup, *svg;
 	unsigned long long pid, top, duration;
 	struct disk_sel sel;
 };
@@ -163,6 +164,43 @@ static void print_folded(struct stacks_ctx *sc, const struct entry *e, const str
 	printf(" %llu\n", (unsigned long long)e->v.count);
 }
 
+/* The stack into the flame graph: process, user frames, kernel frames, root first. */
+static int flame_add(struct flame *fl, const struct entry *e, const struct frames *kf, const struct frames *uf)
+{
+	int n = 1 + (uf ? uf->n : 0) + kf->n, k = 0, err;
+	const char **names = calloc(n, sizeof(*names));
+	unsigned char *kernel = calloc(n, 1);
+	char **own = calloc(n, sizeof(*own));
+
+	if (!names || !kernel || !own) {
+		err = -ENOMEM;
+		goto out;
+	}
+	names[k++] = e->k.comm;
+	for (int i = uf ? uf->n - 1 : -1; i >= 0; i--, k++)
+		if (!(names[k] = uf->f[i].sym)) {
+			if (asprintf(&own[k], "[0x%llx]", (unsigned long long)uf->f[i].addr) < 0)
+				own[k] = NULL;
+			names[k] = own[k] ? own[k] : "?";
+		}
+	for (int i = kf->n - 1; i >= 0; i--, k++) {
+		kernel[k] = 1;
+		if (!(names[k] = kf->f[i].sym)) {
+			if (asprintf(&own[k], "[0x%llx]", (unsigned long long)kf->f[i].addr) < 0)
+				own[k] = NULL;
+			names[k] = own[k] ? own[k] : "?";
+		}
+	}
+	err = flame__add(fl, names, kernel, k, e->v.count);
+out:
+	for (int i = 0; own && i < n; i++)
+		free(own[i]);
+	free(own);
+	free(names);
+	free(kernel);
+	return err;
+}
+
 static void print_entry(struct stacks_ctx *sc, const struct entry *e, const struct frames *kf,
 			const struct frames *uf)
 {
@@ -228,6 +266,35 @@ static int report(struct stacks_ctx *sc)
 		n++;
 	}
 	qsort(es, n, sizeof(*es), cmp_entry);
+	if (sc->o->svg) {	/* every stack, whatever -n says */
+		struct flame fl;
+		FILE *f;
+		int err = flame__init(&fl);
+		char title[256];
+
+		for (size_t i = 0; !err && i < n; i++) {
+			const struct ustack *u = ust_find(sc, es[i].k.pid, es[i].k.ustack);
+			struct frames kf;
+
+			frames__kernel(&kf, &sc->ks, kips, read_stack(sc, es[i].k.kstack, kips));
+			err = flame_add(&fl, &es[i], &kf, u ? &u->fr : NULL);
+			frames__free(&kf);
+		}
+		snprintf(title, sizeof(title), "iodig stacks: %s", sc->o->tp ? sc->o->tp : sc->o->uprobe ? sc->o->uprobe
+			 : "block I/O submission");
+		if (!err && (f = fopen(sc->o->svg, "w"))) {
+			err = flame__svg(&fl, f, title, sc->o->tp || sc->o->uprobe ? "events" : "bios", 1200);
+			if (fclose(f) && !err)
+				err = -errno;
+		} else if (!err) {
+			err = -errno;
+		}
+		flame__free(&fl);
+		if (err) {
+			free(es);
+			return fail(sc->o->svg, "%s", strerror(-err));
+		}
+	}
 	shown = sc->o->top && sc->o->top < n ? sc->o->top : n;
 	if (sc->o->folded)
 		shown = n;
@@ -276,6 +343,7 @@ static int stacks_opt(void *ctx, int opt, const char *arg)
 	case 'd': o->disk = arg; return 0;
 	case 'c': o->cgroup = arg; return 0;
 	case OPT_FOLDED: o->folded = true; return 0;
+	case OPT_SVG: o->svg = arg; return 0;
 	case OPT_TP: o->tp = arg; return 0;
 	case OPT_UPROBE: o->uprobe = arg; return 0;
 	case 'p':
@@ -321,6 +389,7 @@ int cmd_stacks(int argc, char **argv)
 		{ "cgroup", 'c', "CGROUP", "block I/O: only I/O charged to this cgroup" },
 		{ "top", 'n', "N", "text: the N most frequent stacks (default 20; 0: all)" },
 		{ "folded", OPT_FOLDED, NULL, "one line per stack, frame;frame;... count, root first (flame graph input)" },
+		{ "svg", OPT_SVG, "FILE", "also write a flame graph: one self-contained, interactive SVG" },
 		{}
 	};
 	static const struct cli_cmd cmd = {

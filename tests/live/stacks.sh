@@ -12,7 +12,7 @@ line=$(grep -n 'READ \*/' "$TOP/tests/helpers/stackload.c" | cut -d: -f1)
 
 # 1. with and without frame pointers, side by side
 start_iodig "$T/s.json" stacks -d "$d" --json
-start_iodig "$T/s.folded" stacks -d "$d" --folded
+start_iodig "$T/s.folded" stacks -d "$d" --folded --svg "$T/s.svg"
 "$H/stackload-fp" "$T/go" "$L" 50 > "$T/pid.fp" & J1=$!
 "$H/stackload-nofp" "$T/go" "$L" 30 > "$T/pid.nofp" & J2=$!
 for i in $(seq 50); do [ -s "$T/pid.fp" ] && [ -s "$T/pid.nofp" ] && break; sleep 0.05; done
@@ -31,6 +31,29 @@ ok "kernel frames from submit_bio up to the pread64 system call, no BPF frames f
 assert_eq "$(st "$T/s.json" "$NOFP" | jq -c '[.count, .user[0].sym, .user_cut_short]')" '[30,"inner",true]' "no frame pointers: 30 reads, inner named, the stack said to be cut short"
 grep -qE "^stackload-fp;(.*;)?main;outer;middle;inner;.*submit_bio[a-z_]*_\[k\] 50$" "$T/s.folded" || die "folded: $(cat "$T/s.folded")"
 ok "--folded: stackload-fp;...;main;outer;middle;inner;...;submit_bio..._[k] 50"
+# the flame graph: well-formed SVG; every frame a box whose count is the sum
+# of the boxes above it (or more, where a stack ends there); the process
+# boxes add up to the root
+python3 - "$T/s.svg" "$FP" <<'PY' || die "flame graph: $(head -c 600 "$T/s.svg")"
+import re, sys, xml.etree.ElementTree as ET
+ns = {"s": "http://www.w3.org/2000/svg"}
+root = ET.parse(sys.argv[1]).getroot()
+gs = root.findall(".//s:g", ns)
+boxes = [(int(g.get("data-x")), int(g.get("data-w")), int(g.get("data-d")), g.find("s:title", ns).text) for g in gs]
+assert boxes[0][3].startswith("all (80 bios"), boxes[0]
+by_depth = {}
+for b in boxes:
+    by_depth.setdefault(b[2], []).append(b)
+assert sum(b[1] for b in by_depth[1]) == 80, by_depth[1]
+names = {b[3].split(" ")[0]: b for b in boxes}
+assert names["stackload-fp"][1] == 50 and names["stackload-nofp"][1] == 30, names.keys()
+for d, bs in by_depth.items():
+    for b in bs:
+        above = [c for c in by_depth.get(d + 1, []) if b[0] <= c[0] < b[0] + b[1]]
+        assert sum(c[1] for c in above) <= b[1], (b, above)
+assert root.find("s:script", ns) is not None
+PY
+ok "--svg: a flame graph of 80 bios, 50 and 30 by process, each box at least the boxes above it"
 
 # 2. stripped, its debug file under /usr/lib/debug/.build-id, run from a
 # private tmpfs in its own mount namespace, deleted once it has started
