@@ -34,7 +34,7 @@ LIB_OBJS  := $(patsubst src/%.c,$(BUILD)/%.o,$(LIB_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 HELPERS   := $(BUILD)/helpers/functest $(BUILD)/helpers/syscost $(BUILD)/helpers/callee $(BUILD)/helpers/switchcost \
-	     $(BUILD)/helpers/stackload-fp $(BUILD)/helpers/stackload-nofp
+	     $(BUILD)/helpers/stackload-fp $(BUILD)/helpers/stackload-nofp $(BUILD)/helpers/jitload
 
 .PHONY: all deps test-deps run test unit live vm bench clean check-static
 .DELETE_ON_ERROR:
@@ -98,6 +98,9 @@ $(BUILD)/helpers/%: tests/helpers/%.c
 
 # One source, with and without frame pointers (the user stacks of tests/live/stacks.sh).
 $(BUILD)/helpers/stackload-fp: tests/helpers/stackload.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -fno-omit-frame-pointer -Wall -o $@ $<
+$(BUILD)/helpers/jitload: tests/helpers/jitload.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -fno-omit-frame-pointer -Wall -o $@ $<
 $(BUILD)/helpers/stackload-nofp: tests/helpers/stackload.c

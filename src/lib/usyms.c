@@ -10,9 +10,17 @@
 
 #define USYMS_PROCS 256
 
+/* A JIT's symbol from /tmp/perf-PID.map ("START SIZE name", hex). */
+struct jit_sym {
+	uint64_t start, size;
+	char *name;
+};
+
 struct proc_syms {
 	pid_t pid;
 	Dwfl *dwfl;		/* NULL: could not be reported (gone) */
+	struct jit_sym *jit;	/* sorted by start */
+	int njit;
 };
 
 struct usyms {
@@ -92,14 +100,76 @@ struct usyms *usyms__new(void)
 	return calloc(1, sizeof(struct usyms));
 }
 
-static Dwfl *session(struct usyms *u, pid_t pid)
+static int cmp_jit(const void *a, const void *b)
+{
+	const struct jit_sym *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* /tmp/perf-PID.map, as JITs (V8, the JVM with perf-map-agent, Python 3.12
+ * -X perf, LuaJIT, ...) write it for perf: read once, at the first lookup. */
+static void jit_load(struct proc_syms *s)
+{
+	char path[64], line[1024], name[900];
+	unsigned long long start, size;
+	int cap = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", s->pid);
+	if (!(f = fopen(path, "r")))
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %llx %899[^\n]", &start, &size, name) != 3)
+			continue;
+		if (s->njit == cap) {
+			void *p = realloc(s->jit, (cap = cap ? 2 * cap : 64) * sizeof(*s->jit));
+
+			if (!p)
+				break;
+			s->jit = p;
+		}
+		s->jit[s->njit++] = (struct jit_sym){ start, size, strdup(name) };
+	}
+	fclose(f);
+	qsort(s->jit, s->njit, sizeof(*s->jit), cmp_jit);
+}
+
+static const struct jit_sym *jit_find(const struct proc_syms *s, uint64_t addr)
+{
+	int lo = 0, hi = s->njit - 1, best = -1;
+
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+
+		if (s->jit[mid].start <= addr) {
+			best = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid - 1;
+		}
+	}
+	return best >= 0 && addr < s->jit[best].start + s->jit[best].size ? &s->jit[best] : NULL;
+}
+
+static void proc_free(struct proc_syms *s)
+{
+	if (s->dwfl)
+		dwfl_end(s->dwfl);
+	for (int i = 0; i < s->njit; i++)
+		free(s->jit[i].name);
+	free(s->jit);
+	memset(s, 0, sizeof(*s));
+}
+
+static struct proc_syms *session(struct usyms *u, pid_t pid)
 {
 	struct proc_syms *s;
 	Dwfl *d;
 
 	for (int i = 0; i < u->n; i++)
 		if (u->p[i].pid == pid)
-			return u->p[i].dwfl;
+			return &u->p[i];
 	d = dwfl_begin(&proc_callbacks);
 	if (d && (dwfl_linux_proc_report(d, pid) || dwfl_report_end(d, NULL, NULL))) {
 		dwfl_end(d);
@@ -111,17 +181,18 @@ static Dwfl *session(struct usyms *u, pid_t pid)
 	} else {
 		s = &u->p[u->next];
 		u->next = (u->next + 1) % USYMS_PROCS;
-		if (s->dwfl)
-			dwfl_end(s->dwfl);
+		proc_free(s);
 	}
 	s->pid = pid;
 	s->dwfl = d;
-	return d;
+	jit_load(s);
+	return s;
 }
 
 int usyms__resolve(struct usyms *u, pid_t pid, uint64_t addr, struct usym *out)
 {
-	Dwfl *d;
+	struct proc_syms *ps;
+	const struct jit_sym *j;
 	Dwfl_Module *m;
 	Dwfl_Line *l;
 	GElf_Off off = 0;
@@ -129,15 +200,18 @@ int usyms__resolve(struct usyms *u, pid_t pid, uint64_t addr, struct usym *out)
 
 	memset(out, 0, sizeof(*out));
 	reporting = pid;
-	d = session(u, pid);
-	if (!d) {
-		reporting = 0;
-		return -ESRCH;
-	}
-	m = dwfl_addrmodule(d, addr);
+	ps = session(u, pid);
+	m = ps->dwfl ? dwfl_addrmodule(ps->dwfl, addr) : NULL;
 	if (!m) {
 		reporting = 0;
-		return 0;
+		/* no file maps it: JIT code, if the process said so */
+		if ((j = jit_find(ps, addr))) {
+			out->name = j->name;
+			out->offset = addr - j->start;
+			out->module = "perf-map";
+			return 0;
+		}
+		return ps->dwfl ? 0 : -ESRCH;
 	}
 	out->module = dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
 	out->name = dwfl_module_addrinfo(m, addr, &off, &sym, NULL, NULL, NULL);
@@ -153,7 +227,6 @@ void usyms__free(struct usyms *u)
 	if (!u)
 		return;
 	for (int i = 0; i < u->n; i++)
-		if (u->p[i].dwfl)
-			dwfl_end(u->p[i].dwfl);
+		proc_free(&u->p[i]);
 	free(u);
 }

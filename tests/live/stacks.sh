@@ -78,6 +78,16 @@ assert_eq "$(st "$T/ns.json" "$NS" | jq -c '[.count, [.user[:4][].sym]]')" '[20,
 st "$T/ns.json" "$NS" | jq -e ".user[0].where | endswith(\"stackload.c:$line\")" >/dev/null || die "line: $(st "$T/ns.json" "$NS" | jq -c '.user[0]')"
 ok "and its line"
 
+# 2b. JIT code, named by the process in /tmp/perf-PID.map
+start_iodig "$T/jit.json" stacks -d "$d" -U --json
+"$H/jitload" "$T/go4" "$L" 15 > "$T/pid.jit" & J=$!
+for i in $(seq 50); do [ -s "$T/pid.jit" ] && break; sleep 0.05; done
+touch "$T/go4"; wait $J || die "jitload failed"
+stop_iodig
+JP=$(cat "$T/pid.jit")
+assert_eq "$(st "$T/jit.json" "$JP" | jq -c '[.count, [.user[:3][] | .sym], .user[0].where]')" '[15,["jitted_pread","jit_caller","main"],"[perf-map]"]' \
+	"JIT code: named from /tmp/perf-PID.map, then its callers"
+
 # 3. another event: a tracepoint by name, kernel stacks only
 start_iodig "$T/tp.json" stacks --tracepoint block:block_rq_issue -K -p "$FP" --json
 start_iodig "$T/tp2.json" stacks --tracepoint block:block_rq_issue -K --json
