@@ -164,6 +164,12 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 		bpf_map__set_max_entries(sk->maps.clocks, 1);
 	if (!l->watch)
 		bpf_map__set_max_entries(sk->maps.watch, 1);
+	sk->rodata->targ_kstack = cfg->kstack;
+	sk->rodata->targ_ustack = cfg->ustack;
+	if (!cfg->kstack && !cfg->ustack) {
+		bpf_map__set_max_entries(sk->maps.stacks, 1);
+		bpf_map__set_max_entries(sk->maps.qstacks, 1);
+	}
 	/* Load only what this mode runs. */
 	bpf_program__set_autoload(sk->progs.life_getrq, block && (cfg->own_clock || l->watch));
 	bpf_program__set_autoload(sk->progs.life_issue, block && cfg->own_clock);

@@ -91,8 +91,16 @@ struct life_req {
 	__u16 requeues;
 	__u16 seen;
 	int error;
+	__s32 kstack, ustack;	/* -K/-U: the submitter's stacks at Q (stack map ids; < 0: none) */
 	char comm[LIFE_COMM_LEN];
 };
+
+/* -K/-U: the stacks taken at Q, by the slot index of the bio */
+struct life_qstack {
+	__s32 k, u;
+};
+
+#define LIFE_STACK_DEPTH 127
 
 #define SYSFS_NAME_LEN 32
 #define SYSFS_VALUE_LEN 64

@@ -24,6 +24,7 @@ struct life_cfg {
 	uint64_t cgroup;
 	const char *comm;
 	uint64_t rb_bytes;	/* ring buffer size, a power of 2 >= page size */
+	bool kstack, ustack;	/* -K/-U: the submitter's stacks at Q in each record */
 };
 
 struct life {

@@ -4,12 +4,16 @@
 #include <string.h>
 #include <time.h>
 #include <sys/utsname.h>
+#include <bpf/bpf.h>
 #include <stddef.h>
 #include "bpfenv.h"
 #include "counters.h"
 #include "disks.h"
 #include "log.h"
 #include "records.h"
+#include "frames.h"
+#include "ksyms.h"
+#include "usyms.h"
 #include "life.skel.h"
 #include "text.h"
 
@@ -110,6 +114,56 @@ void printer__sysfs(struct req_printer *p, const struct life_sysfs *w)
 	}
 }
 
+int printer__stacks(struct req_printer *p, bool kernel, bool user)
+{
+	int err;
+
+	p->kstack = kernel;
+	p->ustack = user;
+	p->stack_fd = -1;
+	if (kernel) {
+		if (!(p->ks = calloc(1, sizeof(*p->ks))))
+			return fail("symbols", "out of memory");
+		if ((err = ksyms__load(p->ks, NULL)))
+			return fail("reading /proc/kallsyms", "%s", strerror(-err));
+	}
+	if (user && !(p->us = usyms__new()))
+		return fail("symbols", "out of memory");
+	return 0;
+}
+
+void printer__free(struct req_printer *p)
+{
+	if (p->ks) {
+		ksyms__free(p->ks);
+		free(p->ks);
+	}
+	usyms__free(p->us);
+	reqflags__free(&p->rf);
+}
+
+/* -K/-U: a request's stacks at Q, named now (the submitter may exit soon). */
+static void req_stacks(struct req_printer *p, const struct life_req *r, struct frames *kf, struct frames *uf)
+{
+	uint64_t ips[LIFE_STACK_DEPTH];
+	int n;
+
+	memset(kf, 0, sizeof(*kf));
+	memset(uf, 0, sizeof(*uf));
+	uf->user = true;
+	if (p->kstack && r->kstack >= 0 && !bpf_map_lookup_elem(p->stack_fd, &r->kstack, ips)) {
+		for (n = 0; n < LIFE_STACK_DEPTH && ips[n]; n++)
+			;
+		frames__kernel(kf, p->ks, ips, n);
+	}
+	if (p->ustack && r->ustack >= 0 && (r->seen & SEEN_WHO) &&
+	    !bpf_map_lookup_elem(p->stack_fd, &r->ustack, ips)) {
+		for (n = 0; n < LIFE_STACK_DEPTH && ips[n]; n++)
+			;
+		frames__user(uf, p->us, r->pid, ips, n);
+	}
+}
+
 static void print_req(struct req_printer *p, const struct life_req *r)
 {
 	__u64 ph[PH_NR];
@@ -175,6 +229,22 @@ static void print_req(struct req_printer *p, const struct life_req *r)
 			json__kstr(j, "value", val);
 			json__obj_end(j);
 		}
+		if (p->kstack || p->ustack) {
+			struct frames kf, uf;
+
+			req_stacks(p, r, &kf, &uf);
+			json__key(j, "stack");
+			json__obj_begin(j);
+			if (p->kstack)
+				frames__json(&kf, j, "kernel");
+			if (p->ustack) {
+				frames__json(&uf, j, "user");
+				json__kbool(j, "user_cut_short", uf.cut);
+			}
+			json__obj_end(j);
+			frames__free(&kf);
+			frames__free(&uf);
+		}
 		json__obj_end(j);
 		return;
 	}
@@ -199,6 +269,17 @@ static void print_req(struct req_printer *p, const struct life_req *r)
 		       text__safe(w->attr, attr, sizeof(attr)), text__safe(val, value, sizeof(value)));
 	}
 	putchar('\n');
+	if (p->kstack || p->ustack) {
+		struct frames kf, uf;
+
+		req_stacks(p, r, &kf, &uf);
+		frames__text(&kf, stdout, "      ");
+		if (kf.n && uf.n)
+			printf("      --\n");
+		frames__text(&uf, stdout, "      ");
+		frames__free(&kf);
+		frames__free(&uf);
+	}
 }
 
 void printer__record(struct req_printer *p, const void *data, size_t size)

@@ -39,10 +39,18 @@ struct req_printer {
 	int disk_w, sector_w;	/* text columns, sized to the disks present */
 	struct recfile rec;	/* --record: every record, as it came */
 	int rec_err;
+	bool kstack, ustack;	/* -K/-U: each request's stacks at Q */
+	int stack_fd;		/* the life engine's stack map */
+	struct ksyms *ks;
+	struct usyms *us;
 };
 
 /* JSON or text to stdout, default column widths. */
 void printer__init(struct req_printer *p, bool json, bool snoop);
+/* -K/-U: symbols loaded to name each request's stacks (stack_fd set once the
+ * engine runs).  0 or the exit status. */
+int printer__stacks(struct req_printer *p, bool kernel, bool user);
+void printer__free(struct req_printer *p);
 /* Text columns wide enough for every disk now present. */
 void printer__widths(struct req_printer *p);
 void printer__header(struct req_printer *p);

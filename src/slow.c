@@ -27,7 +27,7 @@
 struct slow_opts {
 	struct cli_common c;
 	const char *disk, *cgroup, *pid, *comm;
-	bool snoop, own_clock, no_queue_writes;
+	bool snoop, own_clock, no_queue_writes, kstack, ustack;
 	uint64_t min_ns, rb_bytes;
 	const char *record;	/* --record FILE */
 };
@@ -44,6 +44,8 @@ static const struct cli_opt slow_shared[] = {
 	{ "buffer-size", OPT_BUFFER, "N", "ring buffer bytes, a power of 2 (default 8388608)" },
 	{ "record", OPT_RECORD, "FILE", "also write every record to FILE, with what decoding it\n"
 	  "needs elsewhere: iodig replay FILE prints it again" },
+	{ "kernel-stack", 'K', NULL, "the submitter's kernel stack at Q, with each request" },
+	{ "user-stack", 'U', NULL, "the submitter's user stack at Q, with each request" },
 	{}
 };
 
@@ -72,6 +74,8 @@ static int slow_opt(void *ctx, int opt, const char *arg)
 	case OPT_OWN_CLOCK: o->own_clock = true; break;
 	case OPT_NO_QW: o->no_queue_writes = true; break;	/* slow's only */
 	case OPT_RECORD: o->record = arg; break;
+	case 'K': o->kstack = true; break;
+	case 'U': o->ustack = true; break;
 	case OPT_BUFFER:
 		if (!cli__uint(arg, 4096, 1ULL << 30, &v) || (v & (v - 1)))
 			return usage_error("--buffer-size '%s': a power of 2 from 4096 to 1073741824", arg);
@@ -132,6 +136,8 @@ int slow__main(int argc, char **argv, bool snoop, const char *synopsis, const ch
 		return err;
 	if (o.pid && (err = filter__pid(o.pid, &cfg.pid)))
 		return err;
+	if (o.record && (o.kstack || o.ustack))	/* stack ids mean nothing elsewhere */
+		return usage_error("--record with -K or -U: stacks are not recorded yet");
 	vmlinux = btf__load_vmlinux_btf();
 	if (!vmlinux)
 		return fail("reading kernel BTF", "%s", strerror(errno));
@@ -146,13 +152,20 @@ int slow__main(int argc, char **argv, bool snoop, const char *synopsis, const ch
 	cfg.sysfs = !snoop && !o.no_queue_writes;
 	cfg.comm = o.comm;
 	cfg.rb_bytes = o.rb_bytes;
+	cfg.kstack = o.kstack;
+	cfg.ustack = o.ustack;
 	printer__init(&pr, o.c.json, snoop);
+	if (cfg.kernel_q && (o.kstack || o.ustack))
+		warnf("this kernel stamps bios at Q itself and iodig does not run there: no stacks (-K/-U)");
+	if ((err = printer__stacks(&pr, o.kstack, o.ustack)))
+		goto out;
 	/* a file that cannot be written is said before anything is attached */
 	if (o.record && (err = recfile__create(&pr.rec, o.record)))
 		return fail("writing the recording", "%s: %s", o.record, strerror(-err));
 	err = life__start(&l, &cfg, printer__on_record, &pr);
 	if (err)
 		goto out;
+	pr.stack_fd = bpf_map__fd(l.skel->maps.stacks);
 	if (cfg.sysfs && !l.sysfs_on)
 		warnf("queue attribute writes are not watched: %s", l.sysfs_why);
 	pr.t0 = run__mono_ns();
@@ -174,7 +187,7 @@ out:
 	if (pr.rec.f)
 		recfile__close(&pr.rec);
 	life__stop(&l);
-	reqflags__free(&pr.rf);
+	printer__free(&pr);
 	return err;
 }
 

@@ -51,6 +51,8 @@ const volatile __u32 filter_pid = 0;
 const volatile bool filter_comm_on = false;
 const volatile char filter_comm[LIFE_COMM_LEN] = {};
 const volatile __u64 targ_wakeup_bytes = 1 << 20;
+const volatile bool targ_kstack = false;	/* -K: the submitter's kernel stack at Q */
+const volatile bool targ_ustack = false;	/* -U: its user stack */
 
 __u32 epoch;
 struct life_stats stats;
@@ -84,6 +86,21 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } clocks SEC(".maps");
+
+/* -K/-U: stacks at Q (both sized 1 otherwise), by the bio's slot index */
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 16384);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, LIFE_STACK_DEPTH * sizeof(__u64));
+} stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1 << LIFE_WATCH_SLOT_BITS);
+	__type(key, __u32);
+	__type(value, struct life_qstack);
+} qstacks SEC(".maps");
 
 /* Watched: requests C must look at closely, by their first bio. */
 struct {
@@ -229,6 +246,21 @@ static __always_inline long rb_flags(void)
 	       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 }
 
+/* -K/-U: in the submitter's context, its stacks, beside the bio's slot */
+static __always_inline void take_stacks(void *ctx, __u64 bio)
+{
+	__u32 k = life_slot_of(bio, targ_slot_bits);
+	struct life_qstack *qs;
+
+	if (!targ_kstack && !targ_ustack)
+		return;
+	qs = bpf_map_lookup_elem(&qstacks, &k);
+	if (qs) {
+		qs->k = targ_kstack ? bpf_get_stackid(ctx, &stacks, 0) : -1;
+		qs->u = targ_ustack ? bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK) : -1;
+	}
+}
+
 /* Not loaded when the kernel stamps bios at Q. */
 SEC("tp_btf/block_bio_queue")
 int BPF_PROG(life_queue, struct bio *bio)
@@ -244,6 +276,7 @@ int BPF_PROG(life_queue, struct bio *bio)
 	if (targ_watch) {
 		/* Written blindly, never read here: the line stays on this CPU.
 		 * Every bio, whatever the filters: C applies them. */
+		take_stacks(ctx, ptr_val(bio));
 		slot_claim(ptr_val(bio), id, bpf_ktime_get_ns(), 0, SEEN_Q);
 		return 0;
 	}
@@ -258,6 +291,7 @@ int BPF_PROG(life_queue, struct bio *bio)
 	b.pid = id >> 32;
 	b.tid = (__u32)id;
 	b.seen = SEEN_Q | SEEN_WHO;
+	take_stacks(ctx, ptr_val(bio));
 	bio_follow(ptr_val(bio), &b);
 	return 0;
 }
@@ -621,6 +655,16 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 		return 0;
 	}
 	r.type = REC_REQ;
+	r.kstack = r.ustack = -1;
+	if ((targ_kstack || targ_ustack) && b) {
+		__u32 k = life_slot_of(key, targ_slot_bits);
+		struct life_qstack *qs = bpf_map_lookup_elem(&qstacks, &k);
+
+		if (qs) {
+			r.kstack = qs->k;
+			r.ustack = qs->u;
+		}
+	}
 	r.sector = rq->__sector;
 	r.bytes = first ? first->bi_iter.bi_size : 0;
 	r.bytes = nr_bytes > r.bytes ? nr_bytes : r.bytes;

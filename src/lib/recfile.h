@@ -19,7 +19,7 @@
 #include <stdio.h>
 
 #define RECFILE_MAGIC "IODIGREC"
-#define RECFILE_VERSION 1
+#define RECFILE_VERSION 2	/* 2: request records carry stack ids */
 #define RECFILE_MAX_FRAME (1U << 20)
 
 enum recfile_type {

@@ -117,3 +117,21 @@ bad=$(jq -s '[.[] | select(.type == "call") | select(.longest_wait.ns < .parts.b
 ok "why -K -U: each call's longest wait (>= its block I/O, <= its wall) in io_schedule_timeout under blkdev_read_iter, from inner < middle < outer < main"
 grep -q "longest wait off CPU" "$T/why.txt" && grep -q "inner+0x[0-9a-f]* \[stackload-fp\] .*stackload.c:$line" "$T/why.txt" || die "why text: $(head -30 "$T/why.txt")"
 ok "why -K -U text: the wait and inner's line"
+
+# 5. slow and snoop -K -U: each request with its submitter's stacks at Q
+# (slow on the 20 ms device, watched; snoop on the loop device, followed)
+"$H/stackload-fp" "$T/go5" "$S" 4 > "$T/pid.s5" & J1=$!
+"$H/stackload-fp" "$T/go5" "$L" 10 > "$T/pid.n5" & J2=$!
+for i in $(seq 50); do [ -s "$T/pid.s5" ] && [ -s "$T/pid.n5" ] && break; sleep 0.05; done
+start_iodig "$T/slow.json" slow 5 -K -U -d "${S#/dev/}" --json
+start_iodig "$T/snoop.json" snoop -K -U -d "$d" --json
+touch "$T/go5"; wait $J1 $J2 || die "stackload failed"
+stop_all_iodig
+for f in slow:4 snoop:10; do
+	n=${f#*:}; f=${f%:*}
+	got=$(jq -s '[.[] | select(.type == "request" and .comm == "stackload-fp")
+		| select((.stack.kernel | map(.sym) | index("blkdev_read_iter")) != null
+			and ([.stack.user[:4][].sym] == ["inner","middle","outer","main"]))] | length' "$T/$f.json")
+	assert_eq "$got" "$n" "$f -K -U: requests with the submitter's kernel stack (blkdev_read_iter) and user stack (inner < middle < outer < main)"
+done
+"$IODIG" snoop -K --record "$T/x.rec" 2>"$T/e"; assert_eq "$?" 2 "snoop -K --record: refused (stacks are not recorded yet)"
