@@ -51,17 +51,6 @@ static const struct counter exec_counters[] = {
 	{ "no_entry", offsetof(struct exec_counts, no_entry), "%llu whose call was not seen (started before tracing, or table full)", 0 },
 };
 
-/* errno's name: ENOENT, not "No such file or directory" */
-static const char *err_name(int ret, char *buf, size_t len)
-{
-	const char *n = ret < 0 ? strerrorname_np(-ret) : NULL;
-
-	if (n)
-		return n;
-	snprintf(buf, len, "%d", ret);
-	return buf;
-}
-
 /* The name filter: the new program's comm, or the file asked for (its last
  * component), contains NAME. */
 static bool name_wanted(const struct exec_opts *o, const struct exec_event *e)
@@ -94,7 +83,7 @@ static void print_json(struct exec_ctx *x, const struct exec_event *e)
 	json__key(j, "ret");
 	json__i64(j, e->ret);
 	if (e->ret < 0)
-		json__kstr(j, "error", err_name(e->ret, buf, sizeof(buf)));
+		json__kstr(j, "error", text__ret(e->ret, buf, sizeof(buf)));
 	else
 		json__knull(j, "error");
 	json__ku64(j, "latency_ns", e->ts - e->start);
@@ -124,7 +113,7 @@ static void print_text(struct exec_ctx *x, const struct exec_event *e)
 		printf("%-8s ", ts);
 	}
 	printf("%-9.3f %-16s %7u %7u %5u %4s ", (e->ts - x->t0) / 1e9, text__safe(e->comm, comm, sizeof(comm)),
-	       e->pid, e->ppid, e->uid, e->ret < 0 ? err_name(e->ret, buf, sizeof(buf)) : "0");
+	       e->pid, e->ppid, e->uid, text__ret(e->ret, buf, sizeof(buf)));
 	if (e->nargs == 0)	/* no argv (allowed, if odd): the file asked for */
 		fputs(text__safe(e->path, arg, sizeof(arg)), stdout);
 	for (uint32_t i = 0; i < e->nargs && off < e->args_len && off < EXEC_ARGS_LEN; i++) {

@@ -4,7 +4,6 @@
 #include <string.h>
 #include <time.h>
 #include <sys/utsname.h>
-#include <bpf/bpf.h>
 #include <stddef.h>
 #include "bpfenv.h"
 #include "counters.h"
@@ -146,22 +145,14 @@ void printer__free(struct req_printer *p)
 static void req_stacks(struct req_printer *p, const struct life_req *r, struct frames *kf, struct frames *uf)
 {
 	uint64_t ips[LIFE_STACK_DEPTH];
-	int n;
 
 	memset(kf, 0, sizeof(*kf));
 	memset(uf, 0, sizeof(*uf));
 	uf->user = true;
-	if (p->kstack && r->kstack >= 0 && !bpf_map_lookup_elem(p->stack_fd, &r->kstack, ips)) {
-		for (n = 0; n < LIFE_STACK_DEPTH && ips[n]; n++)
-			;
-		frames__kernel(kf, p->ks, ips, n);
-	}
-	if (p->ustack && r->ustack >= 0 && (r->seen & SEEN_WHO) &&
-	    !bpf_map_lookup_elem(p->stack_fd, &r->ustack, ips)) {
-		for (n = 0; n < LIFE_STACK_DEPTH && ips[n]; n++)
-			;
-		frames__user(uf, p->us, r->pid, ips, n);
-	}
+	if (p->kstack)
+		frames__kernel(kf, p->ks, ips, frames__read(p->stack_fd, r->kstack, ips, LIFE_STACK_DEPTH));
+	if (p->ustack && (r->seen & SEEN_WHO))
+		frames__user(uf, p->us, r->pid, ips, frames__read(p->stack_fd, r->ustack, ips, LIFE_STACK_DEPTH));
 }
 
 static void print_req(struct req_printer *p, const struct life_req *r)

@@ -88,13 +88,7 @@ static struct ustack *ust_find(struct stacks_ctx *sc, uint32_t pid, int32_t id)
 
 static int read_stack(struct stacks_ctx *sc, int id, uint64_t *ips)
 {
-	int n = 0;
-
-	if (id < 0 || bpf_map_lookup_elem(bpf_map__fd(sc->sk->maps.stackmap), &id, ips))
-		return 0;
-	while (n < STACKS_DEPTH && ips[n])
-		n++;
-	return n;
+	return frames__read(bpf_map__fd(sc->sk->maps.stackmap), id, ips, STACKS_DEPTH);
 }
 
 /* New user stacks named while their processes live. */

@@ -104,7 +104,7 @@ static const char *const part_json[WP_NR] = {
 #define LINK_SHOWN 8
 
 enum { OPT_COMM = OPT_FIRST_CMD, OPT_SYSCALLS, OPT_SUMMARY, OPT_CALL, OPT_INTO, OPT_NO_QW };
-#define STACK_IPS 127
+#define STACK_IPS WHY_STACK_DEPTH
 
 struct why_opts {
 	struct cli_common c;
@@ -237,13 +237,7 @@ static void file_name(struct why_ctx *wc, const struct why_call *c, char *buf, s
 
 static int read_stack(struct why_ctx *wc, int id, uint64_t *ips)
 {
-	int n = 0;
-
-	if (id < 0 || bpf_map_lookup_elem(bpf_map__fd(wc->skel->maps.stacks), &id, ips))
-		return 0;
-	while (n < STACK_IPS && ips[n])
-		n++;
-	return n;
+	return frames__read(bpf_map__fd(wc->skel->maps.stacks), id, ips, STACK_IPS);
 }
 
 /* -K/-U: now, while the process lives (user frames need its mappings). */
@@ -333,18 +327,6 @@ static const char *lock_kind(uint32_t f)
 	return "other";
 }
 
-static const char *ret_text(int64_t ret, char *buf, size_t len)
-{
-	if (ret < 0 && ret >= -4095) {
-		const char *n = strerrorname_np((int)-ret);
-
-		snprintf(buf, len, "%s", n ? n : "error");
-		return buf;
-	}
-	snprintf(buf, len, "%lld", (long long)ret);
-	return buf;
-}
-
 static void print_call_json(struct why_ctx *wc, const struct why_call *c, const char *file,
 			    const struct sysc *s, const struct life_req **rs, int nrs, int total)
 {
@@ -375,7 +357,7 @@ static void print_call_json(struct why_ctx *wc, const struct why_call *c, const 
 	if (c->ret < 0 && c->ret >= -4095) {
 		char e[32];
 
-		json__kstr(j, "error", ret_text(c->ret, e, sizeof(e)));
+		json__kstr(j, "error", text__ret(c->ret, e, sizeof(e)));
 	} else {
 		json__key(j, "error");
 		json__null(j);
@@ -488,7 +470,7 @@ static void print_call_text(struct why_ctx *wc, const struct why_call *c, const 
 	       text__safe(c->comm, comm, sizeof(comm)), c->pid, c->tid,
 	       c->nr == WHY_NR_FUNC ? target_name(wc->o) : s ? s->name : "?", text__safe(file, safe, sizeof(safe)),
 	       c->asked ? ", " : "", c->asked ? (snprintf(a, sizeof(a), "%llu", (unsigned long long)c->asked), a) : "",
-	       ret_text(c->ret, rb, sizeof(rb)), wall / 1e6);
+	       text__ret(c->ret, rb, sizeof(rb)), wall / 1e6);
 	/* the parts, largest first */
 	for (int p = 0; p < WP_NR; p++) {
 		order[p] = p;

@@ -10,6 +10,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "exec.h"
+#include "events.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -39,20 +40,6 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 1 << 20);
 } records SEC(".maps");
-
-struct sc_enter {
-	__u64 common;
-	int nr;
-	__u32 pad;
-	unsigned long args[6];
-};
-
-struct sc_exit {
-	__u64 common;
-	int nr;
-	__u32 pad;
-	long ret;
-};
 
 static __always_inline bool wanted(void)
 {

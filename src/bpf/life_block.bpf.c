@@ -39,6 +39,7 @@
 #include "filter.bpf.h"
 #include "life.h"
 #include "life.bpf.h"
+#include "events.bpf.h"
 
 const volatile __u32 targ_mode = LIFE_SNOOP;
 const volatile __u64 targ_min_ns = 0;
@@ -88,12 +89,7 @@ struct {
 } clocks SEC(".maps");
 
 /* -K/-U: stacks at Q (both sized 1 otherwise), by the bio's slot index */
-struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(max_entries, 16384);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, LIFE_STACK_DEPTH * sizeof(__u64));
-} stacks SEC(".maps");
+STACK_MAP(stacks, 16384, LIFE_STACK_DEPTH);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

@@ -11,6 +11,7 @@
 #include <bpf/bpf_core_read.h>
 #include "stacks.h"
 #include "filter.bpf.h"
+#include "events.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -20,12 +21,7 @@ const volatile __u32 filter_pid = 0;	/* a process (tgid), or 0 */
 
 struct stacks_stats stats;
 
-struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(max_entries, STACKS_MAX);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, STACKS_DEPTH * sizeof(__u64));
-} stackmap SEC(".maps");
+STACK_MAP(stackmap, STACKS_MAX, STACKS_DEPTH);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

@@ -26,6 +26,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "why.h"
+#include "events.bpf.h"
 
 const volatile __u8 targ_args[WHY_SYSCALLS] = {};	/* enum why_args by syscall nr */
 const volatile __u64 targ_min_ns = 10000000;
@@ -63,12 +64,7 @@ struct why_task {
 };
 
 /* -K/-U: the stacks at each block of a traced call (sized 1 by why.c otherwise) */
-struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(max_entries, 16384);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, WHY_STACK_DEPTH * sizeof(__u64));
-} stacks SEC(".maps");
+STACK_MAP(stacks, 16384, WHY_STACK_DEPTH);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -288,20 +284,6 @@ static __always_inline int leave(long id, long ret)
  * (CONFIG_FTRACE_SYSCALLS off), the raw ones: every system call on the
  * machine runs the program and leaves at the table lookup.
  */
-struct sc_enter {
-	__u64 common;
-	int nr;
-	__u32 pad;
-	unsigned long args[6];
-};
-
-struct sc_exit {
-	__u64 common;
-	int nr;
-	__u32 pad;
-	long ret;
-};
-
 /*
  * One program per number of arguments read: the kernel refuses to attach a
  * program that reads past the event's record (fsync's has one argument), so

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdlib.h>
 #include <string.h>
+#include <bpf/bpf.h>
 #include "frames.h"
 #include "json.h"
 #include "ksyms.h"
@@ -35,6 +36,18 @@ bool frames__reaches_entry(const char *const *syms, int n)
 			if (!strcmp(syms[f], roots[i]))
 				return true;
 	return false;
+}
+
+int frames__read(int map_fd, int id, uint64_t *ips, int max)
+{
+	int n = 0;
+
+	/* the map's value is its whole depth: max must be that depth */
+	if (id < 0 || bpf_map_lookup_elem(map_fd, &id, ips))
+		return 0;
+	while (n < max && ips[n])
+		n++;
+	return n;
 }
 
 static struct frame *alloc(struct frames *fr, int n, bool user)

@@ -36,6 +36,9 @@ int frames__kernel_skip(const struct ksyms *ks, const uint64_t *ips, int n);
  * space has no frame pointers, so most walks stop early. */
 bool frames__reaches_entry(const char *const *syms, int n);
 
+/* A stack map's entry id into ips (at most max frames); how many.  An id
+ * below 0 (not taken) or gone from the map gives 0. */
+int frames__read(int map_fd, int id, uint64_t *ips, int max);
 /* ips[0..n) named: kernel (dispatch frames dropped) or user (of pid, now:
  * the process must still exist, or the frames stay addresses). */
 void frames__kernel(struct frames *fr, const struct ksyms *ks, const uint64_t *ips, int n);

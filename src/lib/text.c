@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
 #include <stdio.h>
 #include <string.h>
 #include "text.h"
@@ -63,5 +64,15 @@ const char *text__safe(const char *s, char *buf, size_t len)
 		}
 	}
 	buf[o] = '\0';
+	return buf;
+}
+
+const char *text__ret(int64_t ret, char *buf, size_t len)
+{
+	const char *n = ret < 0 && ret >= -4095 ? strerrorname_np((int)-ret) : NULL;
+
+	if (n)
+		return n;
+	snprintf(buf, len, "%lld", (long long)ret);
 	return buf;
 }

@@ -5,6 +5,7 @@
 #define IODIG_TEXT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Length of the well-formed UTF-8 sequence at p (1 to 4), or 0 when the
  * bytes there are not one (stray continuation, overlong, surrogate, past
@@ -16,5 +17,8 @@ size_t text__utf8_len(const unsigned char *p);
 const char *text__safe(const char *s, char *buf, size_t len);
 /* Room text__safe() needs for a string of n bytes. */
 #define TEXT_SAFE_LEN(n) (4 * (n) + 1)
+/* A system call's return as people read it: an errno's name (ENOENT) for
+ * -4095..-1, else the number. */
+const char *text__ret(int64_t ret, char *buf, size_t len);
 
 #endif

@@ -8,11 +8,12 @@ L=$(loopdev 64); n=${L#/dev/}
 
 # lines FILE: how many lines FILE has now
 lines() { wc -l < "$1"; }
-# within_1s FILE WANT: waits until FILE has WANT lines; prints the wait in ms
+# within_1s FILE WANT [COUNT]: waits until COUNT FILE (default: lines) says
+# WANT or more; prints the wait in ms
 within_1s() {
-	local t0=$(date +%s%N) i
+	local t0=$(date +%s%N) i count=${3:-lines}
 	for i in $(seq 1 100); do
-		[ "$(lines "$1")" -ge "$2" ] && { echo $(( ($(date +%s%N) - t0) / 1000000 )); return 0; }
+		[ "$($count "$1")" -ge "$2" ] && { echo $(( ($(date +%s%N) - t0) / 1000000 )); return 0; }
 		sleep 0.02
 	done
 	return 1
@@ -41,14 +42,6 @@ assert_eq "$(grep -c ' dd ' "$T/slow.txt")" 3 "slow lines for dd's requests"
 # second; text into a file, JSON into a pipe
 # calls FILE: how many fdatasync calls FILE shows now
 calls() { grep -c 'fdatasync' "$1"; }
-within_1s_calls() {
-	local t0=$(date +%s%N) i
-	for i in $(seq 1 100); do
-		[ "$(calls "$1")" -ge "$2" ] && { echo $(( ($(date +%s%N) - t0) / 1000000 )); return 0; }
-		sleep 0.02
-	done
-	return 1
-}
 start_iodig "$T/why.txt" why 0 --comm dd --syscalls fdatasync
 "$IODIG" why 0 --comm dd --syscalls fdatasync --json --ready-file "$T/ready3" 2>"$T/why.err" | cat > "$T/why.json" &
 PIDS+=("$(pgrep -n -f "iodig why 0 --comm dd --syscalls fdatasync --json")")
@@ -56,9 +49,9 @@ for i in $(seq 50); do [ -s "$T/ready3" ] && break; sleep 0.1; done
 [ -s "$T/ready3" ] || die "why --json not ready: $(cat "$T/why.err")"
 for k in 1 2 3; do
 	dd if=/dev/zero of=/dev/shm/iodig-live-$$ bs=4k count=1 conv=fdatasync status=none || die dd
-	ms=$(within_1s_calls "$T/why.txt" "$k") || die "why: call $k not printed within 1 s (file: $(cat "$T/why.txt"))"
+	ms=$(within_1s "$T/why.txt" "$k" calls) || die "why: call $k not printed within 1 s (file: $(cat "$T/why.txt"))"
 	ok "why (text, to a file): call $k printed ${ms} ms after dd returned"
-	ms=$(within_1s_calls "$T/why.json" "$k") || die "why: call $k not in the pipe within 1 s"
+	ms=$(within_1s "$T/why.json" "$k" calls) || die "why: call $k not in the pipe within 1 s"
 	ok "why (JSON, to a pipe): call $k printed ${ms} ms after dd returned"
 	sleep 0.7
 done
