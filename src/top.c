@@ -77,6 +77,7 @@ struct top_ctx {
 	struct life_stats last;
 	struct json j;
 	uint64_t interval;
+	uint64_t t_last;	/* the last report (or the start), monotonic ns */
 	bool tty;
 };
 
@@ -328,16 +329,13 @@ static int top_report(void *ctx, bool last)
 	struct top_ctx *tc = ctx;
 	struct life_bpf *sk = tc->l.skel;
 	__u32 old = histmap__flip(&sk->bss->epoch);
-	double secs = tc->o->loop.interval_ms / 1000.0;
-	static uint64_t t_last;
 	uint64_t now = run__mono_ns();
+	double secs = (now - tc->t_last) / 1e9;
 	struct life_stats s, d;
 	struct top_values v;
 	int err, shown;
 
-	if (t_last)
-		secs = (now - t_last) / 1e9;
-	t_last = now;
+	tc->t_last = now;
 	tc->nrows = 0;
 	err = histmap__drain(bpf_map__fd(old ? sk->maps.tops1 : sk->maps.tops0),
 			     sizeof(struct life_top_key), top_take, tc);
@@ -510,6 +508,7 @@ int cmd_top(int argc, char **argv)
 	if ((err = life__start(&tc.l, &cfg, NULL, NULL)))
 		goto out;
 	io_scan(&tc);
+	tc.t_last = run__mono_ns();
 	run__signals();
 	if ((err = run__ready(o.c.ready_file, "Tracing block I/O per process... Hit Ctrl-C to end.")))
 		goto out;
