@@ -18,6 +18,8 @@ start_iodig "$T/sysfs.json" sysfs --json
 start_iodig "$T/why.json" why 0 --comm fio --json
 start_iodig "$T/exec.json" exec --json
 start_iodig "$T/top.json" top --json 1
+start_iodig "$T/iostat.json" iostat --json 1
+start_iodig "$T/size.json" size --json
 stall_load "$L" 500
 stop_all_iodig
 check lat.hist "$T/lat.json" hist
@@ -38,6 +40,8 @@ check exec "$T/exec.json" exec
 check exec.summary "$T/exec.json" summary
 check top "$T/top.json" top
 check top.interval_end "$T/top.json" interval_end
+check iostat "$T/iostat.json" iostat
+check size "$T/size.json" size
 "$IODIG" replay --json "$T/slow.rec" > "$T/replay.json" || die replay
 check request "$T/replay.json" request
 # func: a process that calls getpid 100 times
