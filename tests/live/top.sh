@@ -42,22 +42,31 @@ touch "$T/go"; wait "${JOBS[@]}"
 stop_all_iodig
 # sum FILE PID FIELD [DISK]: FIELD of PID's rows, over the intervals
 sum() { jq -s "[.[] | select(.type == \"top\" and .pid == $2 ${4:+and .disk == \"$4\"}) | .$3] | add // 0" "$1"; }
-assert_eq "$(sum "$T/top.json" "$RA" reads "$a")" 300 "reads of the reader on $a"
-assert_eq "$(sum "$T/top.json" "$RA" read_bytes "$a")" $((300 * 4096)) "bytes it read"
-assert_eq "$(sum "$T/top.json" "$WB" writes "$b")" 100 "writes of the writer on $b"
-assert_eq "$(sum "$T/top.json" "$WB" write_bytes "$b")" $((100 * 8192)) "bytes it wrote"
+# A row counts a request at its completion; on 6.18 the kernel runs no BPF
+# program for a few completions a minute under load (DESIGN.md, "Skipped
+# completions", counted as skipped): a process's rows may miss those, never more.
+skipped=$(jq -s '[.[] | select(.type == "interval_end") | .skipped] | add' "$T/top.json")
+# exact GOT WANT UNIT WHAT: GOT = WANT, or short by at most the skipped requests
+exact() {
+	[ "$1" -le "$2" ] && [ "$1" -ge $(( $2 - skipped * $3 )) ] || die "$4: got $1, want $2 (skipped: $skipped)"
+	ok "$4 = $1 of $2 (skipped by the kernel: $skipped)"
+}
+exact "$(sum "$T/top.json" "$RA" reads "$a")" 300 1 "reads of the reader on $a"
+exact "$(sum "$T/top.json" "$RA" read_bytes "$a")" $((300 * 4096)) 4096 "bytes it read"
+exact "$(sum "$T/top.json" "$WB" writes "$b")" 100 1 "writes of the writer on $b"
+exact "$(sum "$T/top.json" "$WB" write_bytes "$b")" $((100 * 8192)) 8192 "bytes it wrote"
 assert_eq "$(sum "$T/top.json" "$RA" writes)" 0 "writes of the reader"
 assert_eq "$(jq -s -r "[.[] | select(.type == \"top\" and .pid == $RA) | .comm] | unique | join(\",\")" "$T/top.json")" python3 "the reader's name"
 # the kernel's own count of each disk, against every row on it (and what
 # the kernel completed without running a program: skipped, 0 or a few)
 read -r r0 w0 <<<"$sa"; read -r r1 w1 <<<"$(stat0 "$a")"
 rows=$(jq -s "[.[] | select(.type == \"top\" and .disk == \"$a\") | .reads] | add" "$T/top.json")
-skipped=$(jq -s '[.[] | select(.type == "interval_end") | .skipped] | add' "$T/top.json")
-assert_eq "$((rows + skipped))" "$((r1 - r0))" "$a: reads in rows + skipped = /sys/block/$a/stat"
+exact "$rows" "$((r1 - r0))" 1 "$a: reads in rows, against /sys/block/$a/stat"
 read -r r0 w0 <<<"$sb"; read -r r1 w1 <<<"$(stat0 "$b")"
 rows=$(jq -s "[.[] | select(.type == \"top\" and .disk == \"$b\") | .writes] | add" "$T/top.json")
-assert_eq "$((rows + skipped))" "$((w1 - w0))" "$b: writes in rows + skipped = /sys/block/$b/stat"
-assert_eq "$(jq -s "[.[] | select(.type == \"top\" and .disk == \"$a\") | .reads] | add" "$T/disk.json")" 300 "--by disk -d $a: its reads"
+exact "$rows" "$((w1 - w0))" 1 "$b: writes in rows, against /sys/block/$b/stat"
+skipped=$(jq -s '[.[] | select(.type == "interval_end") | .skipped] | add' "$T/disk.json")
+exact "$(jq -s "[.[] | select(.type == \"top\" and .disk == \"$a\") | .reads] | add" "$T/disk.json")" 300 1 "--by disk -d $a: its reads"
 # /proc/PID/io: read_bytes is counted at submission, top's rows at
 # completion; a request submitted at the end of an interval in which the
 # process had no completion is in no row's delta: at most one (4 KiB) short
@@ -68,7 +77,8 @@ p=$(jq -s "[.[] | select(.type == \"top\" and .pid == $WB and .proc_write_bytes 
 [ "$p" -le $((100 * 8192)) ] && [ "$p" -ge $((99 * 8192)) ] || die "/proc/$WB/io write_bytes over the rows: $p, want $((100 * 8192))"
 ok "/proc/PID/io write_bytes beside the rows: $p of $((100 * 8192))"
 # the slow device: 5 ms a read, so the mean and p99 are 5 ms and a little
-jq -s -e "[.[] | select(.type == \"top\" and .pid == $RS and .disk == \"$s\")] | (map(.reads) | add) == 20 and all(.avg_ns >= 5000000 and .avg_ns < 8000000 and .p99_ns >= 5000000 and .p99_ns < 9000000)" "$T/top.json" >/dev/null \
+skipped=$(jq -s '[.[] | select(.type == "interval_end") | .skipped] | add' "$T/top.json")
+jq -s -e "[.[] | select(.type == \"top\" and .pid == $RS and .disk == \"$s\")] | (map(.reads) | add) as \$n | \$n <= 20 and \$n >= 20 - $skipped and all(.avg_ns >= 5000000 and .avg_ns < 8000000 and .p99_ns >= 5000000 and .p99_ns < 9000000)" "$T/top.json" >/dev/null \
 	|| die "slow device rows: $(jq -c "select(.type == \"top\" and .pid == $RS)" "$T/top.json")"
 ok "the slow device's reader: 20 reads, mean and p99 between 5 and 9 ms"
 # rows are sorted by bytes, largest first, in each interval
