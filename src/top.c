@@ -229,7 +229,7 @@ static int top_take(void *ctx, const void *key, const struct hist *h)
 static double sort_value(const struct top_row *r, enum top_sort s)
 {
 	switch (s) {
-	case SORT_BYTES: return r->bytes[0] + r->bytes[1] + r->bytes[2];
+	case SORT_BYTES: return r->bytes[0] + r->bytes[1];	/* the bytes shown: a discard's are not read or written */
 	case SORT_IOS: return r->ios[0] + r->ios[1] + r->ios[2];
 	case SORT_AVG: return r->q2c.count ? (double)r->q2c.sum / r->q2c.count : 0;
 	case SORT_P99: return hist__percentile(&r->q2c, 0.99);
