@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -21,6 +22,7 @@
 #include "disks.h"
 #include "flame.h"
 #include "frames.h"
+#include "hist_user.h"
 #include "filter.h"
 #include "json.h"
 #include "ksyms.h"
@@ -41,90 +43,34 @@ struct stacks_opts {
 	struct disk_sel sel;
 };
 
-/* A user stack, named once (while its process lived). */
-struct ustack {
-	uint32_t pid;
-	int32_t id;
-	struct frames fr;
-};
-
 struct stacks_ctx {
 	struct stacks_opts *o;
 	struct stacks_bpf *sk;
 	struct usyms *us;
 	struct ksyms ks;
-	struct ustack *ust;
-	size_t nust, capust;
+	struct ustacks ust;
 	struct json j;
-	uint64_t unresolved;	/* user stacks whose process was gone before a lookup */
 };
-
-static int cmp_ust(const void *a, const void *b)
-{
-	const struct ustack *x = a, *y = b;
-
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
-/* In the first `sorted` entries by bisection, in the rest one by one. */
-static struct ustack *ust_find_in(struct stacks_ctx *sc, size_t sorted, uint32_t pid, int32_t id)
-{
-	struct ustack k = { .pid = pid, .id = id }, *u;
-
-	if (sorted && (u = bsearch(&k, sc->ust, sorted, sizeof(k), cmp_ust)))
-		return u;
-	for (size_t i = sorted; i < sc->nust; i++)
-		if (!cmp_ust(&sc->ust[i], &k))
-			return &sc->ust[i];
-	return NULL;
-}
-
-static struct ustack *ust_find(struct stacks_ctx *sc, uint32_t pid, int32_t id)
-{
-	return ust_find_in(sc, sc->nust, pid, id);
-}
 
 static int read_stack(struct stacks_ctx *sc, int id, uint64_t *ips)
 {
 	return frames__read(bpf_map__fd(sc->sk->maps.stackmap), id, ips, STACKS_DEPTH);
 }
 
+static bool key_ustack(const void *key, uint32_t *pid, int32_t *id)
+{
+	const struct stacks_key *k = key;
+
+	*pid = k->pid;
+	*id = k->ustack;
+	return true;
+}
+
 /* New user stacks named while their processes live. */
 static void scan(struct stacks_ctx *sc)
 {
-	int fd = bpf_map__fd(sc->sk->maps.counts);
-	struct stacks_key k, next, *prev = NULL;
-	uint64_t ips[STACKS_DEPTH];
-	size_t sorted = sc->nust;
-
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		struct ustack u;
-		int n;
-
-		k = next;
-		prev = &k;
-		if (k.ustack < 0 || !k.pid || ust_find_in(sc, sorted, k.pid, k.ustack))
-			continue;
-		n = read_stack(sc, k.ustack, ips);
-		u = (struct ustack){ .pid = k.pid, .id = k.ustack };
-		frames__user(&u.fr, sc->us, k.pid, ips, n);
-		if (n && !u.fr.f[0].sym && !u.fr.f[0].where)
-			sc->unresolved++;	/* gone before its first lookup: addresses */
-		if (sc->nust == sc->capust) {
-			void *p = realloc(sc->ust, (sc->capust = sc->capust ? 2 * sc->capust : 64) * sizeof(u));
-
-			if (!p) {
-				frames__free(&u.fr);
-				break;
-			}
-			sc->ust = p;
-		}
-		sc->ust[sc->nust++] = u;
-	}
-	if (sc->nust > sorted)
-		qsort(sc->ust, sc->nust, sizeof(*sc->ust), cmp_ust);
+	ustacks__scan(&sc->ust, sc->us, bpf_map__fd(sc->sk->maps.counts), sizeof(struct stacks_key), key_ustack,
+		      bpf_map__fd(sc->sk->maps.stackmap), STACKS_DEPTH);
 }
 
 struct entry {
@@ -218,6 +164,12 @@ static void print_entry(struct stacks_ctx *sc, const struct entry *e, const stru
 		frames__json(kf, &sc->j, "kernel");
 		frames__json(uf, &sc->j, "user");
 		json__kbool(&sc->j, "user_cut_short", uf->cut);
+		if (!o->tp && !o->uprobe) {	/* block: each bio from submission to its end */
+			json__key(&sc->j, "q2c");
+			json__obj_begin(&sc->j);
+			hist__json(&e->v.lat, &sc->j);
+			json__obj_end(&sc->j);
+		}
 		json__obj_end(&sc->j);
 		return;
 	}
@@ -227,11 +179,40 @@ static void print_entry(struct stacks_ctx *sc, const struct entry *e, const stru
 	frames__text(uf, stdout, "    ");
 	printf("  %s [%u]%s%s: %llu", text__safe(e->k.comm, comm, sizeof(comm)), e->k.pid,
 	       e->k.dev ? " on " : "", e->k.dev ? disks__name(e->k.dev) : "", (unsigned long long)e->v.count);
-	if (o->tp || o->uprobe)
+	if (o->tp || o->uprobe) {
 		printf(" events\n\n");
-	else
-		printf(" bios, %llu bytes\n\n", (unsigned long long)e->v.bytes);
+	} else {
+		char p50[32], p99[32], max[32];
+
+		printf(" bios, %llu bytes", (unsigned long long)e->v.bytes);
+		if (e->v.lat.count)
+			printf("; Q2C p50 %s p99 %s max %s", fmt_ns(p50, sizeof(p50), hist__percentile(&e->v.lat, 0.5)),
+			       fmt_ns(p99, sizeof(p99), hist__percentile(&e->v.lat, 0.99)),
+			       fmt_ns(max, sizeof(max), e->v.lat.max));
+		printf("\n\n");
+	}
 }
+
+struct stacks_values {
+	struct stacks_stats st;
+	uint64_t stacks, shown, user_unresolved, untimed;
+};
+
+#define SV(f) offsetof(struct stacks_values, f)
+/* mode 1: any event; 2: block submission (bios are timed to their end) */
+static const struct counter stacks_counters[] = {
+	{ "events", SV(st.events), "%llu events" },
+	{ "stacks", SV(stacks), "%llu distinct stacks" },
+	{ "shown", SV(shown), "%llu shown" },
+	{ "kstack_lost", SV(st.kstack_lost), "lost: %llu kernel stacks" },
+	{ "ustack_lost", SV(st.ustack_lost), "%llu user stacks" },
+	{ "map_full", SV(st.map_full), "%llu events (table full)" },
+	{ "user_unresolved", SV(user_unresolved), "%llu user stacks unresolved (process gone)" },
+	{ "untimed", SV(untimed), "%llu bios not timed (their end not seen: still in flight, or a completion "
+				  "the kernel ran no program for)", 2 },
+	{ "inflight_full", SV(st.inflight_full), "%llu of them for want of room", 2 },
+	{ "unmatched", SV(st.unmatched), "%llu bio ends whose submission was before the start", 2 },
+};
 
 static int report(struct stacks_ctx *sc)
 {
@@ -241,6 +222,8 @@ static int report(struct stacks_ctx *sc)
 	size_t n = 0, cap = 0, shown;
 	uint64_t kips[STACKS_DEPTH];
 	struct stacks_stats st = sc->sk->bss->stats;
+	struct stacks_values v;
+	bool block = !sc->o->tp && !sc->o->uprobe;
 
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		k = next;
@@ -267,11 +250,11 @@ static int report(struct stacks_ctx *sc)
 		char title[256];
 
 		for (size_t i = 0; !err && i < n; i++) {
-			const struct ustack *u = ust_find(sc, es[i].k.pid, es[i].k.ustack);
+			const struct frames *u = ustacks__find(&sc->ust, es[i].k.pid, es[i].k.ustack);
 			struct frames kf;
 
 			frames__kernel(&kf, &sc->ks, kips, read_stack(sc, es[i].k.kstack, kips));
-			err = flame_add(&fl, &es[i], &kf, u ? &u->fr : NULL);
+			err = flame_add(&fl, &es[i], &kf, u);
 			frames__free(&kf);
 		}
 		snprintf(title, sizeof(title), "iodig stacks: %s", sc->o->tp ? sc->o->tp : sc->o->uprobe ? sc->o->uprobe
@@ -295,33 +278,26 @@ static int report(struct stacks_ctx *sc)
 	/* text: the largest last, nearest the prompt, as stackcount does */
 	for (size_t x = 0; x < shown; x++) {
 		size_t i = sc->o->folded || sc->o->c.json ? x : shown - 1 - x;
-		const struct ustack *u = ust_find(sc, es[i].k.pid, es[i].k.ustack);
+		const struct frames *u = ustacks__find(&sc->ust, es[i].k.pid, es[i].k.ustack);
 		struct frames kf;
 
 		frames__kernel(&kf, &sc->ks, kips, read_stack(sc, es[i].k.kstack, kips));
 		if (sc->o->folded)
-			print_folded(sc, &es[i], &kf, u ? &u->fr : NULL);
+			print_folded(sc, &es[i], &kf, u);
 		else
-			print_entry(sc, &es[i], &kf, u ? &u->fr : NULL);
+			print_entry(sc, &es[i], &kf, u);
 		frames__free(&kf);
 	}
+	v = (struct stacks_values){ .st = st, .stacks = n, .shown = shown, .user_unresolved = sc->ust.unresolved };
+	for (size_t i = 0; i < n; i++)
+		v.untimed += es[i].v.count - es[i].v.lat.count;
 	if (sc->o->c.json) {
 		json__obj_begin(&sc->j);
 		json__kstr(&sc->j, "type", "summary");
-		json__ku64(&sc->j, "events", st.events);
-		json__ku64(&sc->j, "stacks", n);
-		json__ku64(&sc->j, "shown", shown);
-		json__ku64(&sc->j, "kstack_lost", st.kstack_lost);
-		json__ku64(&sc->j, "ustack_lost", st.ustack_lost);
-		json__ku64(&sc->j, "map_full", st.map_full);
-		json__ku64(&sc->j, "user_unresolved", sc->unresolved);
+		counters__json(&sc->j, stacks_counters, COUNTERS_N(stacks_counters), &v, block ? 2 : 1);
 		json__obj_end(&sc->j);
 	} else {
-		fprintf(stderr, "%llu events, %zu distinct stacks (%zu shown); lost: %llu kernel stacks, "
-			"%llu user stacks, %llu events (table full); %llu user stacks unresolved (process gone)\n",
-			(unsigned long long)st.events, n, shown, (unsigned long long)st.kstack_lost,
-			(unsigned long long)st.ustack_lost, (unsigned long long)st.map_full,
-			(unsigned long long)sc->unresolved);
+		counters__sentence(stderr, stacks_counters, COUNTERS_N(stacks_counters), &v, block ? 2 : 1);
 	}
 	free(es);
 	return 0;
@@ -428,6 +404,7 @@ int cmd_stacks(int argc, char **argv)
 	sc.sk->rodata->filter_part = o.sel.part;
 	sc.sk->rodata->filter_cgroup = cgid;
 	bpf_program__set_autoload(sc.sk->progs.stacks_bio, !o.tp && !o.uprobe);
+	bpf_program__set_autoload(sc.sk->progs.stacks_rq_done, !o.tp && !o.uprobe);
 	bpf_program__set_autoload(sc.sk->progs.stacks_tp, !!o.tp);
 	bpf_program__set_autoload(sc.sk->progs.stacks_uprobe, !!o.uprobe);
 	if ((err = stacks_bpf__load(sc.sk))) {
@@ -481,8 +458,6 @@ out:
 	stacks_bpf__destroy(sc.sk);
 	usyms__free(sc.us);
 	ksyms__free(&sc.ks);
-	for (size_t i = 0; i < sc.nust; i++)
-		frames__free(&sc.ust[i].fr);
-	free(sc.ust);
+	ustacks__free(&sc.ust);
 	return err;
 }

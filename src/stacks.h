@@ -10,11 +10,14 @@
 #ifndef __VMLINUX_H__
 #include <linux/types.h>
 #endif
+#include "lib/hist.h"
 
 #define STACKS_COMM_LEN	16
 #define STACKS_DEPTH	127	/* frames kept, the kernel's limit */
 #define STACKS_MAX	16384	/* distinct stacks */
 #define STACKS_KEYS	16384	/* distinct (process, stacks, disk) */
+#define STACKS_INFLIGHT	65536	/* block: bios between submission and completion */
+#define STACKS_RQ_BIOS	1024	/* bios of one request looked at for their end (4 KiB bios of a 4 MiB request) */
 
 struct stacks_key {
 	__u32 pid;		/* process */
@@ -25,6 +28,13 @@ struct stacks_key {
 
 struct stacks_val {
 	__u64 count, bytes;
+	struct hist lat;	/* block: each bio's time from submission (Q) to its end */
+};
+
+/* block: a bio on its way, by its address: whose it is and since when */
+struct stacks_inflight {
+	struct stacks_key k;
+	__u64 ts;
 };
 
 struct stacks_stats {
@@ -32,6 +42,8 @@ struct stacks_stats {
 	__u64 kstack_lost;	/* kernel stacks that could not be taken (map full, hash collision) */
 	__u64 ustack_lost;	/* user stacks that could not be taken */
 	__u64 map_full;		/* events whose key found no room */
+	__u64 inflight_full;	/* block: bios not timed, no room to remember them */
+	__u64 unmatched;	/* block: bio ends whose submission was not seen (before the start) */
 };
 
 #endif

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
+#include <assert.h>
 #include "frames.h"
 #include "json.h"
 #include "ksyms.h"
@@ -163,4 +164,78 @@ void frames__free(struct frames *fr)
 	}
 	free(fr->f);
 	memset(fr, 0, sizeof(*fr));
+}
+
+static int cmp_ustack(const void *a, const void *b)
+{
+	const struct ustack *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* In the first `sorted` entries by bisection, in the rest one by one. */
+static struct ustack *ustacks_find_in(const struct ustacks *c, size_t sorted, uint32_t pid, int32_t id)
+{
+	struct ustack k = { .pid = pid, .id = id }, *u;
+
+	if (sorted && (u = bsearch(&k, c->u, sorted, sizeof(k), cmp_ustack)))
+		return u;
+	for (size_t i = sorted; i < c->n; i++)
+		if (!cmp_ustack(&c->u[i], &k))
+			return &c->u[i];
+	return NULL;
+}
+
+const struct frames *ustacks__find(const struct ustacks *c, uint32_t pid, int32_t id)
+{
+	const struct ustack *u = ustacks_find_in(c, c->n, pid, id);
+
+	return u ? &u->fr : NULL;
+}
+
+void ustacks__scan(struct ustacks *c, struct usyms *us, int keys_fd, size_t key_size,
+		   bool (*key_of)(const void *key, uint32_t *pid, int32_t *id), int stack_fd, int depth)
+{
+	char k[256], next[256];
+	void *prev = NULL;
+	uint64_t ips[127];
+	size_t sorted = c->n;
+
+	assert(key_size <= sizeof(k) && depth <= 127);
+	while (!bpf_map_get_next_key(keys_fd, prev, next)) {
+		struct ustack u = {};
+		int n;
+
+		memcpy(k, next, key_size);
+		prev = k;
+		if (!key_of(k, &u.pid, &u.id) || u.id < 0 || !u.pid || ustacks_find_in(c, sorted, u.pid, u.id))
+			continue;
+		n = frames__read(stack_fd, u.id, ips, depth);
+		frames__user(&u.fr, us, u.pid, ips, n);
+		if (n && !u.fr.f[0].sym && !u.fr.f[0].where)
+			c->unresolved++;	/* gone before its first lookup: addresses */
+		if (c->n == c->cap) {
+			void *p = realloc(c->u, (c->cap ? 2 * c->cap : 64) * sizeof(u));
+
+			if (!p) {
+				frames__free(&u.fr);
+				break;
+			}
+			c->u = p;
+			c->cap = c->cap ? 2 * c->cap : 64;
+		}
+		c->u[c->n++] = u;
+	}
+	if (c->n > sorted)
+		qsort(c->u, c->n, sizeof(*c->u), cmp_ustack);
+}
+
+void ustacks__free(struct ustacks *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		frames__free(&c->u[i].fr);
+	free(c->u);
+	memset(c, 0, sizeof(*c));
 }

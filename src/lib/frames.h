@@ -48,4 +48,30 @@ void frames__text(const struct frames *fr, FILE *out, const char *indent);
 void frames__json(const struct frames *fr, struct json *j, const char *key);
 void frames__free(struct frames *fr);
 
+/*
+ * User stacks named once, while their processes live: a user address means
+ * something only in its process, and a process may be gone by the report.
+ * A command scans the keys of its counting map every ~100 ms and names the
+ * (pid, user stack id) pairs it has not named yet.
+ */
+struct ustack {
+	uint32_t pid;
+	int32_t id;
+	struct frames fr;
+};
+
+struct ustacks {
+	struct ustack *u;	/* sorted by (pid, id) after each scan */
+	size_t n, cap;
+	uint64_t unresolved;	/* named too late: the process was gone, addresses only */
+};
+
+/* Name what key_of finds in the keys of keys_fd (key_size bytes each, at
+ * most 256) and is not named yet; the stacks are read from stack_fd, whose
+ * value is depth frames (at most 127). */
+void ustacks__scan(struct ustacks *c, struct usyms *us, int keys_fd, size_t key_size,
+		   bool (*key_of)(const void *key, uint32_t *pid, int32_t *id), int stack_fd, int depth);
+const struct frames *ustacks__find(const struct ustacks *c, uint32_t pid, int32_t id);
+void ustacks__free(struct ustacks *c);
+
 #endif

@@ -20,6 +20,8 @@ start_iodig "$T/exec.json" exec --json
 start_iodig "$T/top.json" top --json 1
 start_iodig "$T/iostat.json" iostat --json 1
 start_iodig "$T/size.json" size --json
+start_iodig "$T/stacks.json" stacks --json
+start_iodig "$T/stacks_tp.json" stacks --tracepoint block:block_rq_issue -K --json
 stall_load "$L" 500
 stop_all_iodig
 check lat.hist "$T/lat.json" hist
@@ -42,14 +44,18 @@ check top "$T/top.json" top
 check top.interval_end "$T/top.json" interval_end
 check iostat "$T/iostat.json" iostat
 check size "$T/size.json" size
+for f in stacks stacks_tp; do
+	check stack "$T/$f.json" stack
+	check stacks.summary "$T/$f.json" summary
+done
 "$IODIG" replay --json "$T/slow.rec" > "$T/replay.json" || die replay
 check request "$T/replay.json" request
-# func: a process that calls getpid 100 times
+# func (-U: the stack fields too): a process that calls getpid 100 times
 python3 -c 'import os, sys, time
 while not os.path.exists(sys.argv[1]): time.sleep(0.01)
 for i in range(100): os.getpid()
 time.sleep(0.3)' "$T/go" & PY=$!
-start_iodig "$T/func.json" func -p "$PY" libc:getpid --json
+start_iodig "$T/func.json" func -U -p "$PY" libc:getpid --json
 touch "$T/go"
 wait $PY
 for i in $(seq 40); do kill -0 "$IODIG_PID" 2>/dev/null || break; sleep 0.1; done

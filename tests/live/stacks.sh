@@ -135,3 +135,58 @@ for f in slow:4 snoop:10; do
 	assert_eq "$got" "$n" "$f -K -U: requests with the submitter's kernel stack (blkdev_read_iter) and user stack (inner < middle < outer < main)"
 done
 "$IODIG" snoop -K --record "$T/x.rec" 2>"$T/e"; assert_eq "$?" 2 "snoop -K --record: refused (stacks are not recorded yet)"
+
+# 6. which code path issues the I/O, and how long its bios take: fio with
+# io_uring and with psync, each through its own kernel path, with counts
+# equal to fio's own; every bio timed from submission to its end.  And the
+# latency per stack on a device whose reads take 20 ms, beside a fast one.
+start_iodig "$T/fio.json" stacks -K -d "$d" --json
+fio --name=u --filename="$L" --ioengine=io_uring --direct=1 --rw=randread --bs=4k --number_ios=300 --size=32M \
+	--output-format=json > "$T/fu.json" || die "fio io_uring"
+fio --name=p --filename="$L" --ioengine=psync --direct=1 --rw=randread --bs=4k --number_ios=200 --size=32M \
+	--output-format=json > "$T/fp.json" || die "fio psync"
+stop_iodig
+path() { jq -s "[.[] | select(.type == \"stack\" and .comm == \"fio\" and any(.kernel[]; .sym == \"$1\")) | .count] | add // 0" "$T/fio.json"; }
+assert_eq "$(path io_issue_sqe)" "$(jq '.jobs[0].read.total_ios' "$T/fu.json")" "io_uring: bios under io_issue_sqe = fio's total_ios"
+assert_eq "$(path __x64_sys_pread64)" "$(jq '.jobs[0].read.total_ios' "$T/fp.json")" "psync: bios under the pread64 system call = fio's total_ios"
+assert_eq "$(jq -s '[.[] | select(.type == "stack") | select(.q2c.count != .count)] | length' "$T/fio.json")" 0 "stacks whose bios are not all timed"
+assert_eq "$(jq -s -c '[.[] | select(.type == "summary") | .untimed, .unmatched, .inflight_full]' "$T/fio.json")" '[0,0,0]' "untimed, unmatched, inflight_full"
+
+"$H/stackload-fp" "$T/go6" "$S" 5 > "$T/pid.s6" & J1=$!
+"$H/stackload-fp" "$T/go6" "$L" 10 > "$T/pid.f6" & J2=$!
+for i in $(seq 50); do [ -s "$T/pid.s6" ] && [ -s "$T/pid.f6" ] && break; sleep 0.05; done
+start_iodig "$T/lat.json" stacks --json
+start_iodig "$T/lat.txt" stacks
+touch "$T/go6"; wait $J1 $J2 || die "stackload failed"
+stop_all_iodig
+SP=$(cat "$T/pid.s6"); FP6=$(cat "$T/pid.f6")
+jq -s -e "[.[] | select(.type == \"stack\" and .pid == $SP)] | length == 1 and (.[0] | .count == 5 and .q2c.count == 5
+	and .q2c.p50_ns >= 20000000 and .q2c.max_ns < 30000000)" "$T/lat.json" >/dev/null \
+	|| die "slow device's stack: $(jq -c "select(.type == \"stack\" and .pid == $SP) | [.count, .q2c.count, .q2c.p50_ns, .q2c.max_ns]" "$T/lat.json")"
+ok "20 ms device: its stack's 5 bios timed, p50 20 ms or more, max under 30 ms"
+jq -s -e "[.[] | select(.type == \"stack\" and .pid == $FP6)] | length == 1 and (.[0] | .count == 10 and .q2c.count == 10
+	and .q2c.max_ns < 5000000)" "$T/lat.json" >/dev/null \
+	|| die "fast device's stack: $(jq -c "select(.type == \"stack\" and .pid == $FP6) | [.count, .q2c.count, .q2c.max_ns]" "$T/lat.json")"
+ok "loop device: its stack's 10 bios timed, all under 5 ms"
+grep -qE "^  stackload-fp \[$SP\] on [^:]*: 5 bios, 20480 bytes; Q2C p50 2[0-9.]+ms p99 2[0-9.]+ms max 2[0-9.]+ms$" "$T/lat.txt" \
+	|| die "text: $(grep "stackload-fp \[$SP\]" "$T/lat.txt")"
+ok "text: the stack's Q2C p50, p99 and max"
+
+# 7. the flame graph in a browser: headless Chromium renders it without a
+# script error, and the screenshot shows the boxes (not a blank page)
+command -v chromium >/dev/null || skip "needs chromium (Debian package chromium)"
+timeout 60 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking \
+	--disable-component-update --disable-sync --user-data-dir="$T/chromium" --enable-logging=stderr --v=0 \
+	--window-size=1200,700 --screenshot="$T/flame.png" "file://$T/s.svg" 2>"$T/chromium.log" || die "chromium: $(tail -3 "$T/chromium.log")"
+grep -E 'CONSOLE|Uncaught' "$T/chromium.log" && die "the flame graph's script logged the above"
+/usr/bin/python3 - "$T/flame.png" <<'PY' || die "screenshot"
+import sys
+from PIL import Image
+im = Image.open(sys.argv[1]).convert("RGB")
+px = list(im.getdata())
+# the boxes are warm colours (red/orange/yellow: R high, B low)
+warm = sum(1 for r, g, b in px if r > 180 and b < 120)
+print(f"  {warm} of {len(px)} pixels in flame colours")
+assert warm > len(px) * 0.03, warm
+PY
+ok "Chromium rendered the flame graph: no console error, boxes on the screenshot"
