@@ -100,6 +100,10 @@ $(BUILD)/helpers/%: tests/helpers/%.c
 $(BUILD)/helpers/stackload-fp: tests/helpers/stackload.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -fno-omit-frame-pointer -Wall -o $@ $<
+# functest with frame pointers: func -U names each call's callers
+$(BUILD)/helpers/functest: tests/helpers/functest.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -fno-omit-frame-pointer -Wall -o $@ $<
 $(BUILD)/helpers/jitload: tests/helpers/jitload.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -fno-omit-frame-pointer -Wall -o $@ $<

@@ -14,12 +14,15 @@
 #include "cli.h"
 #include "filter.h"
 #include "counters.h"
+#include "frames.h"
 #include "func.h"
 #include "histmap.h"
 #include "hist_user.h"
+#include "ksyms.h"
 #include "log.h"
 #include "report.h"
 #include "run.h"
+#include "usyms.h"
 #include "func.skel.h"
 
 enum { OPT_MODE = OPT_FIRST_CMD };
@@ -30,6 +33,8 @@ static const struct cli_opt func_opts_table[] = {
 	{ "us", 'u', NULL, "histogram rows in microseconds (default)" },
 	{ "timestamp", 'T', NULL, "a time line before each interval" },
 	{ "mode", OPT_MODE, "MODE", "auto (default), fentry, kprobe or kprobe-multi" },
+	{ "kernel-stack", 'K', NULL, "a histogram per kernel stack at the call" },
+	{ "user-stack", 'U', NULL, "a histogram per process and user stack at the call" },
 	{}
 };
 
@@ -37,6 +42,7 @@ struct func_opts {
 	struct cli_common c;
 	const char *pid;
 	bool ms;
+	bool kstack, ustack;
 	enum attach_mode mode;
 	char **patterns;
 	int npat;
@@ -48,8 +54,18 @@ struct func_ctx {
 	struct func_bpf *skel;
 	char **names;		/* by id (the cookie) */
 	int n;
-	struct hist *h;		/* by id, this interval */
-	bool *seen;
+	/* this interval's histograms, one per key (function, and with -K/-U
+	 * process and stacks), with the stacks named */
+	struct func_series {
+		struct func_key k;
+		struct hist h;
+		struct frames kf, uf;
+	} *s;
+	int ns, scap;
+	struct ksyms ks;
+	struct usyms *us;
+	struct ustacks ust;	/* -U: named while their processes live */
+	uint64_t unresolved;	/* -U: this interval's series whose stack is addresses */
 	struct func_stats last;
 	enum attach_mode mode;
 	struct json j;
@@ -75,11 +91,33 @@ static bool process_alive(uint32_t pid)
 	return !(paren && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X'));
 }
 
+static bool key_ustack(const void *key, uint32_t *pid, int32_t *id)
+{
+	const struct func_key *k = key;
+
+	*pid = k->pid;
+	*id = k->ustack;
+	return true;
+}
+
+/* -U: name the user stacks of both halves' keys while their processes live. */
+static void scan_ustacks(struct func_ctx *fc)
+{
+	struct func_bpf *sk = fc->skel;
+
+	if (!fc->o->ustack)
+		return;
+	for (int i = 0; i < 2; i++)
+		ustacks__scan(&fc->ust, fc->us, bpf_map__fd(i ? sk->maps.hists1 : sk->maps.hists0),
+			      sizeof(struct func_key), key_ustack, bpf_map__fd(sk->maps.stackmap), FUNC_STACK_DEPTH);
+}
+
 static int func_wait(void *ctx, int ms)
 {
 	struct func_ctx *fc = ctx;
 
-	run__sleep_ms(ctx, ms);
+	run__sleep_ms(ctx, ms > 100 ? 100 : ms);
+	scan_ustacks(fc);
 	if (fc->pid && !process_alive(fc->pid)) {
 		warnf("process %u exited: stopping", fc->pid);
 		run__stop();
@@ -104,6 +142,8 @@ static int func_opt(void *ctx, int opt, const char *arg)
 	case 'm': o->ms = true; break;
 	case 'u': o->ms = false; break;
 	case 'T': o->loop.timestamp = true; break;
+	case 'K': o->kstack = true; break;
+	case 'U': o->ustack = true; break;
 	case OPT_MODE:
 		if (!strcmp(arg, "auto")) o->mode = ATTACH_AUTO;
 		else if (!strcmp(arg, "fentry")) o->mode = ATTACH_FENTRY;
@@ -133,21 +173,71 @@ static int func_args(void *ctx, int argc, char **argv, int optind)
 	return run__parse_interval(argc, argv, optind, &o->loop);
 }
 
+/* A key comes once from a drain (its CPUs' values already merged). */
 static int take(void *ctx, const void *key, const struct hist *h)
 {
 	struct func_ctx *fc = ctx;
-	__u32 id = *(const __u32 *)key;
+	const struct func_key *k = key;
 
-	if (id < (__u32)fc->n) {
-		hist__merge(&fc->h[id], h);
-		fc->seen[id] = true;
+	if (k->id >= (__u32)fc->n)
+		return 0;
+	if (fc->ns == fc->scap) {
+		int cap = fc->scap ? 2 * fc->scap : 16;
+		struct func_series *n = realloc(fc->s, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		fc->s = n;
+		fc->scap = cap;
 	}
+	fc->s[fc->ns] = (struct func_series){ .k = *k };
+	hist__merge(&fc->s[fc->ns++].h, h);
 	return 0;
+}
+
+/* By function (the order given), then the most called stack first. */
+static int series_cmp(const void *a, const void *b)
+{
+	const struct func_series *x = a, *y = b;
+
+	if (x->k.id != y->k.id)
+		return x->k.id < y->k.id ? -1 : 1;
+	return x->h.count > y->h.count ? -1 : x->h.count < y->h.count;
+}
+
+/* The series' stacks: kernel named now, user from the cache (named while
+ * the process lived), else now (addresses, if it is gone). */
+static const struct frames *name_stacks(struct func_ctx *fc, struct func_series *s)
+{
+	int fd = bpf_map__fd(fc->skel->maps.stackmap);
+	uint64_t ips[FUNC_STACK_DEPTH];
+	const struct frames *u;
+
+	if (fc->o->kstack)
+		frames__kernel(&s->kf, &fc->ks, ips, frames__read(fd, s->k.kstack, ips, FUNC_STACK_DEPTH));
+	if (!fc->o->ustack)
+		return NULL;
+	if (!(u = ustacks__find(&fc->ust, s->k.pid, s->k.ustack))) {
+		frames__user(&s->uf, fc->us, s->k.pid, ips, frames__read(fd, s->k.ustack, ips, FUNC_STACK_DEPTH));
+		u = &s->uf;
+	}
+	if (u->n && !u->f[0].sym && !u->f[0].where)
+		fc->unresolved++;	/* gone before it was named: addresses */
+	return u;
+}
+
+static void free_series(struct func_ctx *fc)
+{
+	for (int i = 0; i < fc->ns; i++) {
+		frames__free(&fc->s[i].kf);
+		frames__free(&fc->s[i].uf);
+	}
+	fc->ns = 0;
 }
 
 struct func_values {
 	struct func_stats d;
-	uint64_t missed, bpf_run_ns, bpf_run_cnt;
+	uint64_t user_unresolved, missed, bpf_run_ns, bpf_run_cnt;
 };
 
 _Static_assert(FUNC_MAX_DEPTH == 32, "func_counters' text says 32");
@@ -158,6 +248,9 @@ static const struct counter func_counters[] = {
 	{ "unmatched", FV(d.unmatched), "not timed: %llu returns without their entry" },
 	{ "map_full", FV(d.map_full), "not timed: %llu calls found the histogram map full" },
 	{ "threads_full", FV(d.threads_full), "not timed: %llu calls found no room for their thread" },
+	{ "kstack_lost", FV(d.kstack_lost), "no kernel stack: %llu calls (stack map full or a collision)" },
+	{ "ustack_lost", FV(d.ustack_lost), "no user stack: %llu calls (stack map full or a collision)" },
+	{ "user_unresolved", FV(user_unresolved), "user stacks: %llu shown as addresses (the process was gone before they were named)" },
 	{ "missed", FV(missed), "missed: %llu calls found a program already running on the CPU" },
 	{ "bpf_run_ns", FV(bpf_run_ns), NULL },
 	{ "bpf_run_cnt", FV(bpf_run_cnt), NULL },
@@ -171,22 +264,40 @@ static int func_report(void *ctx, bool last)
 	struct func_stats s = sk->bss->stats;
 	struct func_values v = { .missed = bpfenv__recursion_misses(sk->obj) };
 	unsigned long long ns, cnt;
+	char pid[16];
 	int err;
 
-	memset(fc->h, 0, fc->n * sizeof(*fc->h));
-	memset(fc->seen, 0, fc->n * sizeof(*fc->seen));
-	err = histmap__drain(bpf_map__fd(old ? sk->maps.hists1 : sk->maps.hists0), sizeof(__u32), take, fc);
+	free_series(fc);
+	fc->unresolved = 0;
+	scan_ustacks(fc);
+	err = histmap__drain(bpf_map__fd(old ? sk->maps.hists1 : sk->maps.hists0), sizeof(struct func_key), take, fc);
 	if (err)
 		return err < 0 ? fail("collecting histograms", "%s", strerror(-err)) : err;
+	qsort(fc->s, fc->ns, sizeof(*fc->s), series_cmp);
 	counters__delta(&v.d, &s, &fc->last, sizeof(v.d));
 	bpfenv__run_stats(sk->obj, &ns, &cnt);
 	v.bpf_run_ns = ns;
 	v.bpf_run_cnt = cnt;
 	report__begin(&fc->r, last);
-	for (int i = 0; i < fc->n; i++)
-		if (fc->seen[i] && (err = report__add(&fc->r, &fc->h[i], 2, "function", LABEL_STR, fc->names[i],
-						      "mode", LABEL_JSON_ONLY, attach__mode_name(fc->mode))))
+	for (int i = 0; i < fc->ns; i++) {
+		struct func_series *fs = &fc->s[i];
+
+		snprintf(pid, sizeof(pid), "%u", fs->k.pid);
+		if (fc->o->ustack)
+			err = report__add(&fc->r, &fs->h, 3, "function", LABEL_STR, fc->names[fs->k.id],
+					  "pid", LABEL_STR, pid, "mode", LABEL_JSON_ONLY, attach__mode_name(fc->mode));
+		else
+			err = report__add(&fc->r, &fs->h, 2, "function", LABEL_STR, fc->names[fs->k.id],
+					  "mode", LABEL_JSON_ONLY, attach__mode_name(fc->mode));
+		if (err)
 			return fail("reporting", "%s", strerror(-err));
+		if (fc->o->kstack || fc->o->ustack) {
+			const struct frames *u = name_stacks(fc, fs);
+
+			report__stacks(&fc->r, fc->o->kstack ? &fs->kf : NULL, u);
+		}
+	}
+	v.user_unresolved = fc->unresolved;
 	report__emit(&fc->r, &v);
 	return 0;
 }
@@ -209,7 +320,10 @@ int cmd_func(int argc, char **argv)
 			 "times (up to 32 deep; deeper calls are counted, not timed).\n",
 		.opts = func_opts_table,
 		.notes = "Kernel functions need fentry (BPF trampolines) or kprobes; `iodig probe` tells\n"
-			 "which this kernel has.  At most 4096 functions at once.\n",
+			 "which this kernel has.  At most 4096 functions at once.\n"
+			 "-K/-U split each function's histogram by the stack at its entry (at most 16384\n"
+			 "histograms, 8192 stacks); user stacks are named while their process lives\n"
+			 "(checked every 100 ms), and need frame pointers to go past the first frame.\n",
 		.opt = func_opt, .args = func_args, .tracing = true };
 
 	if ((err = cli__prologue(&cmd, argc, argv, &o.c, &o)) >= 0)
@@ -220,6 +334,8 @@ int cmd_func(int argc, char **argv)
 		nuser += strchr(o.patterns[i], ':') != NULL;
 	if (nuser && nuser != o.npat)
 		return usage_error("kernel and user functions cannot be mixed in one run");
+	if (nuser && o.kstack)
+		return usage_error("-K: a call of a user function has no kernel stack (-U takes its user stack)");
 	if (nuser) {
 		fc.n = o.npat;
 		fc.names = calloc(fc.n, sizeof(char *));
@@ -236,8 +352,14 @@ int cmd_func(int argc, char **argv)
 	if ((err = attacher__choose(&fc.at, o.mode, fc.n, nuser)))
 		goto out;
 	fc.mode = fc.at.mode;
-	fc.h = calloc(fc.n, sizeof(*fc.h));
-	fc.seen = calloc(fc.n, sizeof(*fc.seen));
+	if (o.kstack && (err = ksyms__load(&fc.ks, NULL))) {
+		err = fail("reading /proc/kallsyms", "%s", strerror(-err));
+		goto out;
+	}
+	if (o.ustack && !(fc.us = usyms__new())) {
+		err = fail("user symbols", "%s", strerror(ENOMEM));
+		goto out;
+	}
 	json__init(&fc.j, stdout);
 	fc.r = (struct report){ .empty = "no calls", .ms = o.ms, .timestamp = o.loop.timestamp,
 			       .per_interval = o.loop.interval_ms, .json = o.c.json, .j = &fc.j, .out = stdout,
@@ -249,6 +371,10 @@ int cmd_func(int argc, char **argv)
 		goto out;
 	}
 	fc.skel->rodata->filter_pid = pid;
+	fc.skel->rodata->targ_kstack = o.kstack;
+	fc.skel->rodata->targ_ustack = o.ustack;
+	if (!o.kstack && !o.ustack)
+		bpf_map__set_max_entries(fc.skel->maps.stackmap, 1);
 	progs = (struct attach_progs){
 		.entry = { [ATTACH_FENTRY] = fc.skel->progs.func_fentry,
 			   [ATTACH_KPROBE] = fc.skel->progs.func_kprobe,
@@ -286,8 +412,11 @@ out:
 	attacher__destroy(&fc.at);
 	func_bpf__destroy(fc.skel);
 	attach__free_names(fc.names, fc.n);
-	free(fc.h);
-	free(fc.seen);
+	free_series(&fc);
+	free(fc.s);
+	ksyms__free(&fc.ks);
+	ustacks__free(&fc.ust);
+	usyms__free(fc.us);
 	report__free(&fc.r);
 	return err;
 }

@@ -10,10 +10,13 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "hist.bpf.h"
+#include "events.bpf.h"
 #include "func.h"
 
 const volatile __u32 filter_pid = 0;
 const volatile __u32 targ_fentry_id = 0;
+const volatile bool targ_kstack = false;	/* -K */
+const volatile bool targ_ustack = false;	/* -U */
 
 __u32 epoch;
 struct func_stats stats;
@@ -27,9 +30,24 @@ struct {
 	__type(value, struct func_stack);
 } stacks SEC(".maps");
 
-HIST_EPOCH_MAPS(hists, __u32, FUNC_MAX);
+HIST_EPOCH_MAPS(hists, struct func_key, FUNC_KEYS);
+STACK_MAP(stackmap, FUNC_STACKS, FUNC_STACK_DEPTH);
 
-static __always_inline int on_entry(__u32 id)
+/* The stack of the call being entered: an id, or -1 when not asked.  A user
+ * stack that is not there (-EFAULT, a kernel thread) is no loss. */
+static __always_inline __s32 take_stack(void *ctx, bool asked, __u64 flags, __u64 *lost)
+{
+	long id;
+
+	if (!asked)
+		return -1;
+	id = bpf_get_stackid(ctx, &stackmap, flags);
+	if (id < 0 && id != -14)
+		__sync_fetch_and_add(lost, 1);
+	return id < 0 ? -2 : id;
+}
+
+static __always_inline int on_entry(void *ctx, __u32 id)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid, d;
@@ -51,6 +69,8 @@ static __always_inline int on_entry(__u32 id)
 		__sync_fetch_and_add(&stats.too_deep, 1);
 	} else {
 		st->f[d].id = id;
+		st->f[d].kstack = take_stack(ctx, targ_kstack, 0, &stats.kstack_lost);
+		st->f[d].ustack = take_stack(ctx, targ_ustack, BPF_F_USER_STACK, &stats.ustack_lost);
 		st->f[d].ts = bpf_ktime_get_ns();
 	}
 	st->depth = d + 1;
@@ -62,6 +82,7 @@ static __always_inline int on_return(__u32 id)
 	__u64 now = bpf_ktime_get_ns(), pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid, d, ep = epoch & 1;
 	struct func_stack *st;
+	struct func_key k;
 	struct hist *h;
 	__u64 ts;
 
@@ -82,32 +103,36 @@ static __always_inline int on_return(__u32 id)
 		return 0;
 	}
 	ts = st->f[d].ts;
-	h = ep ? hist_get(&hists1, &id, &stats.map_full) : hist_get(&hists0, &id, &stats.map_full);
+	k.id = id;
+	k.pid = targ_ustack ? pid_tgid >> 32 : 0;
+	k.kstack = st->f[d].kstack;
+	k.ustack = st->f[d].ustack;
+	h = ep ? hist_get(&hists1, &k, &stats.map_full) : hist_get(&hists0, &k, &stats.map_full);
 	if (h)
 		hist_add(h, now - ts);
 	return 0;
 }
 
 SEC("fentry/vfs_read")
-int BPF_PROG(func_fentry) { return on_entry(targ_fentry_id); }
+int BPF_PROG(func_fentry) { return on_entry(ctx, targ_fentry_id); }
 
 SEC("fexit/vfs_read")
 int BPF_PROG(func_fexit) { return on_return(targ_fentry_id); }
 
 SEC("kprobe")
-int func_kprobe(struct pt_regs *ctx) { return on_entry((__u32)bpf_get_attach_cookie(ctx)); }
+int func_kprobe(struct pt_regs *ctx) { return on_entry(ctx, (__u32)bpf_get_attach_cookie(ctx)); }
 
 SEC("kretprobe")
 int func_kretprobe(struct pt_regs *ctx) { return on_return((__u32)bpf_get_attach_cookie(ctx)); }
 
 SEC("kprobe.multi")
-int func_kmulti(struct pt_regs *ctx) { return on_entry((__u32)bpf_get_attach_cookie(ctx)); }
+int func_kmulti(struct pt_regs *ctx) { return on_entry(ctx, (__u32)bpf_get_attach_cookie(ctx)); }
 
 SEC("kretprobe.multi")
 int func_kretmulti(struct pt_regs *ctx) { return on_return((__u32)bpf_get_attach_cookie(ctx)); }
 
 SEC("uprobe")
-int func_uprobe(struct pt_regs *ctx) { return on_entry((__u32)bpf_get_attach_cookie(ctx)); }
+int func_uprobe(struct pt_regs *ctx) { return on_entry(ctx, (__u32)bpf_get_attach_cookie(ctx)); }
 
 SEC("uretprobe")
 int func_uretprobe(struct pt_regs *ctx) { return on_return((__u32)bpf_get_attach_cookie(ctx)); }

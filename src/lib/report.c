@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "frames.h"
 #include "hist_user.h"
 #include "report.h"
 #include "run.h"
@@ -35,6 +36,7 @@ int report__add(struct report *r, const struct hist *h, int nlabels, ...)
 	}
 	s = &r->s[r->n++];
 	s->h = h;
+	s->kernel = s->user = NULL;
 	s->nlabels = nlabels;
 	va_start(ap, nlabels);
 	for (int i = 0; i < nlabels; i++) {
@@ -44,6 +46,14 @@ int report__add(struct report *r, const struct hist *h, int nlabels, ...)
 	}
 	va_end(ap);
 	return 0;
+}
+
+void report__stacks(struct report *r, const struct frames *kernel, const struct frames *user)
+{
+	if (r->n) {
+		r->s[r->n - 1].kernel = kernel;
+		r->s[r->n - 1].user = user;
+	}
 }
 
 static void stamp_json(struct report *r)
@@ -68,6 +78,12 @@ static void emit_json(struct report *r)
 				json__kwords(j, s->labels[l].key, s->labels[l].value);
 			else
 				json__kstr(j, s->labels[l].key, s->labels[l].value);
+		}
+		if (s->kernel)
+			frames__json(s->kernel, j, "kernel");
+		if (s->user) {
+			frames__json(s->user, j, "user");
+			json__kbool(j, "user_cut_short", s->user->cut);
 		}
 		hist__json(s->h, j);
 		json__obj_end(j);
@@ -135,6 +151,14 @@ static void emit_text(struct report *r)
 			while (i + g < r->n && same_group(r, &r->s[i], &r->s[i + g]))
 				g++;
 		label_line(r, &r->s[i]);
+		if (r->s[i].kernel) {
+			fprintf(r->out, "  kernel stack:\n");
+			frames__text(r->s[i].kernel, r->out, "    ");
+		}
+		if (r->s[i].user) {
+			fprintf(r->out, "  user stack:\n");
+			frames__text(r->s[i].user, r->out, "    ");
+		}
 		if (!r->column) {
 			hist__print(r->s[i].h, r->out, unit, uname);
 		} else {

@@ -34,10 +34,15 @@ struct report_label {
 	char value[256];
 };
 
+struct frames;
+
 struct report_series {
 	int nlabels;
 	struct report_label labels[REPORT_LABELS];
 	const struct hist *h;		/* the command's, alive until emit */
+	/* optional: the stacks the series is split by (func -K/-U), printed
+	 * under its labels; the command's, alive until emit */
+	const struct frames *kernel, *user;
 };
 
 struct report {
@@ -66,6 +71,8 @@ struct report {
 void report__begin(struct report *r, bool last);
 /* A series: h and nlabels (key, kind, value) triples. -ENOMEM or 0. */
 int report__add(struct report *r, const struct hist *h, int nlabels, ...);
+/* The last series added is split by these stacks (either may be NULL). */
+void report__stacks(struct report *r, const struct frames *kernel, const struct frames *user);
 /* One interval out through the chosen back end. */
 void report__emit(struct report *r, const void *values);
 void report__free(struct report *r);

@@ -58,3 +58,33 @@ PIDS=("${PIDS[@]/$IODIG_PID}")
 assert_eq "$(jq -s '[.[] | select(.type == "hist" and .function == "libc:getpid")][0].count' "$T/g.json")" 1000 "libc:getpid calls in python3 with libcrypto mapped"
 grep -q "process $PY exited" "$T/g.json.err" || die "func did not say its process exited: $(cat "$T/g.json.err")"
 ok "func -p stopped when process $PY exited, and said so"
+
+# -U: one histogram per process and user stack at the call.  functest (built
+# with frame pointers) calls leaf 20 times from main and once from outer, and
+# recurse(4) 5 times: each depth of the recursion is its own stack, and its
+# latency is known (the top level 4 x 5 ms, the deepest 5 ms).
+"$B" "$T/go3" 20 10 5 4 & FT=$!
+start_iodig "$T/u.json" func -U -p "$FT" "$B:leaf" "$B:recurse" --json
+start_iodig "$T/u.txt" func -U -p "$FT" "$B:leaf"
+touch "$T/go3"
+wait $FT || die "functest failed"
+for i in $(seq 40); do kill -0 "$IODIG_PID" 2>/dev/null || break; sleep 0.1; done
+stop_all_iodig
+series() {	# function: [count, [frames up to main]] per stack, sorted
+	jq -s -c "[.[] | select(.type == \"hist\" and .function == \"$B:$1\" and .pid == \"$FT\")
+		| [.count, ([.user[].sym | select(. != null)] | .[:index(\"main\") + 1])]] | sort" "$T/u.json"
+}
+assert_eq "$(series leaf)" '[[1,["leaf","outer","main"]],[20,["leaf","main"]]]' "-U leaf: 20 calls from main, 1 from outer, each its own histogram"
+assert_eq "$(series recurse)" '[[5,["recurse","main"]],[5,["recurse","recurse","main"]],[5,["recurse","recurse","recurse","main"]],[5,["recurse","recurse","recurse","recurse","main"]]]' \
+	"-U recurse: one histogram per depth, 5 calls each"
+for d in 1 2 3 4; do
+	p50=$(jq -s "[.[] | select(.type == \"hist\" and .function == \"$B:recurse\") | select([.user[].sym] | map(select(. == \"recurse\")) | length == $d)][0].p50_ns" "$T/u.json")
+	within "$p50" "$(( (5 - d) * 5 ))" "-U recurse at depth $d"
+done
+assert_eq "$(jq -s '[.[] | select(.type == "hist") | .user_cut_short] | unique' "$T/u.json" | jq -c .)" '[false]' "stacks reach libc's start (frame pointers)"
+assert_eq "$(jq -s '[.[] | select(.type == "interval_end") | .ustack_lost + .user_unresolved] | add' "$T/u.json")" 0 "user stacks lost or left as addresses"
+line=$(grep -n '		leaf(ms);' "$TOP/tests/helpers/functest.c" | cut -d: -f1)
+grep -q "^  user stack:" "$T/u.txt" && grep -q "main+0x[0-9a-f]* \[functest\] tests/helpers/functest.c:$line" "$T/u.txt" \
+	|| die "func -U text: $(head -20 "$T/u.txt")"
+ok "text: the stack under its labels, main's call of leaf at functest.c:$line"
+"$IODIG" func -K -p 1 "$B:leaf" 2>"$T/e"; assert_eq "$?" 2 "-K on a user function: a usage error"

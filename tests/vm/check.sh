@@ -27,6 +27,10 @@ check "both exit 0" '[ "$(kv func_two_ways fe.rc)" = 0 ] && [ "$(kv func_two_way
 check "fentry counts at least the 500 bios" '[ "$fe" -ge 500 ]'
 check "kprobe counts at least the 500 bios" '[ "$kp" -ge 500 ]'
 check "fentry and kprobe agree ($fe = $kp)" '[ "$fe" = "$kp" ]'
+ks=$(count func_two_ways ks.out 'and .function == "submit_bio"')
+ksdd=$(count func_two_ways ks.out 'and .function == "submit_bio" and any(.kernel[]; .sym == "blkdev_write_iter")')
+check "-K: one histogram per kernel stack, adding up to the same calls ($ks = $fe)" '[ "$(kv func_two_ways ks.rc)" = 0 ] && [ "$ks" = "$fe" ]'
+check "-K: dd's 500 O_DIRECT writes under blkdev_write_iter ($ksdd)" '[ "$ksdd" -ge 500 ]'
 check "modes named" 'file func_two_ways fe.out | grep -q "\"mode\":\"fentry\"" && file func_two_ways kp.out | grep -q "\"mode\":\"kprobe\""'
 
 echo "func on a glob:"
@@ -69,9 +73,13 @@ check "40 slow vfs_read calls of dd ($n)" '[ "$n" = 40 ]'
 bad=$(wk '[.[] | select(.type == "call" and .function == "vfs_read") | select(.children[0].calls != 1 or .children[0].ns < .wall_ns * 0.9 or ((.parts | add) != .wall_ns) or .requests_total != 1 or .requests[0].disk != "nullb0")] | length')
 check "each: blkdev_read_iter once, 90%+ of it; one nullb0 request linked; parts add up ($bad bad)" '[ "$n" -gt 0 ] && [ "$bad" = 0 ]'
 # under software emulation a vCPU that the host takes away looks to the guest
-# like time on CPU (seen: 1 call of 40 with 2.1 ms "on CPU" and 67 us of I/O)
+# like time on CPU (seen: 1 call of 40 with 2.1 ms "on CPU" and 67 us of
+# I/O; 3 of 40 under 60% I/O in one CI-like run): every call is I/O and CPU,
+# and most are mostly I/O
 io=$(wk '[.[] | select(.type == "call" and .function == "vfs_read" and .parts.block_io_ns >= .wall_ns * 0.6)] | length')
-check "block I/O 60%+ in 38 or more of the 40 ($io)" '[ "$io" -ge 38 ]'
+check "block I/O 60%+ in 30 or more of the 40 ($io)" '[ "$io" -ge 30 ]'
+other=$(wk '[.[] | select(.type == "call" and .function == "vfs_read" and .parts.block_io_ns + .parts.on_cpu_ns + .parts.runnable_ns < .wall_ns * 0.9)] | length')
+check "block I/O, on CPU and runnable 90%+ of every call ($other not)" '[ "$other" = 0 ]'
 echo "  $(file why_kernel wk.err | head -2 | tr '\n' ' ')"
 
 echo "bench (ratios only: software emulation), 200000 vfs_read calls a run:"

@@ -40,9 +40,11 @@ begin func_two_ways
 # fentry and kprobe on submit_bio at once, over the same dd
 start fe func --mode fentry submit_bio --json
 start kp func --mode kprobe submit_bio --json
+start ks func -K --mode fentry submit_bio --json
 dd if=/dev/zero of=/dev/loop0 bs=4k count=500 oflag=direct 2>/dev/null
 stop fe
 stop kp
+stop ks
 end func_two_ways
 
 begin func_glob
