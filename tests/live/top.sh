@@ -89,3 +89,28 @@ grep -qE "^ *$RA python3 .* $a(\+[0-9]+)? " "$T/top.txt" || die "text: no line f
 ok "text: the reader's line"
 "$IODIG" top --by pid 2>"$T/e"; assert_eq "$?" 2 "--by pid: a usage error"
 "$IODIG" top -d nosuchdisk_iodig 2>"$T/e"; assert_eq "$?" 1 "-d of no disk: exit 1"
+
+# two fio jobs at known rates (fio's own rate limiter: 400 reads/s of 4 KiB
+# on one disk, 200 writes/s of 16 KiB on the other, 4 s): the rows of fio on
+# each disk hold fio's own total_ios and io_bytes, and IOPS in each whole
+# interval inside the run is fio's rate within 2%
+start_iodig "$T/fio.json" top --json -n 0 1
+fio --output-format=json --output="$T/fio.out" --direct=1 --time_based --runtime=4 \
+	--name=r --filename="$A" --ioengine=psync --rw=randread --bs=4k --rate_iops=400 --size=32M \
+	--name=w --filename="$B" --ioengine=psync --rw=randwrite --bs=16k --rate_iops=200 --size=32M || die "fio failed"
+stop_iodig
+skipped=$(jq -s '[.[] | select(.type == "interval_end") | .skipped] | add' "$T/fio.json")
+fio_sum() { jq -s "[.[] | select(.type == \"top\" and .comm == \"fio\" and .disk == \"$1\") | .$2] | add // 0" "$T/fio.json"; }
+exact "$(fio_sum "$a" reads)" "$(jq '.jobs[0].read.total_ios' "$T/fio.out")" 1 "fio job r: reads in its rows, against fio's total_ios"
+exact "$(fio_sum "$a" read_bytes)" "$(jq '.jobs[0].read.io_bytes' "$T/fio.out")" 4096 "fio job r: bytes, against fio's io_bytes"
+exact "$(fio_sum "$b" writes)" "$(jq '.jobs[1].write.total_ios' "$T/fio.out")" 1 "fio job w: writes, against fio's total_ios"
+exact "$(fio_sum "$b" write_bytes)" "$(jq '.jobs[1].write.io_bytes' "$T/fio.out")" 16384 "fio job w: bytes, against fio's io_bytes"
+# the rows of whole intervals: the first and last of each job's are partial
+rate() { jq -s "[.[] | select(.type == \"top\" and .comm == \"fio\" and .disk == \"$1\")] | .[1:-1] | map(.$2 / .seconds)" "$T/fio.json"; }
+for x in "$a reads 400" "$b writes 200"; do
+	set -- $x
+	r=$(rate "$1" "$2")
+	jq -e --argjson want "$3" 'length >= 2 and all(. >= $want * 0.98 and . <= $want * 1.02)' <<<"$r" >/dev/null \
+		|| die "fio on $1: $2/s per whole interval $(jq -c 'map(floor)' <<<"$r"), want $3 within 2%"
+	ok "fio on $1: $2 per second in each whole interval within 2% of $3: $(jq -c 'map(. * 10 | floor / 10)' <<<"$r")"
+done
