@@ -127,8 +127,13 @@ live: iodig $(HELPERS) test-deps
 vm: iodig test-deps
 	tests/run vm
 
-bench: iodig $(HELPERS) test-deps
+bench: iodig $(HELPERS) $(BUILD)/bench/symbench test-deps
 	bench/lat.sh
+
+# Benchmarks of a library module alone, linked like the unit tests.
+$(BUILD)/bench/%: bench/%.c $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(IODIG_CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
 
 clean:
 	rm -rf $(BUILD) iodig

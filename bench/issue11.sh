@@ -2,7 +2,8 @@
 # bench/issue11.sh [SECONDS] [ROUNDS]: iodig top and iodig stacks beside what
 # a user would run instead on this kernel, in one run (bench.py: BPF ns per
 # request, IOPS kept, peak RSS, time to live); then iodig exec beside
-# libbpf-tools execsnoop, as the cost of one fork+exec.  libbpf-tools
+# libbpf-tools execsnoop, as the cost of one fork+exec; then the cost of
+# naming 10,000 user addresses (build/bench/symbench).  libbpf-tools
 # biotop and biostacks need kprobes (blk_account_io_start), which this
 # kernel lacks: bpftrace on the block tracepoints stands in for them.
 set -eu
@@ -13,6 +14,8 @@ secs=${1:-4}; rounds=${2:-3}
 	"iodig top=^Tracing block I/O=exec ./iodig top -b 1 >/dev/null" \
 	"bpftrace per-process bytes (top stand-in)=^Attaching=exec bpftrace -e 'tracepoint:block:block_io_start { @b[pid, comm] = sum(args->bytes); @n[pid, comm] = count(); } interval:s:1 { print(@b); print(@n); clear(@b); clear(@n); }'" \
 	"iodig stacks=^Counting stacks=exec ./iodig stacks -n 5 >/dev/null" \
+	"iodig slow 10=^Tracing=exec ./iodig slow 10 --no-queue-writes >/dev/null" \
+	"iodig slow 10 -K -U=^Tracing=exec ./iodig slow 10 -K -U --no-queue-writes >/dev/null" \
 	"bpftrace kstack+ustack count (biostacks stand-in)=^Attaching=exec bpftrace -e 'tracepoint:block:block_bio_queue { @[kstack, ustack, comm] = count(); }'"
 
 echo
@@ -49,3 +52,14 @@ for tool in "iodig exec" "execsnoop"; do
 	kill -INT $p; wait $p || true
 	echo "| $tool | $((x / 1000)) | +$(( (x - base) / 1000 )).$(( ( (x - base) % 1000) / 100 )) us |"
 done
+
+echo
+echo "naming user addresses (src/lib/usyms through build/bench/symbench), in a"
+echo "python3 that has mapped libc and libLLVM-19 (120 MB of text, 100k symbols):"
+echo
+[ -x build/bench/symbench ] || make -s build/bench/symbench
+/usr/bin/python3 -c 'import ctypes, time; ctypes.CDLL("libLLVM-19.so"); time.sleep(120)' & P=$!
+sleep 1
+build/bench/symbench $P libc.so 10000
+build/bench/symbench $P libLLVM 10000
+kill $P
