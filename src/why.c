@@ -1117,14 +1117,6 @@ static int fn_attach(struct why_ctx *wc, uint32_t pid)
 	return attacher__kernel(&wc->at, &p, names, 1 + o->ninto);
 }
 
-static bool kernel_has(const struct btf *vmlinux, const char *tp)
-{
-	char name[128];
-
-	snprintf(name, sizeof(name), "btf_trace_%s", tp);
-	return btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF) > 0;
-}
-
 static int why_wait(struct why_ctx *wc, int ms)
 {
 	int err = life__poll(&wc->l, ms);
@@ -1232,9 +1224,9 @@ int cmd_why(int argc, char **argv)
 	if (!o.call && (err = set_syscalls(wc.skel, o.syscalls)))
 		goto out;
 	sc_choose(&wc);
-	/* tracepoints this kernel may not have: the part or count stays 0, and -v says so */
+	/* tracepoints this kernel may not have: the part or count stays 0, and it says so */
 	{
-		static const struct { const char *tp; const char *what; } optional[] = {
+		static const struct bpfenv_optional_tp optional[] = {
 			{ "contention_begin", "lock waits (5.19+) are" },
 			{ "contention_end", NULL },
 			{ "page_cache_sync_ra", "readahead (6.18+) is" },
@@ -1242,20 +1234,8 @@ int cmd_why(int argc, char **argv)
 			{ "page_fault_user", "page faults (x86) are" },
 			{ "page_fault_kernel", NULL },
 		};
-		struct bpf_program *p;
 
-		bpf_object__for_each_program(p, wc.skel->obj) {
-			const char *sec = bpf_program__section_name(p);
-
-			for (unsigned int i = 0; i < sizeof(optional) / sizeof(optional[0]); i++)
-				if (!strcmp(sec + strlen("tp_btf/"), optional[i].tp) && !strncmp(sec, "tp_btf/", 7) &&
-				    !kernel_has(vmlinux, optional[i].tp)) {
-					bpf_program__set_autoload(p, false);
-					if (optional[i].what)
-						warnf("this kernel has no %s tracepoint: %s not seen",
-						      optional[i].tp, optional[i].what);
-				}
-		}
+		bpfenv__drop_missing_tps(wc.skel->obj, vmlinux, optional, sizeof(optional) / sizeof(optional[0]));
 	}
 	if ((err = why_bpf__load(wc.skel))) {
 		err = bpfenv__fail("loading BPF programs", err);

@@ -10,6 +10,7 @@
 #include <linux/membarrier.h>
 #include <sys/syscall.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "bpfenv.h"
 #include "log.h"
@@ -171,4 +172,34 @@ int bpfenv__tracefs(void)
 	mounted = true;
 	atexit(unmount_tracefs);	/* leave the system as it was found */
 	return 0;
+}
+
+bool bpfenv__has_tp(const struct btf *vmlinux, const char *tp)
+{
+	char name[128];
+
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	return btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF) > 0;
+}
+
+int bpfenv__drop_missing_tps(struct bpf_object *obj, const struct btf *vmlinux,
+			     const struct bpfenv_optional_tp *t, size_t n)
+{
+	struct bpf_program *p;
+	int dropped = 0;
+
+	bpf_object__for_each_program(p, obj) {
+		const char *sec = bpf_program__section_name(p);
+
+		if (strncmp(sec, "tp_btf/", 7))
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(sec + 7, t[i].tp) && !bpfenv__has_tp(vmlinux, t[i].tp)) {
+				bpf_program__set_autoload(p, false);
+				dropped++;
+				if (t[i].what)
+					warnf("this kernel has no %s tracepoint: %s not seen", t[i].tp, t[i].what);
+			}
+	}
+	return dropped;
 }

@@ -33,6 +33,21 @@ unsigned long long bpfenv__recursion_misses(struct bpf_object *obj);
  * only while kernel.bpf_stats_enabled=1). */
 void bpfenv__run_stats(struct bpf_object *obj, unsigned long long *ns, unsigned long long *cnt);
 
+struct btf;
+/* Tracepoints a command can do without: { "contention_begin", "lock waits
+ * (5.19+) are" }; a NULL `what` says nothing (the first of a group says it). */
+struct bpfenv_optional_tp {
+	const char *tp;
+	const char *what;
+};
+/* Is tracepoint tp in this kernel (its btf_trace_ typedef in vmlinux BTF)? */
+bool bpfenv__has_tp(const struct btf *vmlinux, const char *tp);
+/* Programs of obj on a tp_btf/ tracepoint of t[0..n) that this kernel lacks
+ * are not loaded, with a warning "this kernel has no TP tracepoint: WHAT not
+ * seen".  Returns how many were dropped. */
+int bpfenv__drop_missing_tps(struct bpf_object *obj, const struct btf *vmlinux,
+			     const struct bpfenv_optional_tp *t, size_t n);
+
 /* tracefs, where syscall tracepoints' ids and the traceable function list
  * live: mounted if it is not (this kernel does not at boot), and unmounted
  * again at exit.  Returns 0 or -errno. */

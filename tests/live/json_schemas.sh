@@ -21,6 +21,9 @@ start_iodig "$T/top.json" top --json 1
 start_iodig "$T/iostat.json" iostat --json 1
 start_iodig "$T/size.json" size --json
 start_iodig "$T/stacks.json" stacks --json
+start_iodig "$T/cache.json" cache --json
+start_iodig "$T/cachef.json" cache --by file --json
+start_iodig "$T/cachep.json" cache --by process --json
 start_iodig "$T/stacks_tp.json" stacks --tracepoint block:block_rq_issue -K --json
 stall_load "$L" 500
 stop_all_iodig
@@ -44,6 +47,12 @@ check top "$T/top.json" top
 check top.interval_end "$T/top.json" interval_end
 check iostat "$T/iostat.json" iostat
 check size "$T/size.json" size
+for f in cache cachef cachep; do
+	check cache "$T/$f.json" cache
+	check cache.interval_end "$T/$f.json" interval_end
+done
+"$IODIG" cache --snapshot --json "$IODIG" > "$T/snap.json" || die "cache --snapshot"
+check cache.snapshot "$T/snap.json" snapshot
 for f in stacks stacks_tp; do
 	check stack "$T/$f.json" stack
 	check stacks.summary "$T/$f.json" summary

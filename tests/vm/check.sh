@@ -33,6 +33,12 @@ check "-K: one histogram per kernel stack, adding up to the same calls ($ks = $f
 check "-K: dd's 500 O_DIRECT writes under blkdev_write_iter ($ksdd)" '[ "$ksdd" -ge 500 ]'
 check "modes named" 'file func_two_ways fe.out | grep -q "\"mode\":\"fentry\"" && file func_two_ways kp.out | grep -q "\"mode\":\"kprobe\""'
 
+echo "cache on 6.1 (no access tracepoints), 256 pages read from the block device:"
+check "cache exits 0" '[ "$(kv cache ca.rc)" = 0 ]'
+check "says hits cannot be measured" 'file cache ca.err | grep -q "no mm_filemap_get_pages tracepoint: page-cache accesses (6.12+), and so hits, are not seen"'
+n=$(file cache ca.out | jq -s '[.[] | select(.type == "cache" and .misses == 256 and .accesses == null and .hits == null)] | length')
+check "a file (the block device's inode) with exactly 256 misses, accesses and hits null ($n)" '[ "$n" = 1 ]'
+
 echo "func on a glob:"
 nf=$(file func_glob gl.out | jq -s '[.[] | select(.type == "hist")] | length')
 check "glob exits 0" '[ "$(kv func_glob gl.rc)" = 0 ]'

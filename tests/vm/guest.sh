@@ -47,6 +47,17 @@ stop kp
 stop ks
 end func_two_ways
 
+begin cache
+# 6.1 has no access tracepoints: misses only, exactly (no readahead: 256 pages
+# of the block device's own page cache, read once)
+echo 0 > /sys/block/loop0/queue/read_ahead_kb
+echo 3 > /proc/sys/vm/drop_caches
+start ca cache --by file -n 0 --json
+dd if=/dev/loop0 of=/dev/null bs=4k count=256 2>/dev/null
+stop ca
+echo 128 > /sys/block/loop0/queue/read_ahead_kb
+end cache
+
 begin func_glob
 start gl func 'blk_mq_*' --json
 dd if=/dev/loop0 of=/dev/null bs=4k count=300 iflag=direct 2>/dev/null

@@ -1,0 +1,551 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iodig cache (cachestat, correct on kernels after 5.16): every interval,
+ * page-cache accesses, hits, misses, dirtied, written back and evicted
+ * pages, for the whole machine or per process, cgroup or file.  Running
+ * totals in a per-CPU hash, differenced per report as `size` does.
+ * --snapshot FILE...: what cachestat(2) (6.5+) says of each file now.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "bpfenv.h"
+#include "cache.h"
+#include "cli.h"
+#include "cmds.h"
+#include "counters.h"
+#include "json.h"
+#include "log.h"
+#include "run.h"
+#include "text.h"
+#include "cache.skel.h"
+
+enum { OPT_BY = OPT_FIRST_CMD, OPT_SNAPSHOT };
+
+static const char *const by_names[] = { "all", "process", "cgroup", "file" };
+
+struct cache_row {
+	struct cache_key k;
+	struct cache_val last, d;	/* totals last seen, this report's difference */
+	char *path;			/* file: resolved once, or NULL */
+	bool looked;			/* file: a path was looked for */
+};
+
+struct cache_opts {
+	struct cli_common c;
+	enum cache_by by;
+	unsigned long long pid, top;
+	bool snapshot;
+	char **files;
+	int nfiles;
+	struct run_loop loop;
+};
+
+struct cache_ctx {
+	struct cache_opts *o;
+	struct cache_bpf *sk;
+	struct cache_row *rows;
+	size_t n, cap;
+	int ncpus;
+	struct cache_val *percpu;
+	struct json j;
+	uint64_t interval, map_full_last;
+	char all_name[64];		/* text, --by all: the meminfo columns */
+	bool no_access;			/* no mm_filemap_get_pages (before 6.12): no accesses, no hits */
+	bool no_fault;			/* no mm_filemap_fault (before 6.12) */
+};
+
+static uint64_t hits(const struct cache_val *d)
+{
+	return d->accesses > d->added ? d->accesses - d->added : 0;
+}
+
+static struct cache_row *row_of(struct cache_ctx *cc, const struct cache_key *k)
+{
+	for (size_t i = 0; i < cc->n; i++)
+		if (!memcmp(&cc->rows[i].k, k, sizeof(*k)))
+			return &cc->rows[i];
+	if (cc->n == cc->cap) {
+		void *p = realloc(cc->rows, (cc->cap = cc->cap ? 2 * cc->cap : 64) * sizeof(*cc->rows));
+
+		if (!p)
+			return NULL;
+		cc->rows = p;
+	}
+	memset(&cc->rows[cc->n], 0, sizeof(cc->rows[0]));
+	cc->rows[cc->n].k = *k;
+	return &cc->rows[cc->n++];
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct cache_row *x = a, *y = b;
+	uint64_t u = x->d.accesses + x->d.added + x->d.dirtied, v = y->d.accesses + y->d.added + y->d.dirtied;
+
+	if (u != v)
+		return u > v ? -1 : 1;
+	return x->k.id < y->k.id ? -1 : x->k.id > y->k.id;
+}
+
+/* The kernel's dev_t (major << 20 | minor) as user space's. */
+static dev_t kdev(uint32_t d)
+{
+	return makedev(d >> 20, d & 0xfffff);
+}
+
+/*
+ * A path for each shown file row not yet named: a file some process holds
+ * open or mapped now (/proc/PID/fd, /proc/PID/map_files), as lsof finds it.
+ * A file nobody holds any more stays "dev:ino" (JSON path null): the kernel
+ * side keeps no name, and a walk of the file system to find an inode is not
+ * a cost to pay every interval.
+ */
+static void name_files(struct cache_ctx *cc, size_t shown)
+{
+	static const char *const dirs[] = { "fd", "map_files" };
+	size_t want = 0;
+	DIR *proc;
+	struct dirent *p;
+
+	for (size_t i = 0; i < shown; i++)
+		want += !cc->rows[i].looked;
+	if (!want || !(proc = opendir("/proc")))
+		return;
+	while (want && (p = readdir(proc))) {
+		if (p->d_name[0] < '1' || p->d_name[0] > '9')
+			continue;
+		for (int d = 0; d < 2 && want; d++) {
+			char dir[300], link[600], path[4096];
+			struct dirent *f;
+			DIR *fds;
+
+			snprintf(dir, sizeof(dir), "/proc/%s/%s", p->d_name, dirs[d]);
+			if (!(fds = opendir(dir)))
+				continue;
+			while (want && (f = readdir(fds))) {
+				struct stat st;
+				ssize_t n;
+
+				if (f->d_name[0] == '.' || fstatat(dirfd(fds), f->d_name, &st, 0))
+					continue;
+				for (size_t i = 0; i < shown; i++) {
+					struct cache_row *r = &cc->rows[i];
+
+					if (r->looked || st.st_ino != r->k.id || st.st_dev != kdev(r->k.dev))
+						continue;
+					snprintf(link, sizeof(link), "%s/%s", dir, f->d_name);
+					n = readlink(link, path, sizeof(path) - 1);
+					if (n > 0) {
+						path[n] = '\0';
+						r->path = strdup(path);
+						r->looked = true;
+						want--;
+					}
+				}
+			}
+			closedir(fds);
+		}
+	}
+	closedir(proc);
+	for (size_t i = 0; i < shown; i++)
+		cc->rows[i].looked = true;	/* not found now: not looked for again */
+}
+
+static void meminfo_mb(uint64_t *buffers, uint64_t *cached)
+{
+	char line[256];
+	unsigned long long kb;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	*buffers = *cached = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Buffers: %llu kB", &kb) == 1)
+			*buffers = kb / 1024;
+		else if (sscanf(line, "Cached: %llu kB", &kb) == 1)
+			*cached = kb / 1024;
+	}
+	fclose(f);
+}
+
+static void row_json(struct cache_ctx *cc, const struct cache_row *r)
+{
+	const struct cache_val *d = &r->d;
+	struct json *j = &cc->j;
+	char dev[32];
+
+	json__obj_begin(j);
+	json__kstr(j, "type", "cache");
+	json__ku64(j, "interval", cc->interval);
+	json__kstr(j, "by", by_names[cc->o->by]);
+	switch (cc->o->by) {
+	case CACHE_BY_PROCESS:
+		json__ku64(j, "pid", r->k.id);
+		json__kstr(j, "comm", r->k.comm);
+		break;
+	case CACHE_BY_CGROUP:
+		json__ku64(j, "cgroup", r->k.id);
+		break;
+	case CACHE_BY_FILE:
+		snprintf(dev, sizeof(dev), "%u:%u", r->k.dev >> 20, r->k.dev & 0xfffff);
+		json__kstr(j, "dev", dev);
+		json__ku64(j, "ino", r->k.id);
+		if (r->path)
+			json__kstr(j, "path", r->path);
+		else
+			json__knull(j, "path");
+		break;
+	default:
+		break;
+	}
+	if (cc->no_access) {	/* not measured: null, never a 0 that looks like one */
+		json__knull(j, "accesses");
+		json__knull(j, "hits");
+	} else {
+		json__ku64(j, "accesses", d->accesses);
+		json__ku64(j, "hits", hits(d));
+	}
+	json__ku64(j, "misses", d->added);
+	if (d->accesses)
+		json__kdouble(j, "hit_ratio", (double)hits(d) / d->accesses);
+	else
+		json__knull(j, "hit_ratio");
+	json__ku64(j, "dirtied", d->dirtied);
+	json__ku64(j, "written", d->written);
+	json__ku64(j, "evicted", d->evicted);
+	if (cc->no_fault)
+		json__knull(j, "faults");
+	else
+		json__ku64(j, "faults", d->faults);
+	json__obj_end(j);
+}
+
+static void row_text(struct cache_ctx *cc, const struct cache_row *r)
+{
+	const struct cache_val *d = &r->d;
+	char name[TEXT_SAFE_LEN(4096)], ratio[16], acc[24], hit[24];
+
+	switch (cc->o->by) {
+	case CACHE_BY_PROCESS: {
+		char comm[TEXT_SAFE_LEN(CACHE_COMM_LEN)];
+
+		snprintf(name, sizeof(name), "%-7llu %s", (unsigned long long)r->k.id,
+			 text__safe(r->k.comm, comm, sizeof(comm)));
+		break;
+	}
+	case CACHE_BY_CGROUP:
+		snprintf(name, sizeof(name), "%llu", (unsigned long long)r->k.id);
+		break;
+	case CACHE_BY_FILE:
+		if (r->path)
+			text__safe(r->path, name, sizeof(name));
+		else
+			snprintf(name, sizeof(name), "%u:%u ino %llu", r->k.dev >> 20, r->k.dev & 0xfffff,
+				 (unsigned long long)r->k.id);
+		break;
+	default:
+		snprintf(name, sizeof(name), "%s", cc->all_name);
+	}
+	if (d->accesses)
+		snprintf(ratio, sizeof(ratio), "%.1f%%", 100.0 * hits(d) / d->accesses);
+	else
+		snprintf(ratio, sizeof(ratio), "-");
+	snprintf(acc, sizeof(acc), cc->no_access ? "-" : "%llu", (unsigned long long)d->accesses);
+	snprintf(hit, sizeof(hit), cc->no_access ? "-" : "%llu", (unsigned long long)hits(d));
+	printf("%10s %10s %10llu %7s %9llu %9llu %9llu %8llu  %s\n", acc, hit, (unsigned long long)d->added, ratio,
+	       (unsigned long long)d->dirtied,
+	       (unsigned long long)d->written, (unsigned long long)d->evicted, (unsigned long long)d->faults, name);
+}
+
+struct cache_values {
+	uint64_t rows, map_full;
+};
+
+static const struct counter cache_counters[] = {
+	{ "rows", offsetof(struct cache_values, rows), NULL },
+	{ "map_full", offsetof(struct cache_values, map_full), "lost: %llu page-cache events found the row table full" },
+};
+
+static int cache_report(void *ctx, bool last)
+{
+	struct cache_ctx *cc = ctx;
+	int fd = bpf_map__fd(cc->sk->maps.rows);
+	struct cache_key k, next, *prev = NULL;
+	struct cache_values v = {};
+	size_t shown = 0, active = 0;
+	uint64_t mf = cc->sk->bss->stats.map_full;
+
+	cc->interval++;
+	for (size_t i = 0; i < cc->n; i++)
+		memset(&cc->rows[i].d, 0, sizeof(cc->rows[i].d));
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		struct cache_val sum = {};
+		struct cache_row *r;
+
+		k = next;
+		prev = &k;
+		if (bpf_map_lookup_elem(fd, &k, cc->percpu))
+			continue;
+		for (int c = 0; c < cc->ncpus; c++)
+			for (size_t f = 0; f < sizeof(sum) / 8; f++)
+				((uint64_t *)&sum)[f] += ((uint64_t *)&cc->percpu[c])[f];
+		if (!(r = row_of(cc, &k)))
+			return fail("collecting rows", "out of memory");
+		for (size_t f = 0; f < sizeof(sum) / 8; f++)
+			((uint64_t *)&r->d)[f] = ((uint64_t *)&sum)[f] - ((uint64_t *)&r->last)[f];
+		r->last = sum;
+	}
+	qsort(cc->rows, cc->n, sizeof(*cc->rows), cmp_rows);
+	for (size_t i = 0; i < cc->n; i++) {
+		const struct cache_val *d = &cc->rows[i].d;
+
+		active += d->accesses || d->added || d->dirtied || d->written || d->evicted || d->faults;
+	}
+	shown = cc->o->top && cc->o->top < active ? cc->o->top : active;
+	if (cc->o->by == CACHE_BY_FILE)
+		name_files(cc, shown);
+	v.rows = shown;
+	v.map_full = mf - cc->map_full_last;
+	cc->map_full_last = mf;
+	if (cc->o->c.json) {
+		for (size_t i = 0; i < shown; i++)
+			row_json(cc, &cc->rows[i]);
+		json__obj_begin(&cc->j);
+		json__kstr(&cc->j, "type", "interval_end");
+		json__ku64(&cc->j, "interval", cc->interval);
+		json__ku64(&cc->j, "time", (uint64_t)time(NULL));
+		json__ku64(&cc->j, "ts_ns", run__mono_ns());
+		counters__json(&cc->j, cache_counters, COUNTERS_N(cache_counters), &v, 0);
+		json__kbool(&cc->j, "last", last);
+		json__obj_end(&cc->j);
+		return 0;
+	}
+	if (cc->o->loop.timestamp)
+		run__print_time(stdout);
+	if (cc->o->by == CACHE_BY_ALL) {
+		/* cachestat's one line an interval, with what /proc/meminfo says */
+		struct cache_row all = shown ? cc->rows[0] : (struct cache_row){};
+		uint64_t buffers, cached;
+
+		meminfo_mb(&buffers, &cached);
+		if (cc->interval == 1)
+			printf("%10s %10s %10s %7s %9s %9s %9s %8s  %s\n", "ACCESSES", "HITS", "MISSES", "HIT%",
+			       "DIRTIED", "WRITTEN", "EVICTED", "FAULTS", "BUFFERS_MB CACHED_MB");
+		snprintf(cc->all_name, sizeof(cc->all_name), "%10llu %9llu", (unsigned long long)buffers,
+			 (unsigned long long)cached);
+		row_text(cc, &all);
+	} else {
+		printf("%10s %10s %10s %7s %9s %9s %9s %8s  %s\n", "ACCESSES", "HITS", "MISSES", "HIT%", "DIRTIED",
+		       "WRITTEN", "EVICTED", "FAULTS", cc->o->by == CACHE_BY_FILE ? "FILE" :
+		       cc->o->by == CACHE_BY_CGROUP ? "CGROUP" : "PID     COMM");
+		for (size_t i = 0; i < shown; i++)
+			row_text(cc, &cc->rows[i]);
+		if (!shown)
+			printf("no page-cache activity%s\n", cc->o->loop.interval_ms ? " in this interval" : "");
+		putchar('\n');
+	}
+	counters__lines(stdout, cache_counters, COUNTERS_N(cache_counters), &v, 0);
+	return 0;
+}
+
+/* cachestat(2), 6.5+: the kernel's own count of a file's pages. */
+struct cachestat_range {
+	uint64_t off, len;
+};
+
+struct cachestat {
+	uint64_t nr_cache, nr_dirty, nr_writeback, nr_evicted, nr_recently_evicted;
+};
+
+#ifndef __NR_cachestat
+#define __NR_cachestat 451
+#endif
+
+static int snapshot(struct cache_opts *o)
+{
+	struct json j;
+	int err = 0;
+
+	json__init(&j, stdout);
+	if (!o->c.json)
+		printf("%10s %10s %10s %10s %10s  %s\n", "CACHED", "DIRTY", "WRITEBACK", "EVICTED", "RECENT_EV", "FILE");
+	for (int i = 0; i < o->nfiles; i++) {
+		struct cachestat_range range = { 0, 0 };	/* len 0: to the end */
+		struct cachestat cs;
+		char safe[TEXT_SAFE_LEN(4096)];
+		int fd = open(o->files[i], O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0) {
+			err = fail(o->files[i], "%s", strerror(errno));
+			continue;
+		}
+		if (syscall(__NR_cachestat, fd, &range, &cs, 0)) {
+			int e = errno;
+
+			close(fd);
+			if (e == ENOSYS)
+				return fail("cachestat(2)", "this kernel has none (6.5+): use fincore(1)");
+			err = fail(o->files[i], "cachestat: %s", strerror(e));
+			continue;
+		}
+		close(fd);
+		if (o->c.json) {
+			json__obj_begin(&j);
+			json__kstr(&j, "type", "snapshot");
+			json__kstr(&j, "path", o->files[i]);
+			json__ku64(&j, "cached", cs.nr_cache);
+			json__ku64(&j, "dirty", cs.nr_dirty);
+			json__ku64(&j, "writeback", cs.nr_writeback);
+			json__ku64(&j, "evicted", cs.nr_evicted);
+			json__ku64(&j, "recently_evicted", cs.nr_recently_evicted);
+			json__obj_end(&j);
+		} else {
+			printf("%10llu %10llu %10llu %10llu %10llu  %s\n", (unsigned long long)cs.nr_cache,
+			       (unsigned long long)cs.nr_dirty, (unsigned long long)cs.nr_writeback,
+			       (unsigned long long)cs.nr_evicted, (unsigned long long)cs.nr_recently_evicted,
+			       text__safe(o->files[i], safe, sizeof(safe)));
+		}
+	}
+	return run__flush() ? 1 : err;
+}
+
+static int cache_opt(void *ctx, int opt, const char *arg)
+{
+	struct cache_opts *o = ctx;
+
+	switch (opt) {
+	case OPT_BY:
+		for (int i = 0; i < 4; i++)
+			if (!strcmp(arg, by_names[i])) {
+				o->by = i;
+				return 0;
+			}
+		return usage_error("--by '%s': all, process, cgroup or file", arg);
+	case 'n':
+		if (!cli__uint(arg, 0, 1000000, &o->top))
+			return usage_error("-n '%s': a number of rows", arg);
+		return 0;
+	case 'p':
+		if (!cli__uint(arg, 1, 0x7fffffff, &o->pid))
+			return usage_error("-p '%s': a process id", arg);
+		return 0;
+	case 'T':
+		o->loop.timestamp = true;
+		return 0;
+	case OPT_SNAPSHOT:
+		o->snapshot = true;
+		return 0;
+	}
+	return -1;
+}
+
+static int cache_args(void *ctx, int argc, char **argv, int optind)
+{
+	struct cache_opts *o = ctx;
+
+	if (o->snapshot) {
+		o->files = argv + optind;
+		o->nfiles = argc - optind;
+		return o->nfiles ? 0 : usage_error("--snapshot: no file given");
+	}
+	return run__parse_interval(argc, argv, optind, &o->loop);
+}
+
+int cmd_cache(int argc, char **argv)
+{
+	static const struct cli_opt opts[] = {
+		{ "by", OPT_BY, "KEY", "rows by all (default: one line), process, cgroup or file" },
+		{ "top", 'n', "N", "text: the N busiest rows (default 10; 0: all)" },
+		{ "pid", 'p', "PID", "only what this process does" },
+		{ "timestamp", 'T', NULL, "a time line before each interval" },
+		{ "snapshot", OPT_SNAPSHOT, NULL, "FILE...: each file's cached, dirty and evicted pages now\n"
+						      "(cachestat(2), 6.5+; no tracing)" },
+		{}
+	};
+	static const struct cli_cmd cmd = {
+		.name = "cache",
+		.synopsis = "[options] [interval [count]] | --snapshot FILE...",
+		.about = "The page cache from its tracepoints (6.12+ for accesses): pages that read(2)-family\n"
+			 "calls asked for (ACCESSES), found (HITS) and had to add (MISSES: read from the\n"
+			 "disk, readahead included), dirtied, written back by the flusher or sync(2),\n"
+			 "evicted (reclaim, truncation, invalidation), and page faults on file mappings.\n"
+			 "Large folios count their pages.  At the end, or every interval.\n",
+		.notes = "HITS = ACCESSES - MISSES, at least 0: pages read ahead in one interval and used in\n"
+			 "the next are a miss in the first and a hit in the second.  ACCESSES can be short\n"
+			 "(never over) while reads find readahead I/O in flight: the kernel leaves that\n"
+			 "path untraced.  --by process names whoever ran: written back is the flusher's,\n"
+			 "evicted often kswapd's.  Written back excludes fsync(2) (no tracepoint there).\n",
+		.opts = opts, .opt = cache_opt, .args = cache_args, .tracing = true };
+	struct cache_opts o = { .top = 10 };
+	struct cache_ctx cc = { .o = &o };
+	int err = cli__prologue(&cmd, argc, argv, &o.c, &o);
+
+	if (err >= 0)
+		return err;
+	if (o.snapshot)
+		return snapshot(&o);
+	json__init(&cc.j, stdout);
+	cc.ncpus = libbpf_num_possible_cpus();
+	if (cc.ncpus <= 0 || !(cc.percpu = calloc(cc.ncpus, sizeof(*cc.percpu))))
+		return fail("counting CPUs", "%s", strerror(cc.ncpus < 0 ? -cc.ncpus : ENOMEM));
+	if (!(cc.sk = cache_bpf__open())) {
+		err = bpfenv__fail("opening BPF object", -errno);
+		goto out;
+	}
+	cc.sk->rodata->targ_by = o.by;
+	cc.sk->rodata->filter_pid = o.pid;
+	{
+		/* before 6.12 there are no access tracepoints: misses, dirtied,
+		 * written and evicted are still exact, hits cannot be told */
+		static const struct bpfenv_optional_tp optional[] = {
+			{ "mm_filemap_get_pages", "page-cache accesses (6.12+), and so hits, are" },
+			{ "mm_filemap_fault", "page faults on file mappings (6.12+) are" },
+		};
+		struct btf *vmlinux = btf__load_vmlinux_btf();
+
+		if (!vmlinux) {
+			err = fail("reading kernel BTF", "%s", strerror(errno));
+			goto out;
+		}
+		bpfenv__drop_missing_tps(cc.sk->obj, vmlinux, optional, 2);
+		cc.no_access = !bpfenv__has_tp(vmlinux, "mm_filemap_get_pages");
+		cc.no_fault = !bpfenv__has_tp(vmlinux, "mm_filemap_fault");
+		if (cc.no_access)
+			warnf("misses, dirtied, written back and evicted pages are counted; accesses and hits show as -");
+		btf__free(vmlinux);
+	}
+	if ((err = cache_bpf__load(cc.sk))) {
+		err = bpfenv__fail("loading BPF programs (the filemap tracepoints need 6.12+)", err);
+		goto out;
+	}
+	if ((err = cache_bpf__attach(cc.sk))) {
+		err = bpfenv__fail("attaching to the filemap and writeback tracepoints", err);
+		goto out;
+	}
+	run__signals();
+	if ((err = run__ready(o.c.ready_file, "Tracing the page cache... Hit Ctrl-C to end.")))
+		goto out;
+	o.loop.wait = run__sleep_ms;
+	o.loop.report = cache_report;
+	o.loop.ctx = &cc;
+	err = run__loop(&o.loop);
+out:
+	cache_bpf__destroy(cc.sk);
+	for (size_t i = 0; i < cc.n; i++)
+		free(cc.rows[i].path);
+	free(cc.rows);
+	free(cc.percpu);
+	return err;
+}

@@ -1,0 +1,92 @@
+# iodig cache against the page cache's known state: a file dropped from the
+# cache (posix_fadvise DONTNEED, fincore says 0 pages) and read to its end
+# misses every page and hits none; read again at once, it hits every page
+# fincore says is cached and misses the rest; two readers, one of a cold
+# file and one of a warm one, each get exactly their own; cachestat(2)
+# (--snapshot) agrees with fincore.
+. "$(dirname "$0")/../lib.sh"
+need_root_bpf
+command -v fincore >/dev/null || skip "needs fincore (util-linux)"
+READ="$TOP/tests/helpers/cacheread.py"
+L=$(loopdev 64)
+mkfs.ext4 -q -E lazy_itable_init=0,lazy_journal_init=0 "$L" || die mkfs
+mkdir "$T/mnt"; mount "$L" "$T/mnt" || die mount; defer "umount $T/mnt"
+head -c 2M /dev/urandom > "$T/mnt/a"; head -c 1M /dev/urandom > "$T/mnt/b"; sync
+drop() { python3 -c "import os, sys
+for f in sys.argv[1:]:
+    fd = os.open(f, os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED); os.close(fd)" "$@"; }
+pages() { echo $(( $(fincore -b -n -o RES "$1" | tr -d ' ') / 4096 )); }
+ino() { stat -c %i "$1"; }
+# read NAME CHUNK FILE...: a reader of known pid, started, waiting for $T/go.NAME
+read_start() {
+	local n=$1; shift
+	/usr/bin/python3 "$READ" "$T/go.$n" "$@" > "$T/pid.$n" & JOBS+=($!)
+	for i in $(seq 100); do [ -s "$T/pid.$n" ] && break; sleep 0.02; done
+}
+# file JSON INO FIELD: FIELD of the file's rows, over the intervals
+file() { jq -s "[.[] | select(.type == \"cache\" and .ino == $2) | .$3] | add // 0" "$1"; }
+
+# 1. cold, then warm: one file, --by file, a run for each pass
+drop "$T/mnt/a"
+assert_eq "$(pages "$T/mnt/a")" 0 "pages of a (2 MiB) cached before, by fincore"
+JOBS=(); read_start 1 1048576 "$T/mnt/a"
+start_iodig "$T/c1.json" cache --by file -n 0 --json
+touch "$T/go.1"; wait "${JOBS[@]}" || die "reader failed"
+stop_iodig
+A=$(ino "$T/mnt/a")
+# accesses of a cold read can be short, never over: a read whose first
+# batch ends in a folio still under readahead I/O takes a path without the
+# tracepoint (filemap_get_pages drops that folio and returns)
+acc=$(file "$T/c1.json" "$A" accesses)
+[ "$acc" -le 512 ] && [ "$acc" -gt 0 ] || die "first pass: $acc pages asked for, want 512 at most"
+ok "first pass: $acc pages asked for, of 512 (1 MiB reads: more than one batch each)"
+assert_eq "$(file "$T/c1.json" "$A" misses)" 512 "first pass: misses = every page"
+assert_eq "$(file "$T/c1.json" "$A" hits)" 0 "first pass: hits"
+cached=$(pages "$T/mnt/a")
+JOBS=(); read_start 2 65536 "$T/mnt/a"
+start_iodig "$T/c2.json" cache --by file -n 0 --json
+start_iodig "$T/c2.txt" cache --by file
+touch "$T/go.2"; wait "${JOBS[@]}" || die "reader failed"
+stop_all_iodig
+assert_eq "$(file "$T/c2.json" "$A" accesses)" 512 "second pass: pages asked for (64 KiB reads)"
+# what fincore saw cached hits; only a page evicted during the pass (counted
+# as evicted: DAMON reclaim on this host, docs/DESIGN.md) may miss besides
+h=$(file "$T/c2.json" "$A" hits); m=$(file "$T/c2.json" "$A" misses); ev=$(file "$T/c2.json" "$A" evicted)
+[ "$h" -le "$cached" ] && [ "$h" -ge $((cached - ev)) ] && [ $((h + m)) = 512 ] \
+	|| die "second pass: hits $h misses $m evicted $ev, fincore had $cached cached"
+ok "second pass: hits = $h of the $cached pages fincore saw cached, misses $m (evicted during it: $ev)"
+assert_eq "$(jq -s -r "[.[] | select(.type == \"cache\" and .ino == $A)][0] | [.dev, (.hit_ratio | tostring)] | @tsv" "$T/c2.json")" \
+	"$(( $(stat -c %d "$T/mnt/a") >> 8 )):$(( $(stat -c %d "$T/mnt/a") & 255 ))	$(jq -n "$h / 512 | tostring" -r)" "the file's dev and hit ratio"
+grep -qE "^ +512 +$h +$m +[0-9.]+% .* ([0-9]+:[0-9]+ ino $A|.*/mnt/a)\$" "$T/c2.txt" || die "text: $(cat "$T/c2.txt")"
+ok "text: the file's row"
+
+# 2. two readers at once, --by process: one reads a cold (dropped), one b
+# warm (read just before): each row exactly its own pages
+cat "$T/mnt/b" > /dev/null; drop "$T/mnt/a"
+assert_eq "$(pages "$T/mnt/a")" 0 "a dropped again"
+warm=$(pages "$T/mnt/b")
+JOBS=(); read_start cold 1048576 "$T/mnt/a"; read_start warm 65536 "$T/mnt/b"
+start_iodig "$T/p.json" cache --by process -n 0 --json 1
+touch "$T/go.cold" "$T/go.warm"; wait "${JOBS[@]}" || die "readers failed"
+stop_iodig
+proc() { jq -s "[.[] | select(.type == \"cache\" and .pid == $2) | .$3] | add // 0" "$1"; }
+C=$(cat "$T/pid.cold"); W=$(cat "$T/pid.warm")
+assert_eq "$(proc "$T/p.json" "$C" misses)/$(proc "$T/p.json" "$C" hits)" "512/0" "cold reader: misses/hits"
+h=$(proc "$T/p.json" "$W" hits)
+[ "$(proc "$T/p.json" "$W" accesses)" = 256 ] && [ "$h" -le "$warm" ] && [ "$h" -ge $((warm - $(proc "$T/p.json" "$W" evicted))) ] \
+	|| die "warm reader: $(jq -c "select(.type == \"cache\" and .pid == $W)" "$T/p.json"), fincore had $warm"
+ok "warm reader: 256 pages asked for, $h hits of the $warm cached"
+assert_eq "$(jq -s -r "[.[] | select(.type == \"cache\" and .pid == $C) | .comm] | unique | join(\",\")" "$T/p.json")" python3 "the reader's name"
+
+# 3. dirtied: 100 pages written to a new file, by the writer
+start_iodig "$T/w.json" cache --by file -n 0 --json
+dd if=/dev/zero of="$T/mnt/w" bs=4k count=100 status=none; sync
+stop_iodig
+assert_eq "$(file "$T/w.json" "$(ino "$T/mnt/w")" dirtied)" 100 "pages dirtied by writing 100 pages"
+assert_eq "$(file "$T/w.json" "$(ino "$T/mnt/w")" written)" 100 "pages written back by sync(2)"
+
+# 4. cachestat(2) beside fincore
+"$IODIG" cache --snapshot "$T/mnt/a" "$T/mnt/b" --json > "$T/s.json" || die "snapshot"
+assert_eq "$(jq -s -c '[.[].cached]' "$T/s.json")" "[$(pages "$T/mnt/a"),$(pages "$T/mnt/b")]" "--snapshot: cached pages = fincore's"
+"$IODIG" cache --snapshot "$T/nosuch" 2>"$T/e"; assert_eq "$?" 1 "--snapshot of a missing file: exit 1"
+"$IODIG" cache --by inode 2>"$T/e"; assert_eq "$?" 2 "--by inode: a usage error"
