@@ -6,16 +6,13 @@
  * totals in a per-CPU hash, differenced per report as `size` does.
  * --snapshot FILE...: what cachestat(2) (6.5+) says of each file now.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/sysmacros.h>
 #include <time.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -27,6 +24,7 @@
 #include "counters.h"
 #include "json.h"
 #include "log.h"
+#include "procfiles.h"
 #include "run.h"
 #include "text.h"
 #include "cache.skel.h"
@@ -98,68 +96,25 @@ static int cmp_rows(const void *a, const void *b)
 	return x->k.id < y->k.id ? -1 : x->k.id > y->k.id;
 }
 
-/* The kernel's dev_t (major << 20 | minor) as user space's. */
-static dev_t kdev(uint32_t d)
-{
-	return makedev(d >> 20, d & 0xfffff);
-}
-
-/*
- * A path for each shown file row not yet named: a file some process holds
- * open or mapped now (/proc/PID/fd, /proc/PID/map_files), as lsof finds it.
- * A file nobody holds any more stays "dev:ino" (JSON path null): the kernel
- * side keeps no name, and a walk of the file system to find an inode is not
- * a cost to pay every interval.
- */
+/* Paths for the shown file rows not looked for yet (a file nobody holds
+ * now is not looked for again: "dev:ino", JSON path null). */
 static void name_files(struct cache_ctx *cc, size_t shown)
 {
-	static const char *const dirs[] = { "fd", "map_files" };
-	size_t want = 0;
-	DIR *proc;
-	struct dirent *p;
+	struct procfile *f = calloc(shown ? shown : 1, sizeof(*f));
+	size_t n = 0;
 
-	for (size_t i = 0; i < shown; i++)
-		want += !cc->rows[i].looked;
-	if (!want || !(proc = opendir("/proc")))
+	if (!f)
 		return;
-	while (want && (p = readdir(proc))) {
-		if (p->d_name[0] < '1' || p->d_name[0] > '9')
-			continue;
-		for (int d = 0; d < 2 && want; d++) {
-			char dir[300], link[600], path[4096];
-			struct dirent *f;
-			DIR *fds;
-
-			snprintf(dir, sizeof(dir), "/proc/%s/%s", p->d_name, dirs[d]);
-			if (!(fds = opendir(dir)))
-				continue;
-			while (want && (f = readdir(fds))) {
-				struct stat st;
-				ssize_t n;
-
-				if (f->d_name[0] == '.' || fstatat(dirfd(fds), f->d_name, &st, 0))
-					continue;
-				for (size_t i = 0; i < shown; i++) {
-					struct cache_row *r = &cc->rows[i];
-
-					if (r->looked || st.st_ino != r->k.id || st.st_dev != kdev(r->k.dev))
-						continue;
-					snprintf(link, sizeof(link), "%s/%s", dir, f->d_name);
-					n = readlink(link, path, sizeof(path) - 1);
-					if (n > 0) {
-						path[n] = '\0';
-						r->path = strdup(path);
-						r->looked = true;
-						want--;
-					}
-				}
-			}
-			closedir(fds);
-		}
-	}
-	closedir(proc);
 	for (size_t i = 0; i < shown; i++)
-		cc->rows[i].looked = true;	/* not found now: not looked for again */
+		if (!cc->rows[i].looked)
+			f[n++] = (struct procfile){ cc->rows[i].k.dev, cc->rows[i].k.id, NULL };
+	procfiles__name(f, n);
+	for (size_t i = 0, k = 0; i < shown; i++)
+		if (!cc->rows[i].looked) {
+			cc->rows[i].path = f[k++].path;
+			cc->rows[i].looked = true;
+		}
+	free(f);
 }
 
 static void meminfo_mb(uint64_t *buffers, uint64_t *cached)

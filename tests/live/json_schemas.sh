@@ -24,8 +24,14 @@ start_iodig "$T/stacks.json" stacks --json
 start_iodig "$T/cache.json" cache --json
 start_iodig "$T/cachef.json" cache --by file --json
 start_iodig "$T/cachep.json" cache --by process --json
+start_iodig "$T/ra.json" readahead --json
+start_iodig "$T/rap.json" readahead --by process --json
 start_iodig "$T/stacks_tp.json" stacks --tracepoint block:block_rq_issue -K --json
 stall_load "$L" 500
+# buffered reads of a file dropped from the cache: rows for cache and readahead
+head -c 1M /dev/urandom > "$T/ra.data"
+python3 -c "import os, sys; fd = os.open(sys.argv[1], os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)" "$T/ra.data"
+cat "$T/ra.data" > /dev/null
 stop_all_iodig
 check lat.hist "$T/lat.json" hist
 check lat.hist "$T/latDF.json" hist
@@ -50,6 +56,10 @@ check size "$T/size.json" size
 for f in cache cachef cachep; do
 	check cache "$T/$f.json" cache
 	check cache.interval_end "$T/$f.json" interval_end
+done
+for f in ra rap; do
+	check readahead "$T/$f.json" readahead
+	check readahead.interval_end "$T/$f.json" interval_end
 done
 "$IODIG" cache --snapshot --json "$IODIG" > "$T/snap.json" || die "cache --snapshot"
 check cache.snapshot "$T/snap.json" snapshot

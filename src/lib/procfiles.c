@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include "procfiles.h"
+
+void procfiles__name(struct procfile *f, size_t n)
+{
+	static const char *const dirs[] = { "fd", "map_files" };
+	size_t want = 0;
+	struct dirent *p;
+	DIR *proc;
+
+	for (size_t i = 0; i < n; i++)
+		want += !f[i].path;
+	if (!want || !(proc = opendir("/proc")))
+		return;
+	while (want && (p = readdir(proc))) {
+		if (p->d_name[0] < '1' || p->d_name[0] > '9')
+			continue;
+		for (int d = 0; d < 2 && want; d++) {
+			char dir[300], link[600], path[4096];
+			struct dirent *e;
+			DIR *fds;
+
+			snprintf(dir, sizeof(dir), "/proc/%s/%s", p->d_name, dirs[d]);
+			if (!(fds = opendir(dir)))
+				continue;
+			while (want && (e = readdir(fds))) {
+				struct stat st;
+				ssize_t len;
+
+				if (e->d_name[0] == '.' || fstatat(dirfd(fds), e->d_name, &st, 0))
+					continue;
+				for (size_t i = 0; i < n; i++) {
+					if (f[i].path || st.st_ino != f[i].ino ||
+					    st.st_dev != makedev(f[i].dev >> 20, f[i].dev & 0xfffff))
+						continue;
+					snprintf(link, sizeof(link), "%s/%s", dir, e->d_name);
+					len = readlink(link, path, sizeof(path) - 1);
+					if (len > 0) {
+						path[len] = '\0';
+						f[i].path = strdup(path);
+						want--;
+					}
+				}
+			}
+			closedir(fds);
+		}
+	}
+	closedir(proc);
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A file's path from its (device, inode), as lsof finds it: among the files
+ * processes hold open or mapped now (/proc/PID/fd, /proc/PID/map_files).
+ * The kernel side of iodig keeps no names; a file nobody holds stays unnamed.
+ */
+#ifndef IODIG_PROCFILES_H
+#define IODIG_PROCFILES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct procfile {
+	uint32_t dev;		/* the kernel's dev_t (major << 20 | minor) */
+	uint64_t ino;
+	char *path;		/* set (malloc'd) when found; left as it is otherwise */
+};
+
+/* One walk of /proc for every entry whose path is NULL. */
+void procfiles__name(struct procfile *f, size_t n);
+
+#endif

@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iodig readahead: per file (or process), the pages readahead added beyond
+ * what reads asked for (sync: a read missed; async: a read reached the
+ * readahead mark), how many were used before eviction, wasted (evicted
+ * unused) or still waiting, the time from readahead to first use, the
+ * window sizes chosen, and reads of files opened or advised for random
+ * access (readahead off).  Running totals differenced per report.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "bpfenv.h"
+#include "cli.h"
+#include "cmds.h"
+#include "hist_user.h"
+#include "histmap.h"
+#include "json.h"
+#include "log.h"
+#include "procfiles.h"
+#include "readahead.h"
+#include "run.h"
+#include "text.h"
+#include "readahead.skel.h"
+
+enum { OPT_BY = OPT_FIRST_CMD };
+
+static const char *const by_names[] = { "file", "process" };
+
+struct ra_row {
+	struct ra_key k;
+	struct ra_val total, d;	/* running totals, this report's difference */
+	struct hist to_use;	/* this report's */
+	char *path;
+	bool looked;
+};
+
+struct ra_opts {
+	struct cli_common c;
+	enum ra_by by;
+	unsigned long long pid, top;
+	struct run_loop loop;
+};
+
+struct ra_ctx {
+	struct ra_opts *o;
+	struct readahead_bpf *sk;
+	struct ra_row *rows;
+	size_t n, cap;
+	int ncpus;
+	struct ra_val *percpu;
+	struct json j;
+	uint64_t interval;
+	struct ra_stats last;
+};
+
+#define RA_WORDS (sizeof(struct ra_val) / sizeof(__u64))
+
+static struct ra_row *row_of(struct ra_ctx *rc, const struct ra_key *k)
+{
+	for (size_t i = 0; i < rc->n; i++)
+		if (!memcmp(&rc->rows[i].k, k, sizeof(*k)))
+			return &rc->rows[i];
+	if (rc->n == rc->cap) {
+		void *p = realloc(rc->rows, (rc->cap = rc->cap ? 2 * rc->cap : 64) * sizeof(*rc->rows));
+
+		if (!p)
+			return NULL;
+		rc->rows = p;
+	}
+	memset(&rc->rows[rc->n], 0, sizeof(rc->rows[0]));
+	rc->rows[rc->n].k = *k;
+	return &rc->rows[rc->n++];
+}
+
+static uint64_t ra_pages(const struct ra_val *v)
+{
+	return v->pages[RA_SYNC] + v->pages[RA_ASYNC];
+}
+
+/* read ahead and neither used nor evicted yet, since the start */
+static uint64_t pending(const struct ra_val *t)
+{
+	uint64_t done = t->used + t->wasted;
+
+	return ra_pages(t) > done ? ra_pages(t) - done : 0;
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct ra_row *x = a, *y = b;
+	uint64_t u = ra_pages(&x->d) + x->d.used + x->d.wasted + x->d.demand;
+	uint64_t v = ra_pages(&y->d) + y->d.used + y->d.wasted + y->d.demand;
+
+	if (u != v)
+		return u > v ? -1 : 1;
+	return x->k.id < y->k.id ? -1 : x->k.id > y->k.id;
+}
+
+static int take_use(void *ctx, const void *key, const struct hist *h)
+{
+	struct ra_row *r = row_of(ctx, key);
+
+	if (r)
+		hist__merge(&r->to_use, h);
+	return r ? 0 : -ENOMEM;
+}
+
+static void row_name(const struct ra_ctx *rc, const struct ra_row *r, char *buf, size_t len)
+{
+	char safe[TEXT_SAFE_LEN(4096)];
+
+	if (rc->o->by == RA_BY_PROCESS)
+		snprintf(buf, len, "%-7llu %s", (unsigned long long)r->k.id, text__safe(r->k.comm, safe, sizeof(safe)));
+	else if (r->path)
+		snprintf(buf, len, "%s", text__safe(r->path, safe, sizeof(safe)));
+	else
+		snprintf(buf, len, "%u:%u ino %llu", r->k.dev >> 20, r->k.dev & 0xfffff, (unsigned long long)r->k.id);
+}
+
+static void row_json(struct ra_ctx *rc, const struct ra_row *r)
+{
+	const struct ra_val *d = &r->d;
+	struct json *j = &rc->j;
+	char dev[32];
+
+	json__obj_begin(j);
+	json__kstr(j, "type", "readahead");
+	json__ku64(j, "interval", rc->interval);
+	json__kstr(j, "by", by_names[rc->o->by]);
+	if (rc->o->by == RA_BY_PROCESS) {
+		json__ku64(j, "pid", r->k.id);
+		json__kstr(j, "comm", r->k.comm);
+	} else {
+		snprintf(dev, sizeof(dev), "%u:%u", r->k.dev >> 20, r->k.dev & 0xfffff);
+		json__kstr(j, "dev", dev);
+		json__ku64(j, "ino", r->k.id);
+		if (r->path)
+			json__kstr(j, "path", r->path);
+		else
+			json__knull(j, "path");
+	}
+	json__ku64(j, "sync_calls", d->calls[RA_SYNC]);
+	json__ku64(j, "async_calls", d->calls[RA_ASYNC]);
+	json__ku64(j, "sync_pages", d->pages[RA_SYNC]);
+	json__ku64(j, "async_pages", d->pages[RA_ASYNC]);
+	json__ku64(j, "demand_pages", d->demand);
+	json__ku64(j, "used", d->used);
+	json__ku64(j, "wasted", d->wasted);
+	json__ku64(j, "pending", pending(&r->total));
+	json__ku64(j, "random_reads", d->random);
+	json__ku64(j, "ra_max", d->ra_max);
+	json__key(j, "windows");
+	json__arr_begin(j);
+	for (int s = 0; s < RA_WIN_SLOTS; s++)
+		if (d->windows[s]) {
+			json__arr_begin(j);
+			json__u64(j, 1ULL << s);
+			json__u64(j, 1ULL << (s + 1));
+			json__u64(j, d->windows[s]);
+			json__arr_end(j);
+		}
+	json__arr_end(j);
+	json__key(j, "to_use");
+	json__obj_begin(j);
+	hist__json(&r->to_use, j);
+	json__obj_end(j);
+	json__obj_end(j);
+}
+
+static void row_text(struct ra_ctx *rc, const struct ra_row *r)
+{
+	const struct ra_val *d = &r->d;
+	char name[TEXT_SAFE_LEN(4096)], use[16], p50[32] = "-";
+	uint64_t win = 0;
+
+	row_name(rc, r, name, sizeof(name));
+	if (d->used + d->wasted)
+		snprintf(use, sizeof(use), "%.1f%%", 100.0 * d->used / (d->used + d->wasted));
+	else
+		snprintf(use, sizeof(use), "-");
+	for (int s = 0; s < RA_WIN_SLOTS; s++)
+		if (d->windows[s])
+			win = 1ULL << s;
+	if (r->to_use.count)
+		fmt_ns(p50, sizeof(p50), hist__percentile(&r->to_use, 0.5));
+	printf("%7llu %7llu %8llu %8llu %8llu %8llu %7s %7llu %6llu %6llu %9s  %s\n", (unsigned long long)d->pages[RA_SYNC],
+	       (unsigned long long)d->pages[RA_ASYNC], (unsigned long long)d->used, (unsigned long long)d->wasted,
+	       (unsigned long long)pending(&r->total), (unsigned long long)d->demand, use,
+	       (unsigned long long)d->random, (unsigned long long)win, (unsigned long long)d->ra_max, p50, name);
+}
+
+static int ra_report(void *ctx, bool last)
+{
+	struct ra_ctx *rc = ctx;
+	struct readahead_bpf *sk = rc->sk;
+	int fd = bpf_map__fd(sk->maps.rows), err;
+	struct ra_key k, next, *prev = NULL;
+	struct ra_stats st = sk->bss->stats;
+	__u32 old = histmap__flip(&sk->bss->epoch);
+	size_t shown = 0, active = 0;
+
+	rc->interval++;
+	for (size_t i = 0; i < rc->n; i++) {
+		memset(&rc->rows[i].d, 0, sizeof(rc->rows[i].d));
+		memset(&rc->rows[i].to_use, 0, sizeof(rc->rows[i].to_use));
+	}
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		struct ra_val sum = {};
+		struct ra_row *r;
+
+		k = next;
+		prev = &k;
+		if (bpf_map_lookup_elem(fd, &k, rc->percpu))
+			continue;
+		for (int c = 0; c < rc->ncpus; c++)
+			for (size_t f = 0; f < RA_WORDS; f++)
+				((__u64 *)&sum)[f] += ((__u64 *)&rc->percpu[c])[f];
+		sum.ra_max = 0;		/* a maximum, not a total */
+		for (int c = 0; c < rc->ncpus; c++)
+			if (rc->percpu[c].ra_max > sum.ra_max)
+				sum.ra_max = rc->percpu[c].ra_max;
+		if (!(r = row_of(rc, &k)))
+			return fail("collecting rows", "out of memory");
+		for (size_t f = 0; f < RA_WORDS; f++)
+			((__u64 *)&r->d)[f] = ((__u64 *)&sum)[f] - ((__u64 *)&r->total)[f];
+		r->d.ra_max = sum.ra_max;	/* since the start, not this interval's */
+		r->total = sum;
+	}
+	err = histmap__drain(bpf_map__fd(old ? sk->maps.uses1 : sk->maps.uses0), sizeof(struct ra_key), take_use, rc);
+	if (err)
+		return err < 0 ? fail("collecting histograms", "%s", strerror(-err)) : err;
+	qsort(rc->rows, rc->n, sizeof(*rc->rows), cmp_rows);
+	for (size_t i = 0; i < rc->n; i++) {
+		const struct ra_val *d = &rc->rows[i].d;
+
+		active += ra_pages(d) || d->used || d->wasted || d->demand || d->random ||
+			  d->calls[RA_SYNC] || d->calls[RA_ASYNC];
+	}
+	shown = rc->o->top && rc->o->top < active ? rc->o->top : active;
+	if (rc->o->by == RA_BY_FILE) {
+		struct procfile *f = calloc(shown ? shown : 1, sizeof(*f));
+		size_t n = 0;
+
+		for (size_t i = 0; f && i < shown; i++)
+			if (!rc->rows[i].looked)
+				f[n++] = (struct procfile){ rc->rows[i].k.dev, rc->rows[i].k.id, NULL };
+		procfiles__name(f, n);
+		for (size_t i = 0, m = 0; f && i < shown; i++)
+			if (!rc->rows[i].looked) {
+				rc->rows[i].path = f[m++].path;
+				rc->rows[i].looked = true;
+			}
+		free(f);
+	}
+	if (rc->o->c.json) {
+		for (size_t i = 0; i < shown; i++)
+			row_json(rc, &rc->rows[i]);
+		json__obj_begin(&rc->j);
+		json__kstr(&rc->j, "type", "interval_end");
+		json__ku64(&rc->j, "interval", rc->interval);
+		json__ku64(&rc->j, "time", (uint64_t)time(NULL));
+		json__ku64(&rc->j, "ts_ns", run__mono_ns());
+		json__ku64(&rc->j, "rows", shown);
+		json__ku64(&rc->j, "map_full", st.map_full - rc->last.map_full);
+		json__ku64(&rc->j, "track_full", st.track_full - rc->last.track_full);
+		json__kbool(&rc->j, "last", last);
+		json__obj_end(&rc->j);
+	} else {
+		if (rc->o->loop.timestamp)
+			run__print_time(stdout);
+		printf("%7s %7s %8s %8s %8s %8s %7s %7s %6s %6s %9s  %s\n", "SYNC", "ASYNC", "USED", "WASTED", "PENDING",
+		       "DEMAND", "USE%", "RANDOM", "WINDOW", "LIMIT", "TO_USE", rc->o->by == RA_BY_FILE ? "FILE" : "PID     COMM");
+		for (size_t i = 0; i < shown; i++)
+			row_text(rc, &rc->rows[i]);
+		if (!shown)
+			printf("no readahead%s\n", rc->o->loop.interval_ms ? " in this interval" : "");
+		if (st.map_full - rc->last.map_full)
+			printf("lost: %llu events found the row table full\n",
+			       (unsigned long long)(st.map_full - rc->last.map_full));
+		if (st.track_full - rc->last.track_full)
+			printf("not followed: %llu read-ahead pages (no room to track them)\n",
+			       (unsigned long long)(st.track_full - rc->last.track_full));
+		putchar('\n');
+	}
+	rc->last = st;
+	return 0;
+}
+
+static int ra_opt(void *ctx, int opt, const char *arg)
+{
+	struct ra_opts *o = ctx;
+
+	switch (opt) {
+	case OPT_BY:
+		for (int i = 0; i < 2; i++)
+			if (!strcmp(arg, by_names[i])) {
+				o->by = i;
+				return 0;
+			}
+		return usage_error("--by '%s': file or process", arg);
+	case 'n':
+		if (!cli__uint(arg, 0, 1000000, &o->top))
+			return usage_error("-n '%s': a number of rows", arg);
+		return 0;
+	case 'p':
+		if (!cli__uint(arg, 1, 0x7fffffff, &o->pid))
+			return usage_error("-p '%s': a process id", arg);
+		return 0;
+	case 'T':
+		o->loop.timestamp = true;
+		return 0;
+	}
+	return -1;
+}
+
+static int ra_args(void *ctx, int argc, char **argv, int optind)
+{
+	return run__parse_interval(argc, argv, optind, &((struct ra_opts *)ctx)->loop);
+}
+
+int cmd_readahead(int argc, char **argv)
+{
+	static const struct cli_opt opts[] = {
+		{ "by", OPT_BY, "KEY", "rows by file (default) or process" },
+		{ "top", 'n', "N", "the N busiest rows (default 10; 0: all)" },
+		{ "pid", 'p', "PID", "only readahead this process does" },
+		{ "timestamp", 'T', NULL, "a time line before each interval" },
+		{}
+	};
+	static const struct cli_cmd cmd = {
+		.name = "readahead",
+		.synopsis = "[options] [interval [count]]",
+		.about = "Readahead efficiency, in pages: read ahead beyond what reads asked for, by a read\n"
+			 "that missed (SYNC) or reached the readahead mark (ASYNC); of those, USED (read or\n"
+			 "mapped before eviction), WASTED (evicted unused) and PENDING (neither yet, since\n"
+			 "the start); DEMAND: pages readahead added that the read asked for; RANDOM: reads\n"
+			 "of files opened or advised for random access (FADV_RANDOM: no readahead);\n"
+			 "WINDOW: the largest window chosen; LIMIT: the file's readahead limit (read_ahead_kb\n"
+			 "in pages, doubled by FADV_SEQUENTIAL); TO_USE: median time to first use.\n",
+		.notes = "Needs the readahead tracepoints of 6.18.  A large folio counts its pages and is\n"
+			 "followed by its first page.\n",
+		.opts = opts, .opt = ra_opt, .args = ra_args, .tracing = true };
+	struct ra_opts o = { .top = 10 };
+	struct ra_ctx rc = { .o = &o };
+	int err = cli__prologue(&cmd, argc, argv, &o.c, &o);
+
+	if (err >= 0)
+		return err;
+	json__init(&rc.j, stdout);
+	rc.ncpus = libbpf_num_possible_cpus();
+	if (rc.ncpus <= 0 || !(rc.percpu = calloc(rc.ncpus, sizeof(*rc.percpu))))
+		return fail("counting CPUs", "%s", strerror(rc.ncpus < 0 ? -rc.ncpus : ENOMEM));
+	if (!(rc.sk = readahead_bpf__open())) {
+		err = bpfenv__fail("opening BPF object", -errno);
+		goto out;
+	}
+	rc.sk->rodata->targ_by = o.by;
+	rc.sk->rodata->filter_pid = o.pid;
+	if ((err = readahead_bpf__load(rc.sk))) {
+		err = bpfenv__fail("loading BPF programs (the readahead tracepoints need 6.18+)", err);
+		goto out;
+	}
+	if ((err = readahead_bpf__attach(rc.sk))) {
+		err = bpfenv__fail("attaching to the readahead and filemap tracepoints", err);
+		goto out;
+	}
+	run__signals();
+	if ((err = run__ready(o.c.ready_file, "Tracing readahead... Hit Ctrl-C to end.")))
+		goto out;
+	o.loop.wait = run__sleep_ms;
+	o.loop.report = ra_report;
+	o.loop.ctx = &rc;
+	err = run__loop(&o.loop);
+out:
+	readahead_bpf__destroy(rc.sk);
+	for (size_t i = 0; i < rc.n; i++)
+		free(rc.rows[i].path);
+	free(rc.rows);
+	free(rc.percpu);
+	return err;
+}
