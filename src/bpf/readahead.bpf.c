@@ -29,6 +29,9 @@ const volatile __u32 filter_pid = 0;
 
 struct ra_stats stats;
 __u32 epoch;
+/* entries in `tracked`: a read looks pages up only when some wait (a
+ * cached-read loop then costs a task-storage lookup, not a page walk) */
+__s64 ntracked;
 
 HIST_EPOCH_MAPS(uses, struct ra_key, RA_ROWS);
 
@@ -237,8 +240,13 @@ int BPF_PROG(ra_add, struct folio *folio)
 	v->pages[t.kind] += t.pages;
 	t.ts = bpf_ktime_get_ns();
 	page_of(&p, host, index);
-	if (bpf_map_update_elem(&tracked, &p, &t, BPF_ANY))
-		__sync_fetch_and_add(&stats.track_full, 1);
+	if (bpf_map_update_elem(&tracked, &p, &t, BPF_NOEXIST)) {
+		/* there already (a folio re-added before its page was used), or no room */
+		if (bpf_map_update_elem(&tracked, &p, &t, BPF_EXIST))
+			__sync_fetch_and_add(&stats.track_full, 1);
+	} else {
+		__sync_fetch_and_add(&ntracked, 1);
+	}
 	return 0;
 }
 
@@ -265,7 +273,8 @@ static long use_page(__u64 i, void *arg)
 		h = epoch & 1 ? hist_get(&uses1, &t->row, &stats.map_full) : hist_get(&uses0, &t->row, &stats.map_full);
 		if (h)
 			hist_add(h, u->now - t->ts);
-		bpf_map_delete_elem(&tracked, &u->p);
+		if (!bpf_map_delete_elem(&tracked, &u->p))
+			__sync_fetch_and_add(&ntracked, -1);
 	}
 	u->p.index++;
 	return 0;
@@ -273,8 +282,11 @@ static long use_page(__u64 i, void *arg)
 
 static __always_inline void use_range(struct address_space *mapping, __u64 lo, __u64 hi)
 {
-	struct use_ctx u = { .last = hi, .now = bpf_ktime_get_ns() };
+	struct use_ctx u = { .last = hi };
 
+	if (ntracked <= 0)
+		return;
+	u.now = bpf_ktime_get_ns();
 	page_of(&u.p, mapping->host, lo);
 	bpf_loop(RA_RANGE_MAX, use_page, &u, 0);
 }
@@ -291,8 +303,8 @@ static __always_inline void use_range(struct address_space *mapping, __u64 lo, _
 SEC("tp_btf/mm_filemap_get_pages")
 int BPF_PROG(ra_read, struct address_space *mapping, unsigned long index, unsigned long last)
 {
-	struct ra_now *n = bpf_task_storage_get(&now_ra, bpf_get_current_task_btf(), 0,
-						 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	/* a thread that never read ahead has no storage: nothing to fill in */
+	struct ra_now *n = bpf_task_storage_get(&now_ra, bpf_get_current_task_btf(), 0, 0);
 	__u64 host = (__u64)mapping->host, lo = index;
 
 	if (n) {
@@ -327,6 +339,8 @@ int BPF_PROG(ra_evict, struct folio *folio)
 	struct ra_page p;
 	struct ra_val *v;
 
+	if (ntracked <= 0)
+		return 0;
 	page_of(&p, BPF_CORE_READ(folio, mapping, host), BPF_CORE_READ(folio, index));
 	t = bpf_map_lookup_elem(&tracked, &p);
 	if (!t)
@@ -334,6 +348,7 @@ int BPF_PROG(ra_evict, struct folio *folio)
 	v = bpf_map_lookup_elem(&rows, &t->row);
 	if (v)
 		v->wasted += t->pages;
-	bpf_map_delete_elem(&tracked, &p);
+	if (!bpf_map_delete_elem(&tracked, &p))
+		__sync_fetch_and_add(&ntracked, -1);
 	return 0;
 }
