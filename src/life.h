@@ -117,9 +117,12 @@ struct life_sysfs {
 	char value[SYSFS_VALUE_LEN];
 };
 
+/* lat --phases merges the ops; export keeps them apart.  In `slows` (export),
+ * phase is the slow request's dominant phase. */
 struct life_phase_key {
 	__u32 dev;
-	__u32 phase;
+	__u16 phase;
+	__u16 op;		/* REQ_OP_* */
 };
 
 /* iodig top: per submitter (at Q), disk and op, three histograms: Q2C, Q2G

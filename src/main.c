@@ -19,6 +19,7 @@ static const struct cmd cmds[] = {
 	{ "iostat", cmd_iostat, "iostat -x from /proc/diskstats, with p50/p99 from BPF beside the means" },
 	{ "cache", cmd_cache, "page-cache accesses, hits, misses, dirtied, written back and evicted (cachestat)" },
 	{ "readahead", cmd_readahead, "readahead efficiency: pages read ahead, used, wasted, time to use, windows" },
+	{ "export", cmd_export, "a Prometheus exporter: request phases per disk and op, slow requests, losses" },
 	{ "size", cmd_size, "I/O sizes per process, disk and op (bitesize), with the sequential share (biopattern)" },
 	{ "exec", cmd_exec, "every exec (execsnoop), failed ones too: parent, user, cgroup, arguments" },
 	{ "sysfs", cmd_sysfs, "writes to block queue attributes (scheduler, nr_requests, ...): who, what, how long" },

@@ -221,6 +221,16 @@ static __always_inline void watch_del(__u64 bio)
 struct life_records_map records SEC(".maps");
 
 HIST_EPOCH_MAPS(phases, struct life_phase_key, 4096);
+
+/* LIFE_PHASES with targ_min_ns: requests whose Q2C reached it, by disk, op
+ * and dominant phase; running totals (export reads them as counters) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 1024);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct life_phase_key);
+	__type(value, __u64);
+} slows SEC(".maps");
 HIST_EPOCH_MAPS(tops, struct life_top_key, 8192);
 
 static __always_inline bool comm_matches(const char *comm)
@@ -471,9 +481,9 @@ int BPF_PROG(life_requeue, struct request *rq)
 	return 0;
 }
 
-static __always_inline void phase_add(__u32 dev, __u32 phase, __u64 v)
+static __always_inline void phase_add(__u32 dev, __u32 op, __u32 phase, __u64 v)
 {
-	struct life_phase_key k = { dev, phase };
+	struct life_phase_key k = { dev, phase, op };
 	struct hist *h;
 
 	h = (epoch & 1) ? hist_get(&phases1, &k, &stats.map_full)
@@ -613,13 +623,33 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 		__u64 ph[PH_NR];
 
 		/* partial requests are counted, not put in the phases */
+		__u32 op = rq->cmd_flags & REQ_OP_MASK_;
+
 		if (!life_phases(r.q, r.g, r.i, r.d, r.c, r.seen, ph))
 			return 0;
-		phase_add(r.dev, PH_Q2G, ph[PH_Q2G]);
-		phase_add(r.dev, PH_G2I, ph[PH_G2I]);
-		phase_add(r.dev, PH_I2D, ph[PH_I2D]);
-		phase_add(r.dev, PH_D2C, ph[PH_D2C]);
-		phase_add(r.dev, PH_Q2C, ph[PH_Q2C]);
+		phase_add(r.dev, op, PH_Q2G, ph[PH_Q2G]);
+		phase_add(r.dev, op, PH_G2I, ph[PH_G2I]);
+		phase_add(r.dev, op, PH_I2D, ph[PH_I2D]);
+		phase_add(r.dev, op, PH_D2C, ph[PH_D2C]);
+		phase_add(r.dev, op, PH_Q2C, ph[PH_Q2C]);
+		if (targ_min_ns && ph[PH_Q2C] >= targ_min_ns) {
+			struct life_phase_key k = { r.dev, PH_Q2G, op };
+			__u64 zero = 0, *n;
+
+			/* the dominant phase, as life__dominant() names it */
+			for (int p = PH_G2I; p <= PH_D2C; p++)
+				if (ph[p] > ph[k.phase])
+					k.phase = p;
+			n = bpf_map_lookup_elem(&slows, &k);
+			if (!n) {	/* EEXIST from a racing CPU is fine: look up again */
+				bpf_map_update_elem(&slows, &k, &zero, BPF_NOEXIST);
+				n = bpf_map_lookup_elem(&slows, &k);
+			}
+			if (n)
+				__sync_fetch_and_add(n, 1);
+			else
+				__sync_fetch_and_add(&stats.map_full, 1);
+		}
 		return 0;
 	}
 	/* The earliest stamp seen starts the request's life. */

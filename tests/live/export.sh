@@ -1,0 +1,82 @@
+# iodig export scraped by a real Prometheus (Debian's) every second under
+# fio: the p99 Prometheus computes from the exporter's buckets agrees with
+# iodig lat's over the same load (within a bucket), the request counter's
+# increase is the kernel's (/proc/diskstats, less what the kernel ran no
+# program for), slow requests on a 5 ms device are counted by their
+# dominant phase, queue-attribute writes by disk and attribute; the HTTP
+# side answers as HTTP should; the Grafana dashboard uses only metrics that
+# exist.
+. "$(dirname "$0")/../lib.sh"
+need_root_bpf
+command -v prometheus >/dev/null || skip "needs prometheus (Debian package prometheus)"
+L=$(loopdev 256); d=${L#/dev/}
+S=$(slowdev 5 16); s=${S#/dev/}
+EP=$((20000 + RANDOM % 10000)); PP=$((EP + 1))
+start_iodig "$T/export.out" export --listen "127.0.0.1:$EP" --slow-ms 3
+EXPORT_PID=$IODIG_PID
+/usr/bin/python3 "$TOP/tests/helpers/httpcheck.py" 127.0.0.1 "$EP" || die "HTTP"
+
+cat > "$T/prom.yml" <<YML
+global: { scrape_interval: 1s, evaluation_interval: 1s }
+scrape_configs:
+  - job_name: iodig
+    static_configs: [ { targets: ["127.0.0.1:$EP"] } ]
+YML
+prometheus --config.file="$T/prom.yml" --storage.tsdb.path="$T/tsdb" --web.listen-address="127.0.0.1:$PP" \
+	> "$T/prom.log" 2>&1 & PROM=$!
+defer "kill $PROM; wait $PROM 2>/dev/null"
+q() {	# PromQL, instant: the first value, or empty
+	curl -s --get "http://127.0.0.1:$PP/api/v1/query" --data-urlencode "query=$1" | jq -r '.data.result[0].value[1] // empty'
+}
+for i in $(seq 100); do [ "$(q 'up{job="iodig"}')" = 1 ] && break; sleep 0.2; done
+[ "$(q 'up{job="iodig"}')" = 1 ] || die "Prometheus never scraped iodig: $(tail -5 "$T/prom.log")"
+ok "Prometheus scrapes iodig export (up = 1)"
+
+# the load: 12 s of random 4 KiB direct reads at 2000/s, iodig lat beside it
+count() { q "sum(iodig_request_seconds_count{disk=\"$d\",op=\"read\",phase=\"Q2C\"})"; }
+lost() { q "sum(iodig_lost_total{what=\"skipped\"})"; }
+sleep 2; c0=$(count); c0=${c0:-0}; k0=$(lost); r0=$(diskstat "$d" 1)
+start_iodig "$T/lat.json" lat -D -d "$d" --json
+fio --name=r --filename="$L" --ioengine=psync --direct=1 --rw=randread --bs=4k --rate_iops=2000 \
+	--time_based --runtime=12 --output-format=json > "$T/fio.json" || die "fio"
+stop_iodig
+p99=$(q "histogram_quantile(0.99, sum by (le) (rate(iodig_request_seconds_bucket{disk=\"$d\",op=\"read\",phase=\"D2C\"}[10s])))")
+lat99=$(jq -s '[.[] | select(.type == "hist")][0].p99_ns' "$T/lat.json")
+python3 -c "import sys; p, l = float('$p99') * 1e9, $lat99; sys.exit(0 if l / 1.5 <= p <= l * 1.5 else 1)" \
+	|| die "Prometheus' D2C p99 $p99 s against iodig lat's $lat99 ns"
+ok "D2C p99 by Prometheus' histogram_quantile $(python3 -c "print(round($p99 * 1e6, 1))") us, iodig lat -D $(python3 -c "print(round($lat99 / 1e3, 1))") us (within the 1.5x bucket)"
+sleep 3	# the last scrapes
+r1=$(diskstat "$d" 1); c1=$(count); k1=$(lost)
+ds=$((r1 - r0)); got=$(python3 -c "print(int(float('$c1') - float('$c0')))"); sk=$(python3 -c "print(int(float('$k1') - float('$k0')))")
+[ "$got" -le "$ds" ] && [ "$got" -ge $((ds - sk)) ] || die "reads counted by iodig $got, by diskstats $ds (skipped $sk)"
+ok "increase of the read count in Prometheus = $got, /proc/diskstats $ds (the kernel ran no program for $sk)"
+assert_eq "$(q "sum(iodig_disk_requests_total{disk=\"$d\",op=\"read\"})")" "$r1" "iodig_disk_requests_total = /proc/diskstats"
+
+# slow requests on the 5 ms device, by dominant phase; queue-attribute writes
+dd if="$S" of=/dev/null bs=4k count=10 iflag=direct status=none
+echo 256 > "/sys/block/$d/queue/read_ahead_kb"; echo 128 > "/sys/block/$d/queue/read_ahead_kb"
+sleep 3
+assert_eq "$(q "sum(iodig_slow_requests_total{disk=\"$s\",phase=\"D2C\"})")" 10 "slow requests (Q2C >= 3 ms) on the 5 ms device, mostly D2C"
+assert_eq "$(q "sum(iodig_queue_attribute_writes_total{disk=\"$d\",attr=\"read_ahead_kb\"})")" 2 "queue-attribute writes to $d's read_ahead_kb"
+
+# the dashboard: every metric it names is one the exporter serves
+curl -s "http://127.0.0.1:$EP/metrics" > "$T/metrics"
+python3 - "$TOP/contrib/grafana/iodig.json" "$T/metrics" <<'PY' || die "dashboard"
+import json, re, sys
+dash = json.load(open(sys.argv[1]))
+served = set(re.findall(r"^# TYPE (\S+) (\S+)", open(sys.argv[2]).read(), re.M))
+names = {n for n, t in served} | {n + s for n, t in served if t == "histogram" for s in ("_bucket", "_sum", "_count")}
+exprs = [t["expr"] for p in dash["panels"] for t in p["targets"]] + [v["query"] for v in dash["templating"]["list"]]
+used = {m for e in exprs for m in re.findall(r"\b(iodig_[a-z_]+)", e)}
+missing = used - names
+assert not missing, missing
+assert any(p["type"] == "heatmap" for p in dash["panels"])
+print("  ok: the dashboard's %d queries use %d metrics, all served" % (len(exprs), len(used)))
+PY
+
+kill -INT "$EXPORT_PID"; wait "$EXPORT_PID"; assert_eq "$?" 0 "export exits 0 on SIGINT"
+PIDS=()
+curl -s -m 2 "http://127.0.0.1:$EP/metrics" > /dev/null && die "still serving after SIGINT"
+ok "the port is closed after SIGINT"
+"$IODIG" export --listen 127.0.0.1:99999 2>"$T/e"; assert_eq "$?" 2 "--listen with port 99999: a usage error"
+"$IODIG" export --listen nosuchhost:80 2>"$T/e"; assert_eq "$?" 2 "--listen with a name, not an address: a usage error"
