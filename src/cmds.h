@@ -21,6 +21,7 @@ int cmd_size(int argc, char **argv);
 int cmd_cache(int argc, char **argv);
 int cmd_readahead(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_func(int argc, char **argv);
 int cmd_probe(int argc, char **argv);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* iodig replay: a recording of slow or snoop, printed as it was live. */
 #include <errno.h>
+#include <stdint.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,127 @@ static const char *meta_get(const char *meta, uint32_t len, const char *key, cha
 	return NULL;
 }
 
+enum { OPT_PERFETTO = OPT_FIRST_CMD };
+
+static const char *perfetto_path;
+
+static int replay_opt(void *ctx, int opt, const char *arg)
+{
+	if (opt != OPT_PERFETTO)
+		return -1;
+	perfetto_path = arg;
+	return 0;
+}
+
+/*
+ * --perfetto FILE: the Chrome trace-event JSON that the Perfetto UI (and
+ * chrome://tracing) opens.  Requests overlap, so each is an async slice
+ * (ph b/e, its own id) on its disk's track, with its phases nested in it,
+ * and again on its submitter's track; tracks are named by M events.  ts is
+ * in microseconds from the recording's first request.
+ */
+struct perfetto {
+	FILE *f;
+	uint64_t t0, id;
+	struct json j;
+	uint32_t *pids;		/* processes named already */
+	size_t npids, cap;
+	uint32_t devs[256];
+	int ndevs;
+};
+
+#define PF_DISK_PID 0x40000000u	/* disk tracks' pids, above any process's */
+
+static void pf_event(struct perfetto *pf, const char *name, const char *ph, uint32_t pid, uint64_t ts_ns)
+{
+	json__obj_begin(&pf->j);
+	json__kstr(&pf->j, "name", name);
+	json__kstr(&pf->j, "cat", "request");
+	json__kstr(&pf->j, "ph", ph);
+	json__ku64(&pf->j, "id", pf->id);
+	json__ku64(&pf->j, "pid", pid);
+	json__ku64(&pf->j, "tid", pid);
+	json__kmicros(&pf->j, "ts", (int64_t)(ts_ns - pf->t0));
+}
+
+static void pf_name(struct perfetto *pf, uint32_t pid, const char *name)
+{
+	json__obj_begin(&pf->j);
+	json__kstr(&pf->j, "name", "process_name");
+	json__kstr(&pf->j, "ph", "M");
+	json__ku64(&pf->j, "pid", pid);
+	json__key(&pf->j, "args");
+	json__obj_begin(&pf->j);
+	json__kstr(&pf->j, "name", name);
+	json__obj_end(&pf->j);
+	json__obj_end(&pf->j);
+}
+
+static void pf_request(struct perfetto *pf, const struct req_printer *pr, const struct life_req *r)
+{
+	__u64 ph[PH_NR], t, at;
+	uint32_t disk_pid;
+	char op[32], name[64], track[64];
+	int d;
+	size_t k;
+
+	life_phases(r->q, r->g, r->i, r->d, r->c, r->seen, ph);
+	t = r->c - ph[PH_Q2C];
+	if (!pf->t0)
+		pf->t0 = pr->t0 ? pr->t0 : t;	/* the recording's start */
+	for (d = 0; d < pf->ndevs && pf->devs[d] != r->dev; d++)
+		;
+	if (d == pf->ndevs && d < 256) {
+		pf->devs[pf->ndevs++] = r->dev;
+		snprintf(track, sizeof(track), "disk %s", disks__name(r->dev));
+		pf_name(pf, PF_DISK_PID + d, track);
+	}
+	disk_pid = PF_DISK_PID + d;
+	for (k = 0; k < pf->npids && pf->pids[k] != r->pid; k++)
+		;
+	if (k == pf->npids) {
+		if (pf->npids == pf->cap) {
+			void *p = realloc(pf->pids, (pf->cap = pf->cap ? 2 * pf->cap : 64) * sizeof(*pf->pids));
+
+			if (!p)
+				return;
+			pf->pids = p;
+		}
+		pf->pids[pf->npids++] = r->pid;
+		snprintf(track, sizeof(track), "%.16s [%u]", r->comm[0] ? r->comm : "?", r->pid);
+		pf_name(pf, r->pid, track);
+	}
+	snprintf(name, sizeof(name), "%s %u", reqflags__op_name(&pr->rf, r->cmd_flags, op, sizeof(op)), r->bytes);
+	pf->id++;
+	pf_event(pf, name, "b", disk_pid, t);
+	json__key(&pf->j, "args");
+	json__obj_begin(&pf->j);
+	json__ku64(&pf->j, "sector", r->sector);
+	json__ku64(&pf->j, "pid", r->pid);
+	json__kstr(&pf->j, "comm", r->comm);
+	for (int p = 0; p < PH_NR; p++)
+		json__ku64(&pf->j, life__phase_key(p), ph[p]);
+	json__obj_end(&pf->j);
+	json__obj_end(&pf->j);
+	at = t;
+	for (int p = PH_Q2G; p <= PH_D2C; p++) {	/* the phases, nested */
+		if (!ph[p])
+			continue;
+		pf_event(pf, life__phase_name(p), "b", disk_pid, at);
+		json__obj_end(&pf->j);
+		pf_event(pf, life__phase_name(p), "e", disk_pid, at + ph[p]);
+		json__obj_end(&pf->j);
+		at += ph[p];
+	}
+	pf_event(pf, name, "e", disk_pid, r->c);
+	json__obj_end(&pf->j);
+	pf->id++;
+	pf_event(pf, name, "b", r->pid, t);
+	json__obj_end(&pf->j);
+	pf_event(pf, name, "e", r->pid, r->c);
+	json__obj_end(&pf->j);
+}
+
 static int replay_args(void *ctx, int argc, char **argv, int optind)
 {
 	if (optind == argc)
@@ -42,17 +164,24 @@ static int replay_args(void *ctx, int argc, char **argv, int optind)
 
 int cmd_replay(int argc, char **argv)
 {
+	static const struct cli_opt opts[] = {
+		{ "perfetto", OPT_PERFETTO, "OUT.json", "write a trace for the Perfetto UI instead: each request an\n"
+							"async slice on its disk's and its submitter's tracks,\n"
+							"its phases nested" },
+		{}
+	};
 	static const struct cli_cmd cmd = {
-		.name = "replay", .synopsis = "[--json] FILE",
+		.name = "replay", .synopsis = "[--json | --perfetto OUT.json] FILE",
 		.about = "Prints a recording made by iodig slow|snoop --record FILE, on this machine or\n"
 			 "another, exactly as the command printed it live: the same lines, or with\n"
 			 "--json the same JSON.  Disk, op and flag names come from the recording.\n",
-		.args = replay_args };
+		.opts = opts, .opt = replay_opt, .args = replay_args };
 	struct cli_common c = {};
 	struct req_printer pr = {};
 	struct recfile r;
 	bool tables = false, header = false, summary = false;
 	uint64_t records = 0;
+	struct perfetto pf = { 0 };
 	int err = cli__prologue(&cmd, argc, argv, &c, NULL);
 
 	if (err >= 0)
@@ -68,6 +197,17 @@ int cmd_replay(int argc, char **argv)
 		return err;
 	}
 	printer__init(&pr, c.json, false);
+	if (perfetto_path) {
+		if (!(pf.f = fopen(perfetto_path, "w"))) {
+			recfile__close(&r);
+			return fail(perfetto_path, "%s", strerror(errno));
+		}
+		json__init(&pf.j, pf.f);
+		json__obj_begin(&pf.j);		/* one object: {"displayTimeUnit", "traceEvents": [...]} */
+		json__kstr(&pf.j, "displayTimeUnit", "ns");
+		json__key(&pf.j, "traceEvents");
+		json__arr_begin(&pf.j);
+	}
 	for (;;) {
 		const void *data;
 		uint32_t type, size;
@@ -92,6 +232,14 @@ int cmd_replay(int argc, char **argv)
 		} else {
 			if (!tables)
 				break;
+			if (pf.f) {
+				if (type == REC_REQ && size >= sizeof(struct life_req)) {
+					pf_request(&pf, &pr, data);
+					records++;
+				}
+				summary |= type == RECF_SUMMARY;
+				continue;
+			}
 			if (!header) {
 				printer__header(&pr);
 				header = true;
@@ -109,6 +257,15 @@ int cmd_replay(int argc, char **argv)
 	}
 	recfile__close(&r);
 	reqflags__free(&pr.rf);
+	if (pf.f) {
+		json__arr_end(&pf.j);
+		json__obj_end(&pf.j);
+		free(pf.pids);
+		if (fclose(pf.f) && err >= 0) {
+			fail(perfetto_path, "%s", strerror(errno));
+			return 1;
+		}
+	}
 	if (err == -EIO && run__stopping())	/* the output failed: said */
 		return 1;
 	if (err < 0)

@@ -142,6 +142,16 @@ void json__null(struct json *j)
 void json__kstr(struct json *j, const char *k, const char *s) { json__key(j, k); json__str(j, s); }
 void json__ku64(struct json *j, const char *k, uint64_t v) { json__key(j, k); json__u64(j, v); }
 void json__kdouble(struct json *j, const char *k, double v) { json__key(j, k); json__double(j, v); }
+
+void json__kmicros(struct json *j, const char *k, int64_t ns)
+{
+	uint64_t a = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
+
+	json__key(j, k);
+	json_sep(j);
+	fprintf(j->out, "%s%llu.%03llu", ns < 0 ? "-" : "", (unsigned long long)(a / 1000),
+		(unsigned long long)(a % 1000));
+}
 void json__kbool(struct json *j, const char *k, bool v) { json__key(j, k); json__bool(j, v); }
 void json__knull(struct json *j, const char *k) { json__key(j, k); json__null(j); }
 

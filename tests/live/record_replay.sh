@@ -26,6 +26,39 @@ cmp "$T/live.sum" "$T/slow.replay.err" || die "summaries differ: $(cat "$T/live.
 grep -q "queue write" "$T/slow.txt" || die "no queue write in the slow run: $(head "$T/slow.txt")"
 ok "slow text: replay identical, $(wc -l < "$T/slow.txt") lines and the summary, queue writes included"
 
+# --perfetto: a trace-event JSON; each request one async slice on its disk's
+# track (its phases nested) and one on its submitter's, lasting its Q2C
+"$IODIG" replay --perfetto "$T/trace.json" "$T/snoop.rec" || die "replay --perfetto"
+python3 - "$T/trace.json" "$T/snoop.json" <<'PY' || die "perfetto trace"
+import json, sys
+t = json.load(open(sys.argv[1]))
+reqs = [json.loads(l) for l in open(sys.argv[2]) if l.startswith("{")]
+reqs = [r for r in reqs if r.get("type") == "request"]
+ev = t["traceEvents"]
+names = {e["pid"]: e["args"]["name"] for e in ev if e["ph"] == "M"}
+phases = {"Q2G", "G2I", "I2D", "D2C"}
+b = {}
+dur = {"disk": [], "proc": []}
+for e in ev:
+    if e["ph"] == "b" and e["name"] not in phases:
+        b[e["id"]] = e
+    elif e["ph"] == "e" and e["name"] not in phases:
+        s = b.pop(e["id"])
+        assert s["pid"] == e["pid"] and s["name"] == e["name"], (s, e)
+        dur["disk" if names[e["pid"]].startswith("disk ") else "proc"].append(round((e["ts"] - s["ts"]) * 1000))
+assert not b, "slices left open: %d" % len(b)
+from collections import Counter
+want = Counter(r["q2c_ns"] for r in reqs if r["q2c_ns"] is not None)
+assert sum(want.values()) > len(reqs) / 2, "few whole requests"
+for k in ("disk", "proc"):
+    got = Counter(dur[k])
+    assert sum(got.values()) == len(reqs), (k, sum(got.values()), len(reqs))
+    assert not (want - got), (k, list((want - got).items())[:5])
+nested = sum(1 for e in ev if e["ph"] == "b" and e["name"] in phases)
+assert nested >= sum(want.values()), nested
+print("  ok: --perfetto: %d requests, each one slice on its disk's and one on its submitter's track lasting its Q2C, %d phase slices nested" % (len(reqs), nested))
+PY
+
 # bad recordings
 "$IODIG" replay /etc/passwd >/dev/null 2>"$T/err"; assert_eq $? 1 "replay of a file that is no recording"
 grep -q "not an iodig recording" "$T/err" || die "$(cat "$T/err")"
