@@ -22,6 +22,7 @@ int cmd_cache(int argc, char **argv);
 int cmd_readahead(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_func(int argc, char **argv);
 int cmd_probe(int argc, char **argv);

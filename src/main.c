@@ -23,6 +23,7 @@ static const struct cmd cmds[] = {
 	{ "size", cmd_size, "I/O sizes per process, disk and op (bitesize), with the sequential share (biopattern)" },
 	{ "exec", cmd_exec, "every exec (execsnoop), failed ones too: parent, user, cgroup, arguments" },
 	{ "sysfs", cmd_sysfs, "writes to block queue attributes (scheduler, nr_requests, ...): who, what, how long" },
+	{ "record", cmd_record, "a flight recorder: the last seconds of requests, written when a trigger fires" },
 	{ "report", cmd_report, "an HTML report from a recording: latency heatmap, phases, processes, slowest" },
 	{ "replay", cmd_replay, "print a recording made with slow|snoop --record FILE, as it was printed live" },
 	{ "func", cmd_func, "latency histograms of kernel or user functions (nesting-safe)" },

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iodig record: a flight recorder.  Every request's record (slow 0: every
+ * request, watched, with queue-attribute writes) is kept in memory for the
+ * last --keep seconds, at most --max-mb; when the trigger fires (the p99 or
+ * the max of Q2C over the last second past a bound) or on SIGUSR1, what is
+ * kept goes to PREFIX-N.rec, a recording replay, report and --perfetto
+ * read, and the recorder goes on.  What was dropped for room is counted.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/btf.h>
+#include "cli.h"
+#include "cmds.h"
+#include "disks.h"
+#include "filter.h"
+#include "hist_user.h"
+#include "life_user.h"
+#include "log.h"
+#include "recfile.h"
+#include "records.h"
+#include "run.h"
+
+enum { OPT_KEEP = OPT_FIRST_CMD, OPT_TRIGGER, OPT_MAX_MB };
+
+/* one record as it came, kept */
+struct kept {
+	uint64_t at;		/* when it arrived, CLOCK_MONOTONIC ns */
+	uint32_t size;
+	unsigned char data[];
+};
+
+struct rec_opts {
+	struct cli_common c;
+	const char *prefix, *disk;
+	unsigned long long keep_s, max_mb;
+	double pct;		/* 0.99 for p99, 1 for max; 0: no trigger */
+	uint64_t bound_ns;
+	struct disk_sel sel;
+};
+
+struct rec_ctx {
+	struct rec_opts *o;
+	struct life *l;
+	struct req_printer pr;	/* tables for the files */
+	struct kept **k;	/* a ring of pointers, oldest at head */
+	size_t head, n, cap;
+	uint64_t bytes, dropped, dumps;
+	struct hist second;	/* Q2C of this second's requests */
+};
+
+static volatile sig_atomic_t usr1;
+
+static void on_usr1(int sig)
+{
+	usr1 = 1;
+}
+
+static void drop_oldest(struct rec_ctx *rc)
+{
+	struct kept *k = rc->k[rc->head];
+
+	rc->bytes -= sizeof(*k) + k->size;
+	free(k);
+	rc->head = (rc->head + 1) % rc->cap;
+	rc->n--;
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct rec_ctx *rc = ctx;
+	const struct life_req *r = data;
+	uint64_t now = run__mono_ns(), max = rc->o->max_mb << 20;
+	struct kept *k;
+
+	if (size >= sizeof(*r) && r->type == REC_REQ) {
+		__u64 ph[PH_NR];
+
+		life_phases(r->q, r->g, r->i, r->d, r->c, r->seen, ph);
+		hist__add(&rc->second, ph[PH_Q2C]);
+	}
+	while (rc->n && (rc->bytes + size > max || rc->n == rc->cap)) {
+		drop_oldest(rc);
+		rc->dropped++;
+	}
+	if (!(k = malloc(sizeof(*k) + size)))
+		return -ENOMEM;
+	k->at = now;
+	k->size = size;
+	memcpy(k->data, data, size);
+	rc->k[(rc->head + rc->n++) % rc->cap] = k;
+	rc->bytes += sizeof(*k) + size;
+	return 0;
+}
+
+/* Everything kept into PREFIX-N.rec, then forgotten: the next file starts
+ * where this one ended. */
+static int dump(struct rec_ctx *rc, const char *why)
+{
+	char path[4096];
+	struct req_summary sum;
+	uint64_t n = rc->n, span = n ? rc->k[(rc->head + n - 1) % rc->cap]->at - rc->k[rc->head]->at : 0;
+	int err;
+
+	snprintf(path, sizeof(path), "%s-%llu.rec", rc->o->prefix, (unsigned long long)++rc->dumps);
+	if ((err = recfile__create(&rc->pr.rec, path)))
+		return fail("writing the recording", "%s: %s", path, strerror(-err));
+	err = printer__record_tables(&rc->pr, path);
+	while (!err && rc->n) {
+		struct kept *k = rc->k[rc->head];
+
+		err = recfile__write(&rc->pr.rec, *(uint32_t *)k->data, k->data, k->size);
+		drop_oldest(rc);
+	}
+	printer__summary_of(rc->l, &sum);
+	if (!err)
+		err = recfile__write(&rc->pr.rec, RECF_SUMMARY, &sum, sizeof(sum));
+	if (recfile__close(&rc->pr.rec) || err)
+		return fail("writing the recording", "%s: %s", path, strerror(EIO));
+	fprintf(stderr, "iodig record: %s: %llu records over %.1f s (%s)\n", path, (unsigned long long)n,
+		span / 1e9, why);
+	return 0;
+}
+
+static int rec_opt(void *ctx, int opt, const char *arg)
+{
+	struct rec_opts *o = ctx;
+	char what[8];
+	double ms;
+	int used = 0;
+
+	switch (opt) {
+	case 'o': o->prefix = arg; return 0;
+	case 'd': o->disk = arg; return 0;
+	case OPT_KEEP:
+		if (!cli__uint(arg, 1, 86400, &o->keep_s))
+			return usage_error("--keep '%s': seconds, 1 to 86400", arg);
+		return 0;
+	case OPT_MAX_MB:
+		if (!cli__uint(arg, 1, 65536, &o->max_mb))
+			return usage_error("--max-mb '%s': MiB, 1 to 65536", arg);
+		return 0;
+	case OPT_TRIGGER:
+		if (sscanf(arg, "%7[a-z0-9]>%lfms%n", what, &ms, &used) != 2 || used != (int)strlen(arg) || ms <= 0 ||
+		    (strcmp(what, "p99") && strcmp(what, "p90") && strcmp(what, "p50") && strcmp(what, "max")))
+			return usage_error("--trigger '%s': p50, p90, p99 or max of Q2C over a second, as "
+					   "'p99>20ms'", arg);
+		o->pct = !strcmp(what, "max") ? 1.0 : atoi(what + 1) / 100.0;
+		o->bound_ns = (uint64_t)(ms * 1e6);
+		return 0;
+	}
+	return -1;
+}
+
+static int rec_args(void *ctx, int argc, char **argv, int optind)
+{
+	struct rec_opts *o = ctx;
+
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	return o->prefix ? 0 : usage_error("-o PREFIX: where the recordings go (PREFIX-1.rec, ...)");
+}
+
+int cmd_record(int argc, char **argv)
+{
+	static const struct cli_opt opts[] = {
+		{ "output", 'o', "PREFIX", "write recordings to PREFIX-1.rec, PREFIX-2.rec, ..." },
+		{ "keep", OPT_KEEP, "SECONDS", "keep the last SECONDS of records (default 30)" },
+		{ "max-mb", OPT_MAX_MB, "MIB", "keep at most MIB MiB of records (default 64)" },
+		{ "trigger", OPT_TRIGGER, "STAT>MS", "write what is kept when p50, p90, p99 or max of Q2C over\n"
+						      "the last second passes MS: 'p99>20ms'" },
+		{ "disk", 'd', "DISK", "only this disk (or partition)" },
+		{}
+	};
+	static const struct cli_cmd cmd = {
+		.name = "record", .synopsis = "-o PREFIX [--keep S] [--trigger 'p99>20ms'] [options]",
+		.about = "A flight recorder: the last --keep seconds of block requests (every one, with its\n"
+			 "phases, and the queue-attribute writes) kept in memory; when the trigger fires or\n"
+			 "on SIGUSR1, written to PREFIX-N.rec (for replay, report and --perfetto), and the\n"
+			 "recording goes on.\n",
+		.notes = "A request takes 128 bytes kept: 64 MiB hold 524,288 requests (the last ones).\n",
+		.opts = opts, .opt = rec_opt, .args = rec_args, .tracing = true };
+	struct rec_opts o = { .keep_s = 30, .max_mb = 64 };
+	struct rec_ctx rc = { .o = &o };
+	struct life_cfg cfg = { .mode = LIFE_SLOW, .min_ns = 0, .sysfs = true };
+	struct life l = {};
+	struct btf *vmlinux;
+	struct sigaction sa = { .sa_handler = on_usr1 };
+	uint64_t next_second;
+	int err = cli__prologue(&cmd, argc, argv, &o.c, &o);
+
+	if (err >= 0)
+		return err;
+	if (o.disk && (err = filter__disk(o.disk, &o.sel)))
+		return err;
+	cfg.dev = o.sel.disk;
+	cfg.part = o.sel.part;
+	rc.l = &l;
+	rc.cap = (o.max_mb << 20) / 128 + 1;	/* no record is smaller than 128 bytes with its header */
+	if (!(rc.k = calloc(rc.cap, sizeof(*rc.k))))
+		return fail("keeping records", "out of memory");
+	if (!(vmlinux = btf__load_vmlinux_btf())) {
+		free(rc.k);
+		return fail("reading kernel BTF", "%s", strerror(errno));
+	}
+	cfg.kernel_q = life__kernel_q(vmlinux);
+	err = reqflags__load(&rc.pr.rf, vmlinux);
+	btf__free(vmlinux);
+	if (err) {
+		free(rc.k);
+		return fail("decoding request flags from kernel BTF", "%s", strerror(-err));
+	}
+	printer__init(&rc.pr, false, false);
+	if ((err = life__start(&l, &cfg, on_record, &rc)))
+		goto out;
+	if (!l.sysfs_on)
+		warnf("queue attribute writes are not watched: %s", l.sysfs_why);
+	rc.pr.t0 = run__mono_ns();
+	printer__widths(&rc.pr);
+	sigaction(SIGUSR1, &sa, NULL);
+	run__signals();
+	{
+		char msg[256];
+
+		snprintf(msg, sizeof(msg), "Recording block I/O: the last %llu s kept, at most %llu MiB; written to "
+			 "%s-N.rec on SIGUSR1%s%s... Hit Ctrl-C to end.", o.keep_s, o.max_mb, o.prefix,
+			 o.pct ? " or when Q2C's " : "", o.pct ? (o.pct >= 1 ? "max passes the bound" : "percentile "
+								     "passes the bound") : "");
+		if ((err = run__ready(o.c.ready_file, msg)))
+			goto out;
+	}
+	next_second = run__mono_ns() + 1000000000ULL;
+	while (!run__stopping()) {
+		uint64_t now;
+
+		if ((err = life__poll(&l, LIFE_DRAIN_MS)) > 0)
+			goto out;
+		if (err < 0) {
+			err = fail("reading records", "%s", strerror(-err));
+			goto out;
+		}
+		now = run__mono_ns();
+		while (rc.n && rc.k[rc.head]->at + o.keep_s * 1000000000ULL < now)
+			drop_oldest(&rc);	/* older than the window: not a loss */
+		if (usr1) {
+			usr1 = 0;
+			if ((err = dump(&rc, "SIGUSR1")))
+				goto out;
+		}
+		if (now >= next_second) {
+			if (o.pct && rc.second.count) {
+				uint64_t v = o.pct >= 1 ? rc.second.max : hist__percentile(&rc.second, o.pct);
+
+				if (v > o.bound_ns) {
+					char why[96], a[32], b[32];
+
+					snprintf(why, sizeof(why), "Q2C %s %s > %s", o.pct >= 1 ? "max" : o.pct > 0.95 ?
+						 "p99" : o.pct > 0.85 ? "p90" : "p50", fmt_ns(a, sizeof(a), v),
+						 fmt_ns(b, sizeof(b), o.bound_ns));
+					if ((err = dump(&rc, why)))
+						goto out;
+				}
+			}
+			memset(&rc.second, 0, sizeof(rc.second));
+			next_second = now + 1000000000ULL;
+		}
+	}
+	err = 0;
+	{
+		struct life_stats st;
+
+		life__stats(&l, &st);
+		fprintf(stderr, "iodig record: %llu recordings written; %llu records kept at the end (not written), "
+			"%llu dropped for room (--max-mb), %llu lost (ring buffer full)\n", (unsigned long long)rc.dumps,
+			(unsigned long long)rc.n, (unsigned long long)rc.dropped, (unsigned long long)st.lost);
+	}
+out:
+	life__stop(&l);
+	while (rc.n)
+		drop_oldest(&rc);
+	free(rc.k);
+	reqflags__free(&rc.pr.rf);
+	return err;
+}
