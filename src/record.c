@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/btf.h>
 #include "cli.h"
 #include "cmds.h"
@@ -47,7 +48,7 @@ struct rec_ctx {
 	struct req_printer pr;	/* tables for the files */
 	struct kept **k;	/* a ring of pointers, oldest at head */
 	size_t head, n, cap;
-	uint64_t bytes, dropped, dumps;
+	uint64_t bytes, dropped, dumps, written;
 	struct hist second;	/* Q2C of this second's requests */
 };
 
@@ -119,8 +120,9 @@ static int dump(struct rec_ctx *rc, const char *why)
 		err = recfile__write(&rc->pr.rec, RECF_SUMMARY, &sum, sizeof(sum));
 	if (recfile__close(&rc->pr.rec) || err)
 		return fail("writing the recording", "%s: %s", path, strerror(EIO));
-	fprintf(stderr, "iodig record: %s: %llu records over %.1f s (%s)\n", path, (unsigned long long)n,
-		span / 1e9, why);
+	rc->written += n;
+	fprintf(stderr, "%siodig record: %s: %llu records over %.1f s (%s)\n", isatty(STDERR_FILENO) ? "\r\033[K" : "",
+		path, (unsigned long long)n, span / 1e9, why);
 	return 0;
 }
 
@@ -265,9 +267,16 @@ int cmd_record(int argc, char **argv)
 			}
 			memset(&rc.second, 0, sizeof(rc.second));
 			next_second = now + 1000000000ULL;
+			if (isatty(STDERR_FILENO))	/* a status line, rewritten each second */
+				fprintf(stderr, "\r\033[Kkept %zu records (%.1f MiB of %llu), %llu written to %llu files, "
+					"%llu dropped for room", rc.n, rc.bytes / 1048576.0, o.max_mb,
+					(unsigned long long)rc.written, (unsigned long long)rc.dumps,
+					(unsigned long long)rc.dropped);
 		}
 	}
 	err = 0;
+	if (isatty(STDERR_FILENO))
+		fprintf(stderr, "\r\033[K");
 	{
 		struct life_stats st;
 

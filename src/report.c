@@ -14,6 +14,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include "cli.h"
 #include "cmds.h"
 #include "disks.h"
@@ -460,6 +462,7 @@ int cmd_report(int argc, char **argv)
 	bool tables = false;
 	int err = cli__prologue(&cmd, argc, argv, &c, NULL);
 	const char *src;
+	off_t total = 0;
 
 	if (err >= 0)
 		return err;
@@ -472,10 +475,19 @@ int cmd_report(int argc, char **argv)
 	}
 	printer__init(&p.pr, false, false);
 	snprintf(p.command, sizeof(p.command), "?");
-	for (;;) {
+	{
+		struct stat st;
+
+		/* a long recording: progress on a terminal, every 2^16 frames */
+		if (isatty(STDERR_FILENO) && !fstat(fileno(r.f), &st))
+			total = st.st_size;
+	}
+	for (uint64_t frames = 0;; frames++) {
 		const void *data;
 		uint32_t type, size;
 
+		if (total && !(frames & 0xffff))
+			fprintf(stderr, "\riodig report: reading %s: %3.0f%%", src, 100.0 * ftell(r.f) / total);
 		if ((err = recfile__next(&r, &type, &data, &size)) <= 0)
 			break;
 		if (type == RECF_META) {
@@ -499,6 +511,8 @@ int cmd_report(int argc, char **argv)
 				break;
 		}
 	}
+	if (total)
+		fprintf(stderr, "\r\033[K");	/* the progress line erased */
 	recfile__close(&r);
 	if (err < 0 && err != -EIO) {
 		err = fail("recording", "%s: %s", src, strerror(-err));

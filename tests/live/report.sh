@@ -75,3 +75,9 @@ print("  ok: the screenshot has %d coloured pixels of %d" % (coloured, len(px)))
 PY
 "$IODIG" report /etc/passwd -o "$T/x.html" 2>"$T/e"; assert_eq "$?" 1 "report of a file that is no recording: exit 1"
 "$IODIG" report "$T/r.rec" 2>"$T/e"; assert_eq "$?" 2 "report without -o: a usage error"
+# progress on a terminal only: under a pseudo-terminal (script(1)) a
+# progress line, erased at the end; into a file, none
+script -qc "'$IODIG' report '$T/r.rec' -o '$T/tty.html'" /dev/null > "$T/tty.out" || die "report under a tty"
+grep -q "reading $T/r.rec: *[0-9]*%" "$T/tty.out" && grep -q $'\e\[K' "$T/tty.out" || die "no progress on a tty: $(od -c "$T/tty.out" | head -3)"
+grep -q "reading" "$T/report.err" && die "progress written to a file: $(cat "$T/report.err")"
+ok "progress shown and erased on a terminal, not in a file"
