@@ -25,6 +25,7 @@
 #include "json.h"
 #include "log.h"
 #include "procfiles.h"
+#include "rows.h"
 #include "run.h"
 #include "text.h"
 #include "cache.skel.h"
@@ -36,8 +37,7 @@ static const char *const by_names[] = { "all", "process", "cgroup", "file" };
 struct cache_row {
 	struct cache_key k;
 	struct cache_val last, d;	/* totals last seen, this report's difference */
-	char *path;			/* file: resolved once, or NULL */
-	bool looked;			/* file: a path was looked for */
+	struct procfile file;		/* --by file: its name, looked for once */
 };
 
 struct cache_opts {
@@ -71,19 +71,7 @@ static uint64_t hits(const struct cache_val *d)
 
 static struct cache_row *row_of(struct cache_ctx *cc, const struct cache_key *k)
 {
-	for (size_t i = 0; i < cc->n; i++)
-		if (!memcmp(&cc->rows[i].k, k, sizeof(*k)))
-			return &cc->rows[i];
-	if (cc->n == cc->cap) {
-		void *p = realloc(cc->rows, (cc->cap = cc->cap ? 2 * cc->cap : 64) * sizeof(*cc->rows));
-
-		if (!p)
-			return NULL;
-		cc->rows = p;
-	}
-	memset(&cc->rows[cc->n], 0, sizeof(cc->rows[0]));
-	cc->rows[cc->n].k = *k;
-	return &cc->rows[cc->n++];
+	return rows__get((void **)&cc->rows, &cc->n, &cc->cap, sizeof(*cc->rows), k, sizeof(*k));
 }
 
 static int cmp_rows(const void *a, const void *b)
@@ -94,27 +82,6 @@ static int cmp_rows(const void *a, const void *b)
 	if (u != v)
 		return u > v ? -1 : 1;
 	return x->k.id < y->k.id ? -1 : x->k.id > y->k.id;
-}
-
-/* Paths for the shown file rows not looked for yet (a file nobody holds
- * now is not looked for again: "dev:ino", JSON path null). */
-static void name_files(struct cache_ctx *cc, size_t shown)
-{
-	struct procfile *f = calloc(shown ? shown : 1, sizeof(*f));
-	size_t n = 0;
-
-	if (!f)
-		return;
-	for (size_t i = 0; i < shown; i++)
-		if (!cc->rows[i].looked)
-			f[n++] = (struct procfile){ cc->rows[i].k.dev, cc->rows[i].k.id, NULL };
-	procfiles__name(f, n);
-	for (size_t i = 0, k = 0; i < shown; i++)
-		if (!cc->rows[i].looked) {
-			cc->rows[i].path = f[k++].path;
-			cc->rows[i].looked = true;
-		}
-	free(f);
 }
 
 static void meminfo_mb(uint64_t *buffers, uint64_t *cached)
@@ -157,8 +124,8 @@ static void row_json(struct cache_ctx *cc, const struct cache_row *r)
 		snprintf(dev, sizeof(dev), "%u:%u", r->k.dev >> 20, r->k.dev & 0xfffff);
 		json__kstr(j, "dev", dev);
 		json__ku64(j, "ino", r->k.id);
-		if (r->path)
-			json__kstr(j, "path", r->path);
+		if (r->file.path)
+			json__kstr(j, "path", r->file.path);
 		else
 			json__knull(j, "path");
 		break;
@@ -204,8 +171,8 @@ static void row_text(struct cache_ctx *cc, const struct cache_row *r)
 		snprintf(name, sizeof(name), "%llu", (unsigned long long)r->k.id);
 		break;
 	case CACHE_BY_FILE:
-		if (r->path)
-			text__safe(r->path, name, sizeof(name));
+		if (r->file.path)
+			text__safe(r->file.path, name, sizeof(name));
 		else
 			snprintf(name, sizeof(name), "%u:%u ino %llu", r->k.dev >> 20, r->k.dev & 0xfffff,
 				 (unsigned long long)r->k.id);
@@ -253,14 +220,10 @@ static int cache_report(void *ctx, bool last)
 		prev = &k;
 		if (bpf_map_lookup_elem(fd, &k, cc->percpu))
 			continue;
-		for (int c = 0; c < cc->ncpus; c++)
-			for (size_t f = 0; f < sizeof(sum) / 8; f++)
-				((uint64_t *)&sum)[f] += ((uint64_t *)&cc->percpu[c])[f];
+		counters__sum_cpus(&sum, cc->percpu, cc->ncpus, sizeof(sum));
 		if (!(r = row_of(cc, &k)))
 			return fail("collecting rows", "out of memory");
-		for (size_t f = 0; f < sizeof(sum) / 8; f++)
-			((uint64_t *)&r->d)[f] = ((uint64_t *)&sum)[f] - ((uint64_t *)&r->last)[f];
-		r->last = sum;
+		counters__delta(&r->d, &sum, &r->last, sizeof(sum));
 	}
 	qsort(cc->rows, cc->n, sizeof(*cc->rows), cmp_rows);
 	for (size_t i = 0; i < cc->n; i++) {
@@ -269,8 +232,13 @@ static int cache_report(void *ctx, bool last)
 		active += d->accesses || d->added || d->dirtied || d->written || d->evicted || d->faults;
 	}
 	shown = cc->o->top && cc->o->top < active ? cc->o->top : active;
-	if (cc->o->by == CACHE_BY_FILE)
-		name_files(cc, shown);
+	if (cc->o->by == CACHE_BY_FILE) {
+		for (size_t i = 0; i < shown; i++) {
+			cc->rows[i].file.dev = cc->rows[i].k.dev;
+			cc->rows[i].file.ino = cc->rows[i].k.id;
+		}
+		procfiles__name_rows(cc->rows, shown, sizeof(*cc->rows), offsetof(struct cache_row, file));
+	}
 	v.rows = shown;
 	v.map_full = mf - cc->map_full_last;
 	cc->map_full_last = mf;
@@ -499,7 +467,7 @@ int cmd_cache(int argc, char **argv)
 out:
 	cache_bpf__destroy(cc.sk);
 	for (size_t i = 0; i < cc.n; i++)
-		free(cc.rows[i].path);
+		free(cc.rows[i].file.path);
 	free(cc.rows);
 	free(cc.percpu);
 	return err;

@@ -19,6 +19,7 @@
 #include "bpfenv.h"
 #include "cli.h"
 #include "cmds.h"
+#include "counters.h"
 #include "disks.h"
 #include "filter.h"
 #include "histmap.h"
@@ -106,16 +107,12 @@ static void read_slows(struct export_ctx *ec)
 	int n = 0;
 
 	while (!bpf_map_get_next_key(fd, prev, &next) && n < EXPORT_SERIES) {
-		uint64_t sum = 0;
-
 		k = next;
 		prev = &k;
 		if (bpf_map_lookup_elem(fd, &k, v))
 			continue;
-		for (int c = 0; c < ec->ncpus; c++)
-			sum += v[c];
 		ec->slow_k[n] = k;
-		ec->slow_v[n++] = sum;
+		counters__sum_cpus(&ec->slow_v[n++], v, ec->ncpus, sizeof(uint64_t));
 	}
 	ec->nslow = n;
 }

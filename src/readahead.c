@@ -8,6 +8,7 @@
  * access (readahead off).  Running totals differenced per report.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -16,12 +17,14 @@
 #include "bpfenv.h"
 #include "cli.h"
 #include "cmds.h"
+#include "counters.h"
 #include "hist_user.h"
 #include "histmap.h"
 #include "json.h"
 #include "log.h"
 #include "procfiles.h"
 #include "readahead.h"
+#include "rows.h"
 #include "run.h"
 #include "text.h"
 #include "readahead.skel.h"
@@ -34,8 +37,7 @@ struct ra_row {
 	struct ra_key k;
 	struct ra_val total, d;	/* running totals, this report's difference */
 	struct hist to_use;	/* this report's */
-	char *path;
-	bool looked;
+	struct procfile file;	/* --by file: its name, looked for once */
 };
 
 struct ra_opts {
@@ -57,23 +59,9 @@ struct ra_ctx {
 	struct ra_stats last;
 };
 
-#define RA_WORDS (sizeof(struct ra_val) / sizeof(__u64))
-
 static struct ra_row *row_of(struct ra_ctx *rc, const struct ra_key *k)
 {
-	for (size_t i = 0; i < rc->n; i++)
-		if (!memcmp(&rc->rows[i].k, k, sizeof(*k)))
-			return &rc->rows[i];
-	if (rc->n == rc->cap) {
-		void *p = realloc(rc->rows, (rc->cap = rc->cap ? 2 * rc->cap : 64) * sizeof(*rc->rows));
-
-		if (!p)
-			return NULL;
-		rc->rows = p;
-	}
-	memset(&rc->rows[rc->n], 0, sizeof(rc->rows[0]));
-	rc->rows[rc->n].k = *k;
-	return &rc->rows[rc->n++];
+	return rows__get((void **)&rc->rows, &rc->n, &rc->cap, sizeof(*rc->rows), k, sizeof(*k));
 }
 
 static uint64_t ra_pages(const struct ra_val *v)
@@ -115,8 +103,8 @@ static void row_name(const struct ra_ctx *rc, const struct ra_row *r, char *buf,
 
 	if (rc->o->by == RA_BY_PROCESS)
 		snprintf(buf, len, "%-7llu %s", (unsigned long long)r->k.id, text__safe(r->k.comm, safe, sizeof(safe)));
-	else if (r->path)
-		snprintf(buf, len, "%s", text__safe(r->path, safe, sizeof(safe)));
+	else if (r->file.path)
+		snprintf(buf, len, "%s", text__safe(r->file.path, safe, sizeof(safe)));
 	else
 		snprintf(buf, len, "%u:%u ino %llu", r->k.dev >> 20, r->k.dev & 0xfffff, (unsigned long long)r->k.id);
 }
@@ -138,8 +126,8 @@ static void row_json(struct ra_ctx *rc, const struct ra_row *r)
 		snprintf(dev, sizeof(dev), "%u:%u", r->k.dev >> 20, r->k.dev & 0xfffff);
 		json__kstr(j, "dev", dev);
 		json__ku64(j, "ino", r->k.id);
-		if (r->path)
-			json__kstr(j, "path", r->path);
+		if (r->file.path)
+			json__kstr(j, "path", r->file.path);
 		else
 			json__knull(j, "path");
 	}
@@ -216,19 +204,15 @@ static int ra_report(void *ctx, bool last)
 		prev = &k;
 		if (bpf_map_lookup_elem(fd, &k, rc->percpu))
 			continue;
-		for (int c = 0; c < rc->ncpus; c++)
-			for (size_t f = 0; f < RA_WORDS; f++)
-				((__u64 *)&sum)[f] += ((__u64 *)&rc->percpu[c])[f];
+		counters__sum_cpus(&sum, rc->percpu, rc->ncpus, sizeof(sum));
 		sum.ra_max = 0;		/* a maximum, not a total */
 		for (int c = 0; c < rc->ncpus; c++)
 			if (rc->percpu[c].ra_max > sum.ra_max)
 				sum.ra_max = rc->percpu[c].ra_max;
 		if (!(r = row_of(rc, &k)))
 			return fail("collecting rows", "out of memory");
-		for (size_t f = 0; f < RA_WORDS; f++)
-			((__u64 *)&r->d)[f] = ((__u64 *)&sum)[f] - ((__u64 *)&r->total)[f];
+		counters__delta(&r->d, &sum, &r->total, sizeof(sum));
 		r->d.ra_max = sum.ra_max;	/* since the start, not this interval's */
-		r->total = sum;
 	}
 	err = histmap__drain(bpf_map__fd(old ? sk->maps.uses1 : sk->maps.uses0), sizeof(struct ra_key), take_use, rc);
 	if (err)
@@ -242,19 +226,11 @@ static int ra_report(void *ctx, bool last)
 	}
 	shown = rc->o->top && rc->o->top < active ? rc->o->top : active;
 	if (rc->o->by == RA_BY_FILE) {
-		struct procfile *f = calloc(shown ? shown : 1, sizeof(*f));
-		size_t n = 0;
-
-		for (size_t i = 0; f && i < shown; i++)
-			if (!rc->rows[i].looked)
-				f[n++] = (struct procfile){ rc->rows[i].k.dev, rc->rows[i].k.id, NULL };
-		procfiles__name(f, n);
-		for (size_t i = 0, m = 0; f && i < shown; i++)
-			if (!rc->rows[i].looked) {
-				rc->rows[i].path = f[m++].path;
-				rc->rows[i].looked = true;
-			}
-		free(f);
+		for (size_t i = 0; i < shown; i++) {
+			rc->rows[i].file.dev = rc->rows[i].k.dev;
+			rc->rows[i].file.ino = rc->rows[i].k.id;
+		}
+		procfiles__name_rows(rc->rows, shown, sizeof(*rc->rows), offsetof(struct ra_row, file));
 	}
 	if (rc->o->c.json) {
 		for (size_t i = 0; i < shown; i++)
@@ -378,7 +354,7 @@ int cmd_readahead(int argc, char **argv)
 out:
 	readahead_bpf__destroy(rc.sk);
 	for (size_t i = 0; i < rc.n; i++)
-		free(rc.rows[i].path);
+		free(rc.rows[i].file.path);
 	free(rc.rows);
 	free(rc.percpu);
 	return err;

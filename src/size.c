@@ -17,6 +17,7 @@
 #include "filter.h"
 #include "json.h"
 #include "log.h"
+#include "rows.h"
 #include "run.h"
 #include "size.h"
 #include "size.skel.h"
@@ -48,19 +49,7 @@ struct size_ctx {
 
 static struct size_row *row_of(struct size_ctx *sc, const struct size_key *k)
 {
-	for (size_t i = 0; i < sc->n; i++)
-		if (!memcmp(&sc->rows[i].k, k, sizeof(*k)))
-			return &sc->rows[i];
-	if (sc->n == sc->cap) {
-		void *p = realloc(sc->rows, (sc->cap = sc->cap ? 2 * sc->cap : 64) * sizeof(*sc->rows));
-
-		if (!p)
-			return NULL;
-		sc->rows = p;
-	}
-	memset(&sc->rows[sc->n], 0, sizeof(sc->rows[0]));
-	sc->rows[sc->n].k = *k;
-	return &sc->rows[sc->n++];
+	return rows__get((void **)&sc->rows, &sc->n, &sc->cap, sizeof(*sc->rows), k, sizeof(*k));
 }
 
 static int cmp_rows(const void *a, const void *b)

@@ -19,6 +19,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include "compat.bpf.h"
 #include "cache.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -83,44 +84,6 @@ static __always_inline struct cache_val *row(struct inode *host)
 static __always_inline bool wanted(void)
 {
 	return !filter_pid || (bpf_get_current_pid_tgid() >> 32) == filter_pid;
-}
-
-/* The folio of kernels that kept its order in a field of its own (6.1:
- * _folio_order, until "mm: free up a word in the first tail page" moved it
- * into the low byte of _flags_1, 6.6). */
-struct folio___order {
-	unsigned char _folio_order;
-} __attribute__((preserve_access_index));
-
-/* flags as a plain unsigned long (before memdesc_flags_t, 6.18): a field of
- * another type does not relocate, so each kernel reads its own. */
-struct folio___ulong {
-	unsigned long flags;
-} __attribute__((preserve_access_index));
-
-/* folio_nr_pages(): a small folio has no PG_head; a large one keeps its
- * order in _folio_order (6.1) or the low byte of _flags_1.  flags is an
- * unsigned long, or (this host's 6.18) a memdesc_flags_t holding one: read
- * as its bytes. */
-static __always_inline __u64 folio_pages(struct folio *folio)
-{
-	struct folio___order *old = (void *)folio;
-	struct folio___ulong *ul = (void *)folio;
-	unsigned long flags = 0, f1 = 0;
-	unsigned char order = 0;
-
-	if (bpf_core_field_exists(ul->flags))
-		bpf_core_read(&flags, sizeof(flags), &ul->flags);
-	else
-		bpf_core_read(&flags, sizeof(flags), &folio->flags);
-	if (!(flags & (1UL << bpf_core_enum_value(enum pageflags, PG_head))))
-		return 1;
-	if (bpf_core_field_exists(old->_folio_order)) {
-		bpf_core_read(&order, sizeof(order), &old->_folio_order);
-		return 1ULL << order;
-	}
-	bpf_core_read(&f1, sizeof(f1), &folio->_flags_1);
-	return 1ULL << (f1 & 0xff);
 }
 
 static __always_inline struct inode *folio_host(struct folio *folio)

@@ -169,4 +169,42 @@ static __always_inline __u64 bio_q_stamp_read(const void *bio, __u64 now)
 	return 0;
 }
 
+/*
+ * folio_nr_pages(): a small folio has no PG_head; a large one keeps its
+ * order in a field of its own up to 6.5 (_folio_order, 6.1's), then in the
+ * low byte of _flags_1 (Matthew Wilcox's "free up a word in the first tail
+ * page" series, August 2023, in 6.6).  flags is an unsigned long, or since
+ * 6.18 ("mm: introduce memdesc_flags_t") a struct holding one: a field of
+ * another type does not relocate, so each shape has its flavour, read as
+ * bytes.
+ */
+struct folio___order {
+	unsigned char _folio_order;
+} __attribute__((preserve_access_index));
+
+struct folio___ulong {
+	unsigned long flags;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u32 folio_pages(struct folio *folio)
+{
+	struct folio___order *old = (void *)folio;
+	struct folio___ulong *ul = (void *)folio;
+	unsigned long flags = 0, f1 = 0;
+	unsigned char order = 0;
+
+	if (bpf_core_field_exists(ul->flags))
+		bpf_core_read(&flags, sizeof(flags), &ul->flags);
+	else
+		bpf_core_read(&flags, sizeof(flags), &folio->flags);
+	if (!(flags & (1UL << bpf_core_enum_value(enum pageflags, PG_head))))
+		return 1;
+	if (bpf_core_field_exists(old->_folio_order)) {
+		bpf_core_read(&order, sizeof(order), &old->_folio_order);
+		return 1U << order;
+	}
+	bpf_core_read(&f1, sizeof(f1), &folio->_flags_1);
+	return 1U << (f1 & 0xff);
+}
+
 #endif

@@ -16,6 +16,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include "compat.bpf.h"
 #include "hist.bpf.h"
 #include "readahead.h"
 
@@ -107,35 +108,6 @@ static __always_inline struct ra_val *row(struct inode *host)
 
 	key_of(&k, host);
 	return row_at(&k);
-}
-
-/* As cache.bpf.c reads it: 2^order pages (see there for the flavours). */
-struct folio___order {
-	unsigned char _folio_order;
-} __attribute__((preserve_access_index));
-struct folio___ulong {
-	unsigned long flags;
-} __attribute__((preserve_access_index));
-
-static __always_inline __u32 folio_pages(struct folio *folio)
-{
-	struct folio___order *old = (void *)folio;
-	struct folio___ulong *ul = (void *)folio;
-	unsigned long flags = 0, f1 = 0;
-	unsigned char order = 0;
-
-	if (bpf_core_field_exists(ul->flags))
-		bpf_core_read(&flags, sizeof(flags), &ul->flags);
-	else
-		bpf_core_read(&flags, sizeof(flags), &folio->flags);
-	if (!(flags & (1UL << bpf_core_enum_value(enum pageflags, PG_head))))
-		return 1;
-	if (bpf_core_field_exists(old->_folio_order)) {
-		bpf_core_read(&order, sizeof(order), &old->_folio_order);
-		return 1U << order;
-	}
-	bpf_core_read(&f1, sizeof(f1), &folio->_flags_1);
-	return 1U << (f1 & 0xff);
 }
 
 static __always_inline void page_of(struct ra_page *p, struct inode *host, __u64 index)

@@ -24,6 +24,20 @@ static inline void counters__delta(void *d, const void *now, void *last, size_t 
 	}
 }
 
+/* The values of a per-CPU map entry (ncpus structs of __u64, size bytes
+ * each) summed into sum. */
+static inline void counters__sum_cpus(void *sum, const void *percpu, int ncpus, size_t size)
+{
+	uint64_t *s = sum;
+	const uint64_t *v = percpu;
+
+	for (size_t i = 0; i < size / sizeof(uint64_t); i++)
+		s[i] = 0;
+	for (int c = 0; c < ncpus; c++)
+		for (size_t i = 0; i < size / sizeof(uint64_t); i++)
+			s[i] += v[c * (size / sizeof(uint64_t)) + i];
+}
+
 /*
  * A command's counters, described once: JSON and text both read the table,
  * so no report writes a counter field by field, and a fact keeps one name.

@@ -54,3 +54,25 @@ void procfiles__name(struct procfile *f, size_t n)
 	}
 	closedir(proc);
 }
+
+void procfiles__name_rows(void *rows, size_t n, size_t stride, size_t off)
+{
+	struct procfile **want = calloc(n ? n : 1, sizeof(*want)), *f = calloc(n ? n : 1, sizeof(*f));
+	size_t k = 0;
+
+	for (size_t i = 0; want && f && i < n; i++) {
+		struct procfile *pf = (void *)((char *)rows + i * stride + off);
+
+		if (!pf->looked) {
+			want[k] = pf;
+			f[k++] = (struct procfile){ pf->dev, pf->ino, NULL, false };
+		}
+	}
+	procfiles__name(f, k);
+	for (size_t i = 0; i < k; i++) {
+		want[i]->path = f[i].path;
+		want[i]->looked = true;
+	}
+	free(want);
+	free(f);
+}

@@ -10,13 +10,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <stdbool.h>
+
 struct procfile {
 	uint32_t dev;		/* the kernel's dev_t (major << 20 | minor) */
 	uint64_t ino;
 	char *path;		/* set (malloc'd) when found; left as it is otherwise */
+	bool looked;		/* a path was looked for (not looked for again) */
 };
 
 /* One walk of /proc for every entry whose path is NULL. */
 void procfiles__name(struct procfile *f, size_t n);
+/* The same for rows[0..n), each `stride` bytes with a struct procfile at
+ * `off`: those not looked for yet are, once (a file nobody holds now stays
+ * unnamed, as "dev:ino"). */
+void procfiles__name_rows(void *rows, size_t n, size_t stride, size_t off);
 
 #endif

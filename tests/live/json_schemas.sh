@@ -29,7 +29,7 @@ start_iodig "$T/rap.json" readahead --by process --json
 start_iodig "$T/stacks_tp.json" stacks --tracepoint block:block_rq_issue -K --json
 stall_load "$L" 500
 # buffered reads of a file dropped from the cache: rows for cache and readahead
-head -c 1M /dev/urandom > "$T/ra.data"
+head -c 1M /dev/urandom > "$T/ra.data"; sync "$T/ra.data"	# clean pages: DONTNEED drops them
 python3 -c "import os, sys; fd = os.open(sys.argv[1], os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)" "$T/ra.data"
 cat "$T/ra.data" > /dev/null
 stop_all_iodig
