@@ -333,8 +333,9 @@ int attacher__kernel(struct attacher *a, const struct attach_progs *p, char **na
 	unsigned long long t0 = run__mono_ns();
 	int err = 0;
 
+	/* ex is NULL for a command that counts at entry only (stacks) */
 	if (a->mode == ATTACH_FENTRY) {
-		if (!(err = keep(a, bpf_program__attach(en), "attaching fentry", names[0])))
+		if (!(err = keep(a, bpf_program__attach(en), "attaching fentry", names[0])) && ex)
 			err = keep(a, bpf_program__attach(ex), "attaching fexit", names[0]);
 	} else if (a->mode == ATTACH_KPROBE_MULTI) {
 		__u64 *cookies = calloc(n, sizeof(*cookies));
@@ -348,7 +349,7 @@ int attacher__kernel(struct attacher *a, const struct attach_progs *p, char **na
 		err = keep(a, bpf_program__attach_kprobe_multi_opts(en, NULL, &o),
 			   "attaching kprobe-multi", "entries");
 		o.retprobe = true;
-		if (!err)
+		if (!err && ex)
 			err = keep(a, bpf_program__attach_kprobe_multi_opts(ex, NULL, &o),
 				   "attaching kretprobe-multi", "returns");
 		free(cookies);
@@ -359,7 +360,7 @@ int attacher__kernel(struct attacher *a, const struct attach_progs *p, char **na
 			err = keep(a, bpf_program__attach_kprobe_opts(en, names[i], &o),
 				   "attaching kprobe", names[i]);
 			o.retprobe = true;
-			if (!err)
+			if (!err && ex)
 				err = keep(a, bpf_program__attach_kprobe_opts(ex, names[i], &o),
 					   "attaching kretprobe", names[i]);
 		}

@@ -30,7 +30,7 @@ struct bpf_program;
 struct bpf_link;
 
 /* A skeleton's entry and exit programs, one pair per mode it has (a pair it
- * lacks stays NULL).  The kernel programs take the function's index from
+ * lacks stays NULL; a command that counts at entry only has no exits).  The kernel programs take the function's index from
  * the BPF cookie (fentry: from a constant the command sets). */
 struct attach_progs {
 	struct bpf_program *entry[ATTACH_NMODES], *exit[ATTACH_NMODES];

@@ -33,15 +33,21 @@
 #include "text.h"
 #include "usyms.h"
 
-enum { OPT_TP = OPT_FIRST_CMD, OPT_UPROBE, OPT_FOLDED, OPT_SVG };
+enum { OPT_TP = OPT_FIRST_CMD, OPT_UPROBE, OPT_KFUNC, OPT_FOLDED, OPT_SVG };
 
 struct stacks_opts {
 	struct cli_common c;
 	bool kernel_only, user_only, folded;
-	const char *tp, *uprobe, *disk, *cgroup, *svg;
+	const char *tp, *uprobe, *kfunc, *disk, *cgroup, *svg;
 	unsigned long long pid, top, duration;
 	struct disk_sel sel;
 };
+
+/* counting at another event than block I/O submission */
+static bool event_mode(const struct stacks_opts *o)
+{
+	return o->tp || o->uprobe || o->kfunc;
+}
 
 struct stacks_ctx {
 	struct stacks_opts *o;
@@ -164,7 +170,7 @@ static void print_entry(struct stacks_ctx *sc, const struct entry *e, const stru
 		frames__json(kf, &sc->j, "kernel");
 		frames__json(uf, &sc->j, "user");
 		json__kbool(&sc->j, "user_cut_short", uf->cut);
-		if (!o->tp && !o->uprobe) {	/* block: each bio from submission to its end */
+		if (!event_mode(o)) {	/* block: each bio from submission to its end */
 			json__key(&sc->j, "q2c");
 			json__obj_begin(&sc->j);
 			hist__json(&e->v.lat, &sc->j);
@@ -179,7 +185,7 @@ static void print_entry(struct stacks_ctx *sc, const struct entry *e, const stru
 	frames__text(uf, stdout, "    ");
 	printf("  %s [%u]%s%s: %llu", text__safe(e->k.comm, comm, sizeof(comm)), e->k.pid,
 	       e->k.dev ? " on " : "", e->k.dev ? disks__name(e->k.dev) : "", (unsigned long long)e->v.count);
-	if (o->tp || o->uprobe) {
+	if (event_mode(o)) {
 		printf(" events\n\n");
 	} else {
 		char p50[32], p99[32], max[32];
@@ -223,7 +229,7 @@ static int report(struct stacks_ctx *sc)
 	uint64_t kips[STACKS_DEPTH];
 	struct stacks_stats st = sc->sk->bss->stats;
 	struct stacks_values v;
-	bool block = !sc->o->tp && !sc->o->uprobe;
+	bool block = !event_mode(sc->o);
 
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		k = next;
@@ -257,10 +263,10 @@ static int report(struct stacks_ctx *sc)
 			err = flame_add(&fl, &es[i], &kf, u);
 			frames__free(&kf);
 		}
-		snprintf(title, sizeof(title), "iodig stacks: %s", sc->o->tp ? sc->o->tp : sc->o->uprobe ? sc->o->uprobe
+		snprintf(title, sizeof(title), "iodig stacks: %s", sc->o->tp ? sc->o->tp : sc->o->uprobe ? sc->o->uprobe : sc->o->kfunc ? sc->o->kfunc
 			 : "block I/O submission");
 		if (!err && (f = fopen(sc->o->svg, "w"))) {
-			err = flame__svg(&fl, f, title, sc->o->tp || sc->o->uprobe ? "events" : "bios", 1200);
+			err = flame__svg(&fl, f, title, event_mode(sc->o) ? "events" : "bios", 1200);
 			if (fclose(f) && !err)
 				err = -errno;
 		} else if (!err) {
@@ -316,6 +322,7 @@ static int stacks_opt(void *ctx, int opt, const char *arg)
 	case OPT_SVG: o->svg = arg; return 0;
 	case OPT_TP: o->tp = arg; return 0;
 	case OPT_UPROBE: o->uprobe = arg; return 0;
+	case OPT_KFUNC: o->kfunc = arg; return 0;
 	case 'p':
 		if (!cli__uint(arg, 1, 0x7fffffff, &o->pid))
 			return usage_error("-p '%s': a process id", arg);
@@ -354,6 +361,8 @@ int cmd_stacks(int argc, char **argv)
 		{ "user", 'U', NULL, "user stacks only" },
 		{ "tracepoint", OPT_TP, "CAT:NAME", "count at this tracepoint instead of block I/O submission" },
 		{ "uprobe", OPT_UPROBE, "BINARY:SYMBOL", "count at this user function instead" },
+		{ "kfunc", OPT_KFUNC, "FUNC", "count at this kernel function (or glob) instead, where the kernel\n"
+					      "allows (fentry or kprobes: `iodig probe` says)" },
 		{ "pid", 'p', "PID", "only this process" },
 		{ "disk", 'd', "DISK", "block I/O: only this disk (or partition)" },
 		{ "cgroup", 'c', "CGROUP", "block I/O: only I/O charged to this cgroup" },
@@ -366,8 +375,8 @@ int cmd_stacks(int argc, char **argv)
 		.name = "stacks",
 		.synopsis = "[options] [seconds]",
 		.about = "Kernel and user stacks counted where block I/O is submitted (biostacks): which\n"
-			 "code paths issue the I/O, with each stack's bios and bytes.  --tracepoint or\n"
-			 "--uprobe count at another event (stackcount, trace -K -U).  Runs for the seconds\n"
+			 "code paths issue the I/O, with each stack's bios and bytes.  --tracepoint,\n"
+			 "--uprobe or --kfunc count at another event (stackcount, trace -K -U).  Runs for the seconds\n"
 			 "given, or until Ctrl-C.  User frames are named while their process lives;\n"
 			 "stacks of binaries without frame pointers (most of Debian) are marked when\n"
 			 "they stop before the program's entry.\n",
@@ -375,6 +384,10 @@ int cmd_stacks(int argc, char **argv)
 	struct stacks_opts o = { .top = 20 };
 	struct stacks_ctx sc = { .o = &o };
 	struct bpf_link *link = NULL;
+	struct attacher at = {};
+	struct attach_progs kprogs;
+	char **knames = NULL;
+	int nk = 0;
 	uint64_t cgid = 0, end;
 	int err = cli__prologue(&cmd, argc, argv, &o.c, &o);
 
@@ -382,8 +395,8 @@ int cmd_stacks(int argc, char **argv)
 		return err;
 	if (o.kernel_only && o.user_only)
 		return usage_error("-K and -U together: leave both out for both stacks");
-	if (o.tp && o.uprobe)
-		return usage_error("--tracepoint or --uprobe, not both");
+	if (!!o.tp + !!o.uprobe + !!o.kfunc > 1)
+		return usage_error("one of --tracepoint, --uprobe and --kfunc");
 	if (o.disk && (err = filter__disk(o.disk, &o.sel)))
 		return err;
 	if (o.cgroup && (err = filter__cgroup(o.cgroup, &cgid)))
@@ -403,10 +416,25 @@ int cmd_stacks(int argc, char **argv)
 	sc.sk->rodata->filter_dev = o.sel.disk;
 	sc.sk->rodata->filter_part = o.sel.part;
 	sc.sk->rodata->filter_cgroup = cgid;
-	bpf_program__set_autoload(sc.sk->progs.stacks_bio, !o.tp && !o.uprobe);
-	bpf_program__set_autoload(sc.sk->progs.stacks_rq_done, !o.tp && !o.uprobe);
+	bpf_program__set_autoload(sc.sk->progs.stacks_bio, !event_mode(&o));
+	bpf_program__set_autoload(sc.sk->progs.stacks_rq_done, !event_mode(&o));
 	bpf_program__set_autoload(sc.sk->progs.stacks_tp, !!o.tp);
 	bpf_program__set_autoload(sc.sk->progs.stacks_uprobe, !!o.uprobe);
+	kprogs = (struct attach_progs){ .entry = { [ATTACH_FENTRY] = sc.sk->progs.stacks_fentry,
+						   [ATTACH_KPROBE] = sc.sk->progs.stacks_kprobe,
+						   [ATTACH_KPROBE_MULTI] = sc.sk->progs.stacks_kmulti } };
+	if (o.kfunc) {
+		char *pat = (char *)o.kfunc;
+
+		if ((err = attach__resolve_kernel(&pat, 1, &knames, &nk)) ||
+		    (err = attacher__choose(&at, ATTACH_AUTO, nk, false)))
+			goto out;
+		attacher__select(&at, sc.sk->obj, &kprogs, knames[0]);	/* only its program loads */
+	} else {
+		bpf_program__set_autoload(sc.sk->progs.stacks_fentry, false);
+		bpf_program__set_autoload(sc.sk->progs.stacks_kprobe, false);
+		bpf_program__set_autoload(sc.sk->progs.stacks_kmulti, false);
+	}
 	if ((err = stacks_bpf__load(sc.sk))) {
 		err = bpfenv__fail("loading BPF programs", err);
 		goto out;
@@ -429,6 +457,9 @@ int cmd_stacks(int argc, char **argv)
 			err = bpfenv__fail(o.uprobe, -errno);
 			goto out;
 		}
+	} else if (o.kfunc) {
+		if ((err = attacher__kernel(&at, &kprogs, knames, nk)))
+			goto out;
 	} else if ((err = stacks_bpf__attach(sc.sk))) {
 		err = bpfenv__fail("attaching to block_bio_queue", err);
 		goto out;
@@ -446,6 +477,7 @@ int cmd_stacks(int argc, char **argv)
 	}
 	bpf_link__destroy(link);
 	link = NULL;
+	attacher__destroy(&at);
 	stacks_bpf__detach(sc.sk);
 	bpfenv__wait_programs();
 	if (!o.kernel_only)
@@ -455,6 +487,8 @@ int cmd_stacks(int argc, char **argv)
 		err = run__flush() ? 1 : 0;
 out:
 	bpf_link__destroy(link);
+	attacher__destroy(&at);
+	attach__free_names(knames, nk);
 	stacks_bpf__destroy(sc.sk);
 	usyms__free(sc.us);
 	ksyms__free(&sc.ks);

@@ -152,6 +152,26 @@ int stacks_tp(void *ctx)
 	return count(ctx, 0, 0, NULL);
 }
 
+/* a kernel function, where the kernel allows (stacks.c attaches through the
+ * attach layer: fentry for one function, kprobe-multi or kprobes) */
+SEC("fentry/vfs_read")
+int BPF_PROG(stacks_fentry)
+{
+	return count(ctx, 0, 0, NULL);
+}
+
+SEC("kprobe")
+int stacks_kprobe(struct pt_regs *ctx)
+{
+	return count(ctx, 0, 0, NULL);
+}
+
+SEC("kprobe.multi")
+int stacks_kmulti(struct pt_regs *ctx)
+{
+	return count(ctx, 0, 0, NULL);
+}
+
 /* a user function (attached by stacks.c through the attach layer) */
 SEC("uprobe")
 int stacks_uprobe(struct pt_regs *ctx)

@@ -97,6 +97,13 @@ assert_eq "$(jq -s '[.[] | select(.type == "stack")] | length' "$T/tp.json")" 0 
 assert_eq "$(jq -s '[.[] | select(.type == "stack" and .comm == "dd" and any(.kernel[]; .sym == "blkdev_read_iter")) | .count] | add' "$T/tp2.json")" 10 "--tracepoint block:block_rq_issue: dd's 10 O_DIRECT reads (through blkdev_read_iter)"
 "$IODIG" stacks --tracepoint nosuch_iodig_tp 2>"$T/e"; assert_eq "$?" 1 "a tracepoint that does not exist: exit 1"
 "$IODIG" stacks -K -U 2>"$T/e"; assert_eq "$?" 2 "-K -U together: a usage error"
+"$IODIG" stacks --kfunc nosuch_fn_iodig 2>"$T/e"; assert_eq "$?" 1 "--kfunc of no such function: exit 1"
+grep -q "no such kernel function" "$T/e" || die "$(cat "$T/e")"
+if [ ! -d /sys/bus/event_source/devices/kprobe ]; then	# this host: no kprobe PMU (and fentry refused)
+	"$IODIG" stacks --kfunc vfs_read 2>"$T/e"; assert_eq "$?" 1 "--kfunc on a kernel without kprobes or fentry: exit 1"
+	grep -q "neither kprobes .* nor fentry" "$T/e" || die "$(cat "$T/e")"
+	ok "and it says which are missing (the VM test counts at submit_bio by fentry)"
+fi
 
 # 4. why -K -U: the stacks at each slow call's longest wait off CPU, on a
 # device whose reads take 20 ms: the wait is the read's, in io_schedule,
