@@ -78,39 +78,49 @@ void frames__kernel(struct frames *fr, const struct ksyms *ks, const uint64_t *i
 	}
 }
 
+#define INLINE_MAX 8	/* functions inlined at one address, shown */
+
 void frames__user(struct frames *fr, struct usyms *us, uint32_t pid, const uint64_t *ips, int n)
 {
 	const char *syms[128];
+	int ns = 0;
 
-	if (!alloc(fr, n, true))
+	if (!alloc(fr, n * INLINE_MAX, true))
 		return;
 	for (int i = 0; i < n; i++) {
-		struct frame *f = &fr->f[fr->n++];
-		struct usym s;
-		char buf[512];
-		const char *mod;
-
-		f->addr = ips[i];
-		syms[i < 128 ? i : 127] = NULL;
+		struct usym s[INLINE_MAX];
 		/* every frame but the innermost is a return address: name the call */
-		if (usyms__resolve(us, pid, i ? ips[i] - 1 : ips[i], &s) < 0)
+		int k = usyms__resolve_inline(us, pid, i ? ips[i] - 1 : ips[i], s, INLINE_MAX);
+
+		if (k < 1) {	/* gone: the address alone */
+			fr->f[fr->n++].addr = ips[i];
+			if (ns < 128)
+				syms[ns++] = NULL;
 			continue;
-		mod = s.module ? strrchr(s.module, '/') : NULL;
-		mod = mod ? mod + 1 : s.module;
-		if (s.name) {
-			f->sym = strdup(s.name);
-			f->offset = s.offset + (i ? 1 : 0);
 		}
-		if (s.file)
-			snprintf(buf, sizeof(buf), "[%s] %s:%d", mod ? mod : "?", s.file, s.line);
-		else
-			snprintf(buf, sizeof(buf), "[%s]", mod ? mod : "?");
-		if (mod || s.file)
-			f->where = strdup(buf);
-		if (i < 128)
-			syms[i] = f->sym;
+		for (int j = 0; j < k; j++) {
+			struct frame *f = &fr->f[fr->n++];
+			const char *mod = s[j].module ? strrchr(s[j].module, '/') : NULL;
+			char buf[512];
+
+			mod = mod ? mod + 1 : s[j].module;
+			f->addr = ips[i];
+			f->inlined = s[j].inlined;
+			if (s[j].name) {
+				f->sym = strdup(s[j].name);
+				f->offset = s[j].inlined ? 0 : s[j].offset + (i ? 1 : 0);
+			}
+			if (s[j].file)
+				snprintf(buf, sizeof(buf), "[%s] %s:%d", mod ? mod : "?", s[j].file, s[j].line);
+			else
+				snprintf(buf, sizeof(buf), "[%s]", mod ? mod : "?");
+			if (mod || s[j].file)
+				f->where = strdup(buf);
+			if (ns < 128)
+				syms[ns++] = f->sym;
+		}
 	}
-	fr->cut = n && !frames__reaches_entry(syms, n < 128 ? n : 128);
+	fr->cut = n && !frames__reaches_entry(syms, ns);
 }
 
 void frames__text(const struct frames *fr, FILE *out, const char *indent)
@@ -120,7 +130,9 @@ void frames__text(const struct frames *fr, FILE *out, const char *indent)
 	for (int i = 0; i < fr->n; i++) {
 		const struct frame *f = &fr->f[i];
 
-		if (f->sym)
+		if (f->sym && f->inlined)
+			fprintf(out, "%s%s (inlined)", indent, text__safe(f->sym, safe, sizeof(safe)));
+		else if (f->sym)
 			fprintf(out, "%s%s+0x%llx", indent, text__safe(f->sym, safe, sizeof(safe)),
 				(unsigned long long)f->offset);
 		else
@@ -151,6 +163,8 @@ void frames__json(const struct frames *fr, struct json *j, const char *key)
 		}
 		if (f->where)
 			json__kstr(j, fr->user ? "where" : "module", f->where);
+		if (fr->user)
+			json__kbool(j, "inlined", f->inlined);
 		json__obj_end(j);
 	}
 	json__arr_end(j);

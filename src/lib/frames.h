@@ -20,6 +20,7 @@ struct frame {
 	uint64_t offset;	/* from sym */
 	char *sym;		/* NULL: unknown */
 	char *where;		/* kernel: module, or NULL; user: "[lib] file:line" or "[lib]" */
+	bool inlined;		/* user: a function inlined into the next frame (no address of its own) */
 };
 
 struct frames {

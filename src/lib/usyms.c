@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include "usyms.h"
 
@@ -317,6 +319,54 @@ int usyms__resolve(struct usyms *u, pid_t pid, uint64_t addr, struct usym *out)
 		out->file = dwfl_lineinfo(l, NULL, &out->line, NULL, NULL, NULL);
 	reporting = 0;
 	return 0;
+}
+
+int usyms__resolve_inline(struct usyms *u, pid_t pid, uint64_t addr, struct usym *out, int max)
+{
+	int err = usyms__resolve(u, pid, addr, &out[0]), n, k = 0;
+	struct usym base = out[0];
+	struct proc_syms *ps;
+	Dwfl_Module *m;
+	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Addr bias = 0;
+	const char *file = base.file;
+	int line = base.line;
+
+	if (err < 0 || max < 2 || !base.file)
+		return err < 0 ? err : 1;
+	ps = session(u, pid);
+	if (!ps->dwfl || !(m = dwfl_addrmodule(ps->dwfl, addr)) || !(cu = dwfl_module_addrdie(m, addr, &bias)))
+		return 1;
+	/* scopes[0] is the innermost: inlined subroutines, then their subprogram */
+	n = dwarf_getscopes(cu, addr - bias, &scopes);
+	for (int i = 0; i < n && k < max - 1; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		Dwarf_Attribute a;
+		Dwarf_Word v;
+
+		if (tag == DW_TAG_subprogram)
+			break;
+		if (tag != DW_TAG_inlined_subroutine)
+			continue;
+		out[k] = (struct usym){ .name = dwarf_formstring(dwarf_attr_integrate(&scopes[i], DW_AT_name, &a)),
+					.module = base.module, .file = file, .line = line, .inlined = true };
+		k++;
+		/* where it was inlined: the next frame out is there */
+		if (!dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &a), &v))
+			line = (int)v;
+		if (!dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &a), &v)) {
+			Dwarf_Files *files;
+			size_t nf;
+
+			if (!dwarf_getsrcfiles(cu, &files, &nf) && v < nf)
+				file = dwarf_filesrc(files, v, NULL, NULL);
+		}
+	}
+	free(scopes);
+	out[k] = base;
+	out[k].file = file;
+	out[k].line = line;
+	return k + 1;
 }
 
 void usyms__free(struct usyms *u)

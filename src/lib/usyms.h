@@ -24,6 +24,7 @@ struct usym {
 	const char *module;	/* the binary or library, NULL if unknown */
 	const char *file;	/* source file, NULL without line info */
 	int line;
+	bool inlined;		/* a function inlined here (usyms__resolve_inline) */
 };
 
 struct usyms *usyms__new(void);
@@ -31,6 +32,11 @@ struct usyms *usyms__new(void);
  * address (every frame but the innermost) pass addr - 1: the call, not the
  * instruction after it, which may belong to the next line or function. */
 int usyms__resolve(struct usyms *u, pid_t pid, uint64_t addr, struct usym *out);
+/* The frames at addr, innermost first: each function inlined there (named
+ * from DWARF, at the line it is at), then the function that holds them, at
+ * the line of the outermost inlined call.  How many (1 without DWARF or
+ * inlining, at most max), or -ESRCH as above. */
+int usyms__resolve_inline(struct usyms *u, pid_t pid, uint64_t addr, struct usym *out, int max);
 void usyms__free(struct usyms *u);
 
 #endif

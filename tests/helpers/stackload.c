@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * stackload GO DEV N: waits until GO exists, then from main -> outer ->
- * middle -> inner does N 4 KiB O_DIRECT reads of DEV, so `iodig stacks`
+ * middle -> through (inlined) -> inner does N 4 KiB O_DIRECT reads of DEV, so `iodig stacks`
  * has a user stack whose frames and lines are known; then lives 1 s more,
  * so its frames can be named.  Built with and without frame pointers
  * (tests/live/stacks.sh).
@@ -35,9 +35,15 @@ __attribute__((noinline)) int inner(int fd, int n)
 	return got;
 }
 
+/* inlined into middle: its frame is named from DWARF (an inlined frame) */
+static inline __attribute__((always_inline)) int through(int fd, int n)
+{
+	return inner(fd, n) + 0 * getpid();	/* THROUGH */
+}
+
 __attribute__((noinline)) int middle(int fd, int n)
 {
-	return inner(fd, n) + 0 * getpid();
+	return through(fd, n) + 0 * getpid();	/* MIDDLE */
 }
 
 __attribute__((noinline)) int outer(int fd, int n)

@@ -1,5 +1,6 @@
 # iodig stacks on a helper whose stacks are known (tests/helpers/stackload.c:
-# main -> outer -> middle -> inner, which reads a loop device with O_DIRECT):
+# main -> outer -> middle -> through (inlined into middle) -> inner, which
+# reads a loop device with O_DIRECT):
 # each frame named with its source line; without frame pointers, the stack
 # said to be cut short; a stripped copy named from its separate debug file
 # (found by build-id), run from a mount namespace the tracer cannot see and
@@ -21,7 +22,11 @@ stop_all_iodig
 FP=$(cat "$T/pid.fp"); NOFP=$(cat "$T/pid.nofp")
 st() { jq -c "select(.type == \"stack\" and .pid == $2)" "$1"; }
 assert_eq "$(st "$T/s.json" "$FP" | jq -c '[.count, .bytes, .disk]')" "[50,204800,\"$d\"]" "frame pointers: one stack, its 50 reads and bytes"
-assert_eq "$(st "$T/s.json" "$FP" | jq -c '[.user[:4][].sym]')" '["inner","middle","outer","main"]' "user frames, innermost first"
+assert_eq "$(st "$T/s.json" "$FP" | jq -c '[.user[:5][].sym]')" '["inner","through","middle","outer","main"]' "user frames, innermost first"
+tl=$(grep -n 'THROUGH \*/' "$TOP/tests/helpers/stackload.c" | cut -d: -f1); ml=$(grep -n 'MIDDLE \*/' "$TOP/tests/helpers/stackload.c" | cut -d: -f1)
+st "$T/s.json" "$FP" | jq -e "(.user[1] | .inlined and (.where | endswith(\"stackload.c:$tl\"))) and (.user[2] | (.inlined | not) and (.where | endswith(\"stackload.c:$ml\")))" >/dev/null \
+	|| die "inlined frame: $(st "$T/s.json" "$FP" | jq -c '.user[1:3]')"
+ok "through, inlined into middle: its own frame (inlined, at its call of inner, line $tl), then middle at its call of through (line $ml)"
 st "$T/s.json" "$FP" | jq -e ".user[0].where | endswith(\"stackload.c:$line\")" >/dev/null || die "inner's line: $(st "$T/s.json" "$FP" | jq -c '.user[0]')"
 ok "inner at stackload.c:$line, the read"
 assert_eq "$(st "$T/s.json" "$FP" | jq .user_cut_short)" false "user_cut_short of a stack that reaches libc's start"
@@ -29,8 +34,8 @@ st "$T/s.json" "$FP" | jq -e '(.kernel[0].sym | startswith("submit_bio")) and an
 	|| die "kernel frames: $(st "$T/s.json" "$FP" | jq -c '[.kernel[].sym]')"
 ok "kernel frames from submit_bio up to the pread64 system call, no BPF frames first"
 assert_eq "$(st "$T/s.json" "$NOFP" | jq -c '[.count, .user[0].sym, .user_cut_short]')" '[30,"inner",true]' "no frame pointers: 30 reads, inner named, the stack said to be cut short"
-grep -qE "^stackload-fp;(.*;)?main;outer;middle;inner;.*submit_bio[a-z_]*_\[k\] 50$" "$T/s.folded" || die "folded: $(cat "$T/s.folded")"
-ok "--folded: stackload-fp;...;main;outer;middle;inner;...;submit_bio..._[k] 50"
+grep -qE "^stackload-fp;(.*;)?main;outer;middle;through;inner;.*submit_bio[a-z_]*_\[k\] 50$" "$T/s.folded" || die "folded: $(cat "$T/s.folded")"
+ok "--folded: stackload-fp;...;main;outer;middle;through;inner;...;submit_bio..._[k] 50"
 # the flame graph: well-formed SVG; every frame a box whose count is the sum
 # of the boxes above it (or more, where a stack ends there); the process
 # boxes add up to the root
@@ -73,7 +78,7 @@ unshare -m --propagation private sh -c "mount -t tmpfs none '$T/ns' && cp '$T/st
 [ -e "$T/ns/sl" ] && die "the binary is visible outside its namespace"
 stop_iodig
 NS=$(cat "$T/pid.ns")
-assert_eq "$(st "$T/ns.json" "$NS" | jq -c '[.count, [.user[:4][].sym]]')" '[20,["inner","middle","outer","main"]]' \
+assert_eq "$(st "$T/ns.json" "$NS" | jq -c '[.count, [.user[:5][].sym]]')" '[20,["inner","through","middle","outer","main"]]' \
 	"stripped, deleted, in another mount namespace: frames named from the build-id's debug file"
 st "$T/ns.json" "$NS" | jq -e ".user[0].where | endswith(\"stackload.c:$line\")" >/dev/null || die "line: $(st "$T/ns.json" "$NS" | jq -c '.user[0]')"
 ok "and its line"
@@ -119,9 +124,9 @@ stop_all_iodig
 assert_eq "$(jq -s '[.[] | select(.type == "call" and .syscall == "pread64")] | length' "$T/why.json")" 5 "why: the 5 slow reads"
 bad=$(jq -s '[.[] | select(.type == "call") | select(.longest_wait.ns < .parts.block_io_ns or .longest_wait.ns > .wall_ns
 	or ([.longest_wait.kernel[].sym] | index("io_schedule_timeout") == null or index("blkdev_read_iter") == null)
-	or [.longest_wait.user[:4][].sym] != ["inner","middle","outer","main"] or .longest_wait.user_cut_short)] | length' "$T/why.json")
+	or [.longest_wait.user[:5][].sym] != ["inner","through","middle","outer","main"] or .longest_wait.user_cut_short)] | length' "$T/why.json")
 [ "$bad" = 0 ] || die "why -K -U: $(jq -c 'select(.type == "call") | .longest_wait' "$T/why.json" | head -3)"
-ok "why -K -U: each call's longest wait (>= its block I/O, <= its wall) in io_schedule_timeout under blkdev_read_iter, from inner < middle < outer < main"
+ok "why -K -U: each call's longest wait (>= its block I/O, <= its wall) in io_schedule_timeout under blkdev_read_iter, from inner < through < middle < outer < main"
 grep -q "longest wait off CPU" "$T/why.txt" && grep -q "inner+0x[0-9a-f]* \[stackload-fp\] .*stackload.c:$line" "$T/why.txt" || die "why text: $(head -30 "$T/why.txt")"
 ok "why -K -U text: the wait and inner's line"
 
@@ -138,8 +143,8 @@ for f in slow:4 snoop:10; do
 	n=${f#*:}; f=${f%:*}
 	got=$(jq -s '[.[] | select(.type == "request" and .comm == "stackload-fp")
 		| select((.stack.kernel | map(.sym) | index("blkdev_read_iter")) != null
-			and ([.stack.user[:4][].sym] == ["inner","middle","outer","main"]))] | length' "$T/$f.json")
-	assert_eq "$got" "$n" "$f -K -U: requests with the submitter's kernel stack (blkdev_read_iter) and user stack (inner < middle < outer < main)"
+			and ([.stack.user[:5][].sym] == ["inner","through","middle","outer","main"]))] | length' "$T/$f.json")
+	assert_eq "$got" "$n" "$f -K -U: requests with the submitter's kernel stack (blkdev_read_iter) and user stack (inner < through < middle < outer < main)"
 done
 "$IODIG" snoop -K --record "$T/x.rec" 2>"$T/e"; assert_eq "$?" 2 "snoop -K --record: refused (stacks are not recorded yet)"
 
