@@ -347,15 +347,14 @@ static int snapshot(struct cache_opts *o)
 static int cache_opt(void *ctx, int opt, const char *arg)
 {
 	struct cache_opts *o = ctx;
+	int i;
 
 	switch (opt) {
 	case OPT_BY:
-		for (int i = 0; i < 4; i++)
-			if (!strcmp(arg, by_names[i])) {
-				o->by = i;
-				return 0;
-			}
-		return usage_error("--by '%s': all, process, cgroup or file", arg);
+		if ((i = cli__pick("--by", arg, by_names, 4)) < 0)
+			return -i;
+		o->by = i;
+		return 0;
 	case 'n':
 		if (!cli__uint(arg, 0, 1000000, &o->top))
 			return usage_error("-n '%s': a number of rows", arg);

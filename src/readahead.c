@@ -269,15 +269,14 @@ static int ra_report(void *ctx, bool last)
 static int ra_opt(void *ctx, int opt, const char *arg)
 {
 	struct ra_opts *o = ctx;
+	int i;
 
 	switch (opt) {
 	case OPT_BY:
-		for (int i = 0; i < 2; i++)
-			if (!strcmp(arg, by_names[i])) {
-				o->by = i;
-				return 0;
-			}
-		return usage_error("--by '%s': file or process", arg);
+		if ((i = cli__pick("--by", arg, by_names, 2)) < 0)
+			return -i;
+		o->by = i;
+		return 0;
 	case 'n':
 		if (!cli__uint(arg, 0, 1000000, &o->top))
 			return usage_error("-n '%s': a number of rows", arg);

@@ -410,15 +410,6 @@ static int top_wait(void *ctx, int ms)
 	return life__poll(&tc->l, ms);
 }
 
-static int pick(const char *arg, const char *const *names, int n, const char *what)
-{
-	for (int i = 0; i < n; i++)
-		if (!strcmp(arg, names[i]))
-			return i;
-	return -usage_error("%s '%s': one of %s", what, arg,
-			    n == 3 ? "process, cgroup, disk" : "bytes, ios, avg, p99, q2g, pid");
-}
-
 static int top_opt(void *ctx, int opt, const char *arg)
 {
 	struct top_opts *o = ctx;
@@ -440,12 +431,12 @@ static int top_opt(void *ctx, int opt, const char *arg)
 			return usage_error("-n '%s': a number of rows (0: all)", arg);
 		return 0;
 	case OPT_BY:
-		if ((i = pick(arg, by_names, 3, "--by")) < 0)
+		if ((i = cli__pick("--by", arg, by_names, 3)) < 0)
 			return -i;
 		o->by = i;
 		return 0;
 	case OPT_SORT:
-		if ((i = pick(arg, sort_names, 6, "--sort")) < 0)
+		if ((i = cli__pick("--sort", arg, sort_names, 6)) < 0)
 			return -i;
 		o->sort = i;
 		return 0;

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "bpfenv.h"
 #include "cli.h"
 #include "log.h"
@@ -181,4 +182,17 @@ int cli__prologue(const struct cli_cmd *cmd, int argc, char **argv, struct cli_c
 	if (!err && cmd->tracing)
 		err = bpfenv__setup(c->ready_file);
 	return err ? err : -1;
+}
+
+int cli__pick(const char *opt, const char *arg, const char *const *names, int n)
+{
+	char list[256] = "";
+	size_t len = 0;
+
+	for (int i = 0; i < n; i++)
+		if (!strcmp(arg, names[i]))
+			return i;
+	for (int i = 0; i < n && len < sizeof(list); i++)
+		len += snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "", names[i]);
+	return -usage_error("%s '%s': one of %s", opt, arg, list);
 }

@@ -72,6 +72,9 @@ bool cli__is_decimal(const char *s, bool fraction);
  * otherwise.  0 or the usage exit status. */
 int cli__min_ms(int argc, char **argv, int *optind, uint64_t *min_ns);
 /* Parses a whole number in [min, max] or returns false. */
+/* An option's value among names[0..n): its index, or, after a usage error
+ * that lists them ("--by 'x': one of process, cgroup, disk"), -EXIT_USAGE. */
+int cli__pick(const char *opt, const char *arg, const char *const *names, int n);
 bool cli__uint(const char *s, unsigned long long min, unsigned long long max,
 	       unsigned long long *out);
 

@@ -74,6 +74,9 @@ python3 -c 'import os, sys, time
 while not os.path.exists(sys.argv[1]): time.sleep(0.01)
 for i in range(100): os.getpid()
 time.sleep(0.3)' "$T/go" & PY=$!
+# until the dynamic loader has mapped libc (seen once: func looked while the
+# new image had only python3 and ld.so)
+for i in $(seq 100); do grep -q 'libc\.so' "/proc/$PY/maps" 2>/dev/null && break; sleep 0.02; done
 start_iodig "$T/func.json" func -U -p "$PY" libc:getpid --json
 touch "$T/go"
 wait $PY
