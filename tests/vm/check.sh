@@ -92,8 +92,12 @@ wk() { file why_kernel wk.out | jq -s "$1"; }
 check "why exits 0" '[ "$(kv why_kernel wk.rc)" = 0 ]'
 n=$(wk '[.[] | select(.type == "call" and .function == "vfs_read" and .requests[0].disk == "nullb0")] | length')
 check "40 slow vfs_read calls of dd ($n)" '[ "$n" = 40 ]'
-bad=$(wk '[.[] | select(.type == "call" and .function == "vfs_read") | select(.children[0].calls != 1 or .children[0].ns < .wall_ns * 0.9 or ((.parts | add) != .wall_ns) or .requests_total != 1 or .requests[0].disk != "nullb0")] | length')
-check "each: blkdev_read_iter once, 90%+ of it; one nullb0 request linked; parts add up ($bad bad)" '[ "$n" -gt 0 ] && [ "$bad" = 0 ]'
+bad=$(wk '[.[] | select(.type == "call" and .function == "vfs_read") | select(.children[0].calls != 1 or ((.parts | add) != .wall_ns) or .requests_total != 1 or .requests[0].disk != "nullb0")] | length')
+check "each: blkdev_read_iter once; one nullb0 request linked; parts add up ($bad bad)" '[ "$n" -gt 0 ] && [ "$bad" = 0 ]'
+# a time share: under emulation a stolen vCPU lands anywhere (seen: 1 of 40
+# under 90% in a clean-clone run)
+share=$(wk '[.[] | select(.type == "call" and .function == "vfs_read" and .children[0].ns >= .wall_ns * 0.9)] | length')
+check "blkdev_read_iter 90%+ of the call in 36 or more of the 40 ($share)" '[ "$share" -ge 36 ]'
 # under software emulation a vCPU that the host takes away looks to the guest
 # like time on CPU (seen: 1 call of 40 with 2.1 ms "on CPU" and 67 us of
 # I/O; 3 of 40 under 60% I/O in one CI-like run): every call is I/O and CPU,
