@@ -38,5 +38,7 @@ stop_iodig
 read -r c1 p1 <<<"$(jq -s -r '[.[] | select(.type == "iostat")][0] | "\(.bpf_reads) \(.r_p99_ns)"' "$T/io2.json")"
 read -r c2 p2 <<<"$(jq -s -r '[.[] | select(.type == "hist")] | "\(map(.count) | add) \(.[0].p99_ns)"' "$T/lat.json")"
 assert_eq "$c1" "$c2" "reads: iodig iostat = iodig lat -Q"
-python3 -c "import sys; a, b = $p1, $p2; sys.exit(abs(a - b) > 0.05 * b)" || die "read p99: iostat $p1 ns, lat -Q $p2 ns"
-ok "read p99: iodig iostat $p1 ns, iodig lat -Q $p2 ns (within 5%)"
+# 5% and 3 us: at 20 us a request the other program's run time on a busy
+# CI machine is two buckets (seen: 18943 against 20991 ns)
+python3 -c "import sys; a, b = $p1, $p2; sys.exit(abs(a - b) > 0.05 * b + 3000)" || die "read p99: iostat $p1 ns, lat -Q $p2 ns"
+ok "read p99: iodig iostat $p1 ns, iodig lat -Q $p2 ns (within 5% and one program's run, 3 us)"

@@ -65,6 +65,8 @@ stalls=$(jq -s "[.[] | select(.type == \"request\" and .disk == \"$n\" and .domi
 ok "$stalls Q2G stalls on $n among them"
 jq -e -s 'all(.[] | select(.type == "request"); .q2c_ns >= 1000000)' "$T/slow.json" >/dev/null ||
 	die "a record under the 1 ms threshold"
-jq -e -s 'all(.[] | select(.type == "request" and .partial == false); .comm == "fio")' "$T/slow.json" >/dev/null ||
-	die "a complete record whose submitter is not fio"
+# on the test's two disks (slow runs machine-wide: the root disk's journal
+# writes can be slow too; seen in a clean-clone CI run)
+jq -e -s "all(.[] | select(.type == \"request\" and .partial == false and (.disk == \"$n\" or .disk == \"$s\")); .comm == \"fio\")" "$T/slow.json" >/dev/null ||
+	die "a complete record on $n or $s whose submitter is not fio: $(jq -c "select(.type == \"request\" and .partial == false and .comm != \"fio\" and (.disk == \"$n\" or .disk == \"$s\"))" "$T/slow.json" | head -3)"
 ok "every record is over 1 ms and names fio"
