@@ -181,6 +181,17 @@ static void row_text(struct ra_ctx *rc, const struct ra_row *r)
 	       (unsigned long long)d->random, (unsigned long long)win, (unsigned long long)d->ra_max, p50, name);
 }
 
+struct ra_values {
+	uint64_t rows, map_full, track_full;
+};
+
+static const struct counter ra_counters[] = {
+	{ "rows", offsetof(struct ra_values, rows), NULL },
+	{ "map_full", offsetof(struct ra_values, map_full), "lost: %llu events found the row table full" },
+	{ "track_full", offsetof(struct ra_values, track_full),
+	  "not followed: %llu read-ahead pages (no room to track them)" },
+};
+
 static int ra_report(void *ctx, bool last)
 {
 	struct ra_ctx *rc = ctx;
@@ -188,6 +199,7 @@ static int ra_report(void *ctx, bool last)
 	int fd = bpf_map__fd(sk->maps.rows), err;
 	struct ra_key k, next, *prev = NULL;
 	struct ra_stats st = sk->bss->stats;
+	struct ra_values v;
 	__u32 old = histmap__flip(&sk->bss->epoch);
 	size_t shown = 0, active = 0;
 
@@ -232,6 +244,7 @@ static int ra_report(void *ctx, bool last)
 		}
 		procfiles__name_rows(rc->rows, shown, sizeof(*rc->rows), offsetof(struct ra_row, file));
 	}
+	v = (struct ra_values){ shown, st.map_full - rc->last.map_full, st.track_full - rc->last.track_full };
 	if (rc->o->c.json) {
 		for (size_t i = 0; i < shown; i++)
 			row_json(rc, &rc->rows[i]);
@@ -240,9 +253,7 @@ static int ra_report(void *ctx, bool last)
 		json__ku64(&rc->j, "interval", rc->interval);
 		json__ku64(&rc->j, "time", (uint64_t)time(NULL));
 		json__ku64(&rc->j, "ts_ns", run__mono_ns());
-		json__ku64(&rc->j, "rows", shown);
-		json__ku64(&rc->j, "map_full", st.map_full - rc->last.map_full);
-		json__ku64(&rc->j, "track_full", st.track_full - rc->last.track_full);
+		counters__json(&rc->j, ra_counters, COUNTERS_N(ra_counters), &v, 0);
 		json__kbool(&rc->j, "last", last);
 		json__obj_end(&rc->j);
 	} else {
@@ -254,12 +265,7 @@ static int ra_report(void *ctx, bool last)
 			row_text(rc, &rc->rows[i]);
 		if (!shown)
 			printf("no readahead%s\n", rc->o->loop.interval_ms ? " in this interval" : "");
-		if (st.map_full - rc->last.map_full)
-			printf("lost: %llu events found the row table full\n",
-			       (unsigned long long)(st.map_full - rc->last.map_full));
-		if (st.track_full - rc->last.track_full)
-			printf("not followed: %llu read-ahead pages (no room to track them)\n",
-			       (unsigned long long)(st.track_full - rc->last.track_full));
+		counters__lines(stdout, ra_counters, COUNTERS_N(ra_counters), &v, 0);
 		putchar('\n');
 	}
 	rc->last = st;

@@ -159,20 +159,29 @@ static void jit_load(struct proc_syms *s)
 	qsort(s->jit, s->njit, sizeof(*s->jit), cmp_jit);
 }
 
-static const struct jit_sym *jit_find(const struct proc_syms *s, uint64_t addr)
+/* The last of n entries (stride bytes each, sorted by the uint64_t start
+ * each begins with) that starts at or below addr, or -1. */
+static int last_at_or_below(const void *v, int n, size_t stride, uint64_t addr)
 {
-	int lo = 0, hi = s->njit - 1, best = -1;
+	int lo = 0, hi = n - 1, best = -1;
 
 	while (lo <= hi) {
 		int mid = (lo + hi) / 2;
 
-		if (s->jit[mid].start <= addr) {
+		if (*(const uint64_t *)((const char *)v + (size_t)mid * stride) <= addr) {
 			best = mid;
 			lo = mid + 1;
 		} else {
 			hi = mid - 1;
 		}
 	}
+	return best;
+}
+
+static const struct jit_sym *jit_find(const struct proc_syms *s, uint64_t addr)
+{
+	int best = last_at_or_below(s->jit, s->njit, sizeof(*s->jit), addr);
+
 	return best >= 0 && addr < s->jit[best].start + s->jit[best].size ? &s->jit[best] : NULL;
 }
 
@@ -222,18 +231,8 @@ static struct mod_syms *mod_syms(struct proc_syms *ps, Dwfl_Module *m)
  * it, or a size-less one right before it. */
 static const struct msym *msym_find(const struct mod_syms *ms, uint64_t addr)
 {
-	int lo = 0, hi = ms->n - 1, best = -1;
+	int best = last_at_or_below(ms->s, ms->n, sizeof(*ms->s), addr);
 
-	while (lo <= hi) {
-		int mid = (lo + hi) / 2;
-
-		if (ms->s[mid].lo <= addr) {
-			best = mid;
-			lo = mid + 1;
-		} else {
-			hi = mid - 1;
-		}
-	}
 	if (best < 0)
 		return NULL;
 	/* the first of the aliases at that address (the global one) */
@@ -286,7 +285,8 @@ static struct proc_syms *session(struct usyms *u, pid_t pid)
 	return s;
 }
 
-int usyms__resolve(struct usyms *u, pid_t pid, uint64_t addr, struct usym *out)
+/* usyms__resolve, and the module found (NULL: none, or JIT code) */
+static int resolve(struct usyms *u, pid_t pid, uint64_t addr, struct usym *out, Dwfl_Module **mod)
 {
 	struct proc_syms *ps;
 	const struct jit_sym *j;
@@ -298,7 +298,7 @@ int usyms__resolve(struct usyms *u, pid_t pid, uint64_t addr, struct usym *out)
 	memset(out, 0, sizeof(*out));
 	reporting = pid;
 	ps = session(u, pid);
-	m = ps->dwfl ? dwfl_addrmodule(ps->dwfl, addr) : NULL;
+	*mod = m = ps->dwfl ? dwfl_addrmodule(ps->dwfl, addr) : NULL;
 	if (!m) {
 		reporting = 0;
 		/* no file maps it: JIT code, if the process said so */
@@ -321,22 +321,25 @@ int usyms__resolve(struct usyms *u, pid_t pid, uint64_t addr, struct usym *out)
 	return 0;
 }
 
+int usyms__resolve(struct usyms *u, pid_t pid, uint64_t addr, struct usym *out)
+{
+	Dwfl_Module *m;
+
+	return resolve(u, pid, addr, out, &m);
+}
+
 int usyms__resolve_inline(struct usyms *u, pid_t pid, uint64_t addr, struct usym *out, int max)
 {
-	int err = usyms__resolve(u, pid, addr, &out[0]), n, k = 0;
-	struct usym base = out[0];
-	struct proc_syms *ps;
 	Dwfl_Module *m;
+	int err = resolve(u, pid, addr, &out[0], &m), n, k = 0;
+	struct usym base = out[0];
 	Dwarf_Die *cu, *scopes = NULL;
 	Dwarf_Addr bias = 0;
 	const char *file = base.file;
 	int line = base.line;
 
-	if (err < 0 || max < 2 || !base.file)
+	if (err < 0 || max < 2 || !base.file || !m || !(cu = dwfl_module_addrdie(m, addr, &bias)))
 		return err < 0 ? err : 1;
-	ps = session(u, pid);
-	if (!ps->dwfl || !(m = dwfl_addrmodule(ps->dwfl, addr)) || !(cu = dwfl_module_addrdie(m, addr, &bias)))
-		return 1;
 	/* scopes[0] is the innermost: inlined subroutines, then their subprogram */
 	n = dwarf_getscopes(cu, addr - bias, &scopes);
 	for (int i = 0; i < n && k < max - 1; i++) {
