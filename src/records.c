@@ -138,21 +138,48 @@ void printer__free(struct req_printer *p)
 		free(p->ks);
 	}
 	usyms__free(p->us);
+	ustacks__free(&p->kcache);
+	ustacks__free(&p->ucache);
 	reqflags__free(&p->rf);
 }
 
-/* -K/-U: a request's stacks at Q, named now (the submitter may exit soon). */
-static void req_stacks(struct req_printer *p, const struct life_req *r, struct frames *kf, struct frames *uf)
+/*
+ * -K/-U: one of a request's stacks at Q, named once (the submitter may exit
+ * soon) and kept by id; with --record, written into the recording the first
+ * time, so a replay elsewhere names it as it was named here.
+ */
+static const struct frames *req_stack(struct req_printer *p, const struct life_req *r, bool user)
 {
+	static const struct frames none_k, none_u = { .user = true };
+	struct ustacks *c = user ? &p->ucache : &p->kcache;
+	uint32_t pid = user ? r->pid : 0;
+	int32_t id = user ? r->ustack : r->kstack;
 	uint64_t ips[LIFE_STACK_DEPTH];
+	const struct frames *kept;
+	struct frames fr;
+	size_t len;
+	char *text;
+	int n;
 
-	memset(kf, 0, sizeof(*kf));
-	memset(uf, 0, sizeof(*uf));
-	uf->user = true;
-	if (p->kstack)
-		frames__kernel(kf, p->ks, ips, frames__read(p->stack_fd, r->kstack, ips, LIFE_STACK_DEPTH));
-	if (p->ustack && (r->seen & SEEN_WHO))
-		frames__user(uf, p->us, r->pid, ips, frames__read(p->stack_fd, r->ustack, ips, LIFE_STACK_DEPTH));
+	if (id < 0 || (user && !(r->seen & SEEN_WHO)))
+		return user ? &none_u : &none_k;
+	if ((kept = ustacks__find(c, pid, id)) || p->stack_fd < 0)
+		return kept ? kept : user ? &none_u : &none_k;
+	n = frames__read(p->stack_fd, id, ips, LIFE_STACK_DEPTH);
+	if (user)
+		frames__user(&fr, p->us, pid, ips, n);
+	else
+		frames__kernel(&fr, p->ks, ips, n);
+	if (!(kept = ustacks__put(c, pid, id, &fr)))
+		return user ? &none_u : &none_k;
+	if (p->rec.f && !p->rec_err) {
+		if (!(text = frames__to_text(kept, pid, id, &len)))
+			p->rec_err = -ENOMEM;
+		else
+			p->rec_err = recfile__write(&p->rec, RECF_STACK, text, len);
+		free(text);
+	}
+	return kept;
 }
 
 static void print_req(struct req_printer *p, const struct life_req *r)
@@ -221,20 +248,17 @@ static void print_req(struct req_printer *p, const struct life_req *r)
 			json__obj_end(j);
 		}
 		if (p->kstack || p->ustack) {
-			struct frames kf, uf;
-
-			req_stacks(p, r, &kf, &uf);
 			json__key(j, "stack");
 			json__obj_begin(j);
 			if (p->kstack)
-				frames__json(&kf, j, "kernel");
+				frames__json(req_stack(p, r, false), j, "kernel");
 			if (p->ustack) {
-				frames__json(&uf, j, "user");
-				json__kbool(j, "user_cut_short", uf.cut);
+				const struct frames *uf = req_stack(p, r, true);
+
+				frames__json(uf, j, "user");
+				json__kbool(j, "user_cut_short", uf->cut);
 			}
 			json__obj_end(j);
-			frames__free(&kf);
-			frames__free(&uf);
 		}
 		json__obj_end(j);
 		return;
@@ -261,15 +285,14 @@ static void print_req(struct req_printer *p, const struct life_req *r)
 	}
 	putchar('\n');
 	if (p->kstack || p->ustack) {
-		struct frames kf, uf;
+		static const struct frames none;
+		const struct frames *kf = p->kstack ? req_stack(p, r, false) : &none,
+				    *uf = p->ustack ? req_stack(p, r, true) : &none;
 
-		req_stacks(p, r, &kf, &uf);
-		frames__text(&kf, stdout, "      ");
-		if (kf.n && uf.n)
+		frames__text(kf, stdout, "      ");
+		if (kf->n && uf->n)
 			printf("      --\n");
-		frames__text(&uf, stdout, "      ");
-		frames__free(&kf);
-		frames__free(&uf);
+		frames__text(uf, stdout, "      ");
 	}
 }
 
@@ -291,9 +314,19 @@ void printer__record(struct req_printer *p, const void *data, size_t size)
 int printer__on_record(void *ctx, void *data, size_t size)
 {
 	struct req_printer *p = ctx;
+	const struct life_req *r = data;
 
-	if (p->rec.f && !p->rec_err)
-		p->rec_err = recfile__write(&p->rec, *(uint32_t *)data, data, size);
+	if (p->rec.f && !p->rec_err) {
+		/* a request's stacks go first, the first time they are seen */
+		if (*(uint32_t *)data == REC_REQ && size >= sizeof(*r)) {
+			if (p->kstack)
+				req_stack(p, r, false);
+			if (p->ustack)
+				req_stack(p, r, true);
+		}
+		if (!p->rec_err)
+			p->rec_err = recfile__write(&p->rec, *(uint32_t *)data, data, size);
+	}
 	printer__record(p, data, size);
 	return 0;
 }
@@ -385,10 +418,11 @@ int printer__record_tables(struct req_printer *p, const char *path)
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	uname(&u);
 	n = snprintf(meta, sizeof(meta),
-		     "command %s\nt0_ns %llu\nboot_wall_ns %llu\ndisk_w %d\nsector_w %d\nkernel %s\nhost %s\n",
+		     "command %s\nt0_ns %llu\nboot_wall_ns %llu\ndisk_w %d\nsector_w %d\nkernel %s\nhost %s\n"
+		     "kstack %d\nustack %d\n",
 		     p->snoop ? "snoop" : "slow", (unsigned long long)p->t0,
 		     (unsigned long long)((wall.tv_sec - mono.tv_sec) * 1000000000LL + wall.tv_nsec - mono.tv_nsec),
-		     p->disk_w, p->sector_w, u.release, u.nodename);
+		     p->disk_w, p->sector_w, u.release, u.nodename, p->kstack, p->ustack);
 	err = flags && disks ? 0 : -ENOMEM;
 	if (!err)
 		err = recfile__write(&p->rec, RECF_META, meta, n);

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "frames.h"
 #include "json.h"
 #include "life_user.h"
 #include "recfile.h"
@@ -40,7 +41,9 @@ struct req_printer {
 	struct recfile rec;	/* --record: every record, as it came */
 	int rec_err;
 	bool kstack, ustack;	/* -K/-U: each request's stacks at Q */
-	int stack_fd;		/* the life engine's stack map */
+	int stack_fd;		/* the life engine's stack map; -1 in a replay */
+	struct ustacks kcache, ucache;	/* stacks named, by id (user: and pid); a
+					 * replay's come from the recording */
 	struct ksyms *ks;
 	struct usyms *us;
 };

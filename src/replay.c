@@ -223,12 +223,19 @@ int cmd_replay(int argc, char **argv)
 				pr.disk_w = atoi(v);
 			if (meta_get(data, size, "sector_w", v, sizeof(v)))
 				pr.sector_w = atoi(v);
+			/* -K/-U: the stacks are in the recording, named */
+			pr.kstack = meta_get(data, size, "kstack", v, sizeof(v)) && atoi(v);
+			pr.ustack = meta_get(data, size, "ustack", v, sizeof(v)) && atoi(v);
+			pr.stack_fd = -1;
 			tables = true;
 		} else if (type == RECF_REQFLAGS) {
 			if (reqflags__from_text(&pr.rf, data, size))
 				break;
 		} else if (type == RECF_DISKS) {
 			disks__from_text(data, size);
+		} else if (type == RECF_STACK) {
+			if ((err = frames__from_text(&pr.kcache, &pr.ucache, data, size)))
+				break;	/* "cut short ... (Invalid argument)" */
 		} else {
 			if (!tables)
 				break;
@@ -256,7 +263,7 @@ int cmd_replay(int argc, char **argv)
 			break;
 	}
 	recfile__close(&r);
-	reqflags__free(&pr.rf);
+	printer__free(&pr);
 	if (pf.f) {
 		json__arr_end(&pf.j);
 		json__obj_end(&pf.j);

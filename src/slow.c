@@ -136,8 +136,6 @@ int slow__main(int argc, char **argv, bool snoop, const char *synopsis, const ch
 		return err;
 	if (o.pid && (err = filter__pid(o.pid, &cfg.pid)))
 		return err;
-	if (o.record && (o.kstack || o.ustack))	/* stack ids mean nothing elsewhere */
-		return usage_error("--record with -K or -U: stacks are not recorded yet");
 	vmlinux = btf__load_vmlinux_btf();
 	if (!vmlinux)
 		return fail("reading kernel BTF", "%s", strerror(errno));

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
@@ -209,6 +211,119 @@ const struct frames *ustacks__find(const struct ustacks *c, uint32_t pid, int32_
 	return u ? &u->fr : NULL;
 }
 
+/* Append u (its frames owned), then sorted from `sorted` on; false: out of memory. */
+static bool ustacks_append(struct ustacks *c, struct ustack *u)
+{
+	if (c->n == c->cap) {
+		void *p = realloc(c->u, (c->cap ? 2 * c->cap : 64) * sizeof(*u));
+
+		if (!p) {
+			frames__free(&u->fr);
+			return false;
+		}
+		c->u = p;
+		c->cap = c->cap ? 2 * c->cap : 64;
+	}
+	c->u[c->n++] = *u;
+	return true;
+}
+
+const struct frames *ustacks__put(struct ustacks *c, uint32_t pid, int32_t id, struct frames *fr)
+{
+	struct ustack u = { .pid = pid, .id = id, .fr = *fr };
+	size_t i;
+
+	memset(fr, 0, sizeof(*fr));
+	if (!ustacks_append(c, &u))
+		return NULL;
+	/* one insertion: move it down to its place */
+	for (i = c->n - 1; i > 0 && cmp_ustack(&c->u[i - 1], &u) > 0; i--)
+		c->u[i] = c->u[i - 1];
+	c->u[i] = u;
+	return &c->u[i].fr;
+}
+
+/* A symbol or file name on one line of a tab-separated record. */
+static void put_field(FILE *f, const char *s)
+{
+	for (; s && *s; s++)
+		fputc(*s == '\t' || *s == '\n' ? ' ' : *s, f);
+}
+
+char *frames__to_text(const struct frames *fr, uint32_t pid, int32_t id, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+
+	if (!f)
+		return NULL;
+	if (fr->user)
+		fprintf(f, "user %u %d %d\n", pid, id, fr->cut);
+	else
+		fprintf(f, "kernel %d\n", id);
+	for (int i = 0; i < fr->n; i++) {
+		const struct frame *x = &fr->f[i];
+
+		fprintf(f, "%llx\t%llx\t%d\t", (unsigned long long)x->addr, (unsigned long long)x->offset,
+			x->inlined);
+		put_field(f, x->sym);
+		fputc('\t', f);
+		put_field(f, x->where);
+		fputc('\n', f);
+	}
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+int frames__from_text(struct ustacks *kernel, struct ustacks *user, const char *text, size_t len)
+{
+	char *s = strndup(text, len), *line, *save = NULL;
+	struct frames fr = {};
+	unsigned int pid = 0;
+	int id, cut = 0, ok;
+
+	if (!s)
+		return -ENOMEM;
+	line = strtok_r(s, "\n", &save);
+	fr.user = line && !strncmp(line, "user ", 5);
+	ok = line && (fr.user ? sscanf(line, "user %u %d %d", &pid, &id, &cut) == 3
+			      : sscanf(line, "kernel %d", &id) == 1);
+	fr.cut = cut;
+	if (ok && !(fr.f = calloc(len / 8 + 1, sizeof(*fr.f))))	/* a frame takes 8 bytes at least */
+		ok = 0;
+	while (ok && (line = strtok_r(NULL, "\n", &save))) {
+		struct frame *x = &fr.f[fr.n];
+		unsigned long long addr, off;
+		char *t1, *t2, *t3, *t4;
+		int inl;
+
+		if (!(t1 = strchr(line, '\t')) || !(t2 = strchr(t1 + 1, '\t')) || !(t3 = strchr(t2 + 1, '\t')) ||
+		    !(t4 = strchr(t3 + 1, '\t')) || sscanf(line, "%llx\t%llx\t%d", &addr, &off, &inl) != 3) {
+			ok = 0;
+			break;
+		}
+		*t4 = '\0';
+		x->addr = addr;
+		x->offset = off;
+		x->inlined = inl;
+		x->sym = t3[1] ? strdup(t3 + 1) : NULL;
+		x->where = t4[1] ? strdup(t4 + 1) : NULL;
+		fr.n++;
+	}
+	free(s);
+	if (!ok) {
+		frames__free(&fr);
+		return -EINVAL;
+	}
+	if (!ustacks__find(fr.user ? user : kernel, pid, id))
+		return ustacks__put(fr.user ? user : kernel, pid, id, &fr) ? 0 : -ENOMEM;
+	frames__free(&fr);
+	return 0;
+}
+
 void ustacks__scan(struct ustacks *c, struct usyms *us, int keys_fd, size_t key_size,
 		   bool (*key_of)(const void *key, uint32_t *pid, int32_t *id), int stack_fd, int depth)
 {
@@ -230,17 +345,8 @@ void ustacks__scan(struct ustacks *c, struct usyms *us, int keys_fd, size_t key_
 		frames__user(&u.fr, us, u.pid, ips, n);
 		if (n && !u.fr.f[0].sym && !u.fr.f[0].where)
 			c->unresolved++;	/* gone before its first lookup: addresses */
-		if (c->n == c->cap) {
-			void *p = realloc(c->u, (c->cap ? 2 * c->cap : 64) * sizeof(u));
-
-			if (!p) {
-				frames__free(&u.fr);
-				break;
-			}
-			c->u = p;
-			c->cap = c->cap ? 2 * c->cap : 64;
-		}
-		c->u[c->n++] = u;
+		if (!ustacks_append(c, &u))
+			break;
 	}
 	if (c->n > sorted)
 		qsort(c->u, c->n, sizeof(*c->u), cmp_ustack);

@@ -73,6 +73,14 @@ struct ustacks {
 void ustacks__scan(struct ustacks *c, struct usyms *us, int keys_fd, size_t key_size,
 		   bool (*key_of)(const void *key, uint32_t *pid, int32_t *id), int stack_fd, int depth);
 const struct frames *ustacks__find(const struct ustacks *c, uint32_t pid, int32_t id);
+/* fr kept under (pid, id), the table then owning it (freed on failure); what
+ * is kept, or NULL (out of memory). */
+const struct frames *ustacks__put(struct ustacks *c, uint32_t pid, int32_t id, struct frames *fr);
+/* A stack as text ("kernel ID" or "user PID ID CUT", then a line per frame,
+ * tab-separated: addr offset inlined sym where), for a recording; malloc'd. */
+char *frames__to_text(const struct frames *fr, uint32_t pid, int32_t id, size_t *len);
+/* Back from that text into c: 0, or -EINVAL. */
+int frames__from_text(struct ustacks *kernel, struct ustacks *user, const char *text, size_t len);
 void ustacks__free(struct ustacks *c);
 
 #endif

@@ -27,6 +27,8 @@ enum recfile_type {
 	RECF_REQFLAGS,		/* op and flag names, from the recording kernel's BTF */
 	RECF_DISKS,		/* device number and name of every disk */
 	RECF_SUMMARY,		/* the command's end-of-run counters */
+	RECF_STACK,		/* -K/-U: a stack as named when recorded (frames__to_text),
+				 * before the first request that carries its id */
 };
 
 struct recfile_frame {

@@ -131,12 +131,15 @@ grep -q "longest wait off CPU" "$T/why.txt" && grep -q "inner+0x[0-9a-f]* \[stac
 ok "why -K -U text: the wait and inner's line"
 
 # 5. slow and snoop -K -U: each request with its submitter's stacks at Q
-# (slow on the 20 ms device, watched; snoop on the loop device, followed)
+# (slow on the 20 ms device, watched; snoop on the loop device, followed).
+# Recorded, the stacks go into the recording as named: replayed once the
+# helper has exited, slow's text and snoop's JSON come back byte for byte.
 "$H/stackload-fp" "$T/go5" "$S" 4 > "$T/pid.s5" & J1=$!
 "$H/stackload-fp" "$T/go5" "$L" 10 > "$T/pid.n5" & J2=$!
 for i in $(seq 50); do [ -s "$T/pid.s5" ] && [ -s "$T/pid.n5" ] && break; sleep 0.05; done
 start_iodig "$T/slow.json" slow 5 -K -U -d "${S#/dev/}" --json
-start_iodig "$T/snoop.json" snoop -K -U -d "$d" --json
+start_iodig "$T/slow.txt" slow 5 -K -U -d "${S#/dev/}" --record "$T/slow.rec"
+start_iodig "$T/snoop.json" snoop -K -U -d "$d" --json --record "$T/snoop.rec"
 touch "$T/go5"; wait $J1 $J2 || die "stackload failed"
 stop_all_iodig
 for f in slow:4 snoop:10; do
@@ -146,7 +149,12 @@ for f in slow:4 snoop:10; do
 			and ([.stack.user[:5][].sym] == ["inner","through","middle","outer","main"]))] | length' "$T/$f.json")
 	assert_eq "$got" "$n" "$f -K -U: requests with the submitter's kernel stack (blkdev_read_iter) and user stack (inner < through < middle < outer < main)"
 done
-"$IODIG" snoop -K --record "$T/x.rec" 2>"$T/e"; assert_eq "$?" 2 "snoop -K --record: refused (stacks are not recorded yet)"
+grep -q "inner+0x[0-9a-f]* \[stackload-fp\] .*stackload.c:$line" "$T/slow.txt" || die "slow -K -U text: $(head -20 "$T/slow.txt")"
+"$IODIG" replay --json "$T/snoop.rec" > "$T/snoop.replay.json" 2>"$T/e" || die "replay: $(cat "$T/e")"
+cmp "$T/snoop.json" "$T/snoop.replay.json" || die "snoop -K -U --json and its replay differ: $(diff "$T/snoop.json" "$T/snoop.replay.json" | head -5)"
+"$IODIG" replay "$T/slow.rec" > "$T/slow.replay.txt" 2>"$T/e" || die "replay: $(cat "$T/e")"
+cmp "$T/slow.txt" "$T/slow.replay.txt" || die "slow -K -U and its replay differ: $(diff "$T/slow.txt" "$T/slow.replay.txt" | head -5)"
+ok "--record with -K -U: replayed after the helper exited, snoop's JSON ($(wc -l < "$T/snoop.json") lines) and slow's text, stacks and lines included, identical"
 
 # 6. which code path issues the I/O, and how long its bios take: fio with
 # io_uring and with psync, each through its own kernel path, with counts
