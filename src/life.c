@@ -180,6 +180,11 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 	bpf_program__set_autoload(sk->progs.life_insert, block);
 	bpf_program__set_autoload(sk->progs.life_requeue, block);
 	bpf_program__set_autoload(sk->progs.life_complete, block);
+	bpf_program__set_autoload(sk->progs.life_dirty, block && cfg->mode == LIFE_TOP);
+	if (cfg->mode != LIFE_TOP) {
+		bpf_map__set_max_entries(sk->maps.dirtiers, 1);
+		bpf_map__set_max_entries(sk->maps.dirtier_comms, 1);
+	}
 	{
 		struct bpf_program *p;
 

@@ -45,7 +45,7 @@ struct life_bio {
 	__u32 pid, tid;
 	__u16 requeues;
 	__u16 seen;
-	__u32 pad;
+	__u32 wb_pid;		/* top: a write of pages another process dirtied (writeback): it */
 	char comm[LIFE_COMM_LEN];
 };
 
@@ -137,7 +137,13 @@ struct life_top_key {
 	__u8 op;		/* REQ_OP_* */
 	__u8 what;		/* enum life_top_what */
 	__u16 pad;
-	__u32 pad2;
+	__u32 wb_pid;		/* writeback: the process that dirtied the pages, or 0 */
+	char comm[LIFE_COMM_LEN];
+};
+
+/* top: the last process to dirty a page of a file (writeback_dirty_folio) */
+struct life_dirtier {
+	__u32 pid;
 	char comm[LIFE_COMM_LEN];
 };
 

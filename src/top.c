@@ -52,6 +52,8 @@ struct top_opts {
 /* One line of the table: what the key's requests did this interval. */
 struct top_row {
 	uint32_t pid, dev, ndisks;	/* ndisks: other disks besides dev */
+	uint32_t wb_pid;		/* writeback of pages this process dirtied, or 0 */
+	char wb_comm[LIFE_COMM_LEN];
 	uint32_t devs[8];
 	uint64_t cgroup;
 	char comm[LIFE_COMM_LEN];
@@ -171,7 +173,8 @@ static struct top_row *row_of(struct top_ctx *tc, const struct life_top_key *k)
 	for (i = 0; i < tc->nrows; i++) {
 		struct top_row *r = &tc->rows[i];
 
-		if (by == BY_PROCESS ? r->pid == k->pid && !strncmp(r->comm, k->comm, LIFE_COMM_LEN)
+		if (by == BY_PROCESS ? r->pid == k->pid && r->wb_pid == k->wb_pid &&
+				       !strncmp(r->comm, k->comm, LIFE_COMM_LEN)
 		    : by == BY_CGROUP ? r->cgroup == k->cgroup : r->dev == k->dev)
 			break;
 	}
@@ -189,6 +192,16 @@ static struct top_row *row_of(struct top_ctx *tc, const struct life_top_key *k)
 		tc->rows[i].dev = k->dev;
 		memcpy(tc->rows[i].comm, k->comm, LIFE_COMM_LEN);
 		tc->rows[i].comm[LIFE_COMM_LEN - 1] = '\0';
+		if (by == BY_PROCESS && k->wb_pid) {
+			struct life_dirtier d = {};
+
+			tc->rows[i].wb_pid = k->wb_pid;
+			/* named when it dirtied: it may be gone */
+			if (bpf_map_lookup_elem(bpf_map__fd(tc->l.skel->maps.dirtier_comms), &k->wb_pid, &d))
+				strcpy(d.comm, "?");
+			memcpy(tc->rows[i].wb_comm, d.comm, LIFE_COMM_LEN);
+			tc->rows[i].wb_comm[LIFE_COMM_LEN - 1] = '\0';
+		}
 		tc->nrows++;
 	}
 	return &tc->rows[i];
@@ -273,6 +286,15 @@ static void row_json(struct top_ctx *tc, const struct top_row *r, double secs)
 	if (tc->o->by == BY_PROCESS) {
 		json__ku64(j, "pid", r->pid);
 		json__kstr(j, "comm", r->comm);
+		json__key(j, "writeback_for");
+		if (r->wb_pid) {
+			json__obj_begin(j);
+			json__ku64(j, "pid", r->wb_pid);
+			json__kstr(j, "comm", r->wb_comm);
+			json__obj_end(j);
+		} else {
+			json__null(j);
+		}
 	}
 	if (tc->o->by == BY_CGROUP)
 		json__ku64(j, "cgroup", r->cgroup);
@@ -321,6 +343,8 @@ static void row_text(struct top_ctx *tc, const struct top_row *r, double secs)
 	       hist__percentile(&r->q2c, 0.99) / 1e6, r->q2c.sum ? 100.0 * r->q2g_ns / r->q2c.sum : 0);
 	if (tc->o->by == BY_PROCESS)
 		printf(" %-10s %9s %9s", row_disk(tc->o, r, disk, sizeof(disk)), pr, pw);
+	if (r->wb_pid)
+		printf("  writeback for %s[%u]", text__safe(r->wb_comm, comm, sizeof(comm)), r->wb_pid);
 	putchar('\n');
 }
 
@@ -471,9 +495,11 @@ int cmd_top(int argc, char **argv)
 			 "and writes per second, KB/s, mean and p99 latency (Q2C: from submission to\n"
 			 "completion) and the share of that time spent before a request existed (Q2G:\n"
 			 "a frozen or starved queue).  A request counts for the task that submitted it\n"
-			 "(at Q), not for whichever task was on the CPU when it completed; writeback is\n"
-			 "shown as the flusher (kworker) that submits it.  Beside each process, its own\n"
-			 "/proc/PID/io read_bytes and write_bytes over the interval.\n",
+			 "(at Q), not for whichever task was on the CPU when it completed.  Writeback\n"
+			 "is shown as the task that submits it (a kworker flusher, sync, ...), in a row\n"
+			 "of its own for each process that dirtied the pages (\"writeback for dd[412]\":\n"
+			 "the file's last dirtier, from writeback_dirty_folio).  Beside each process,\n"
+			 "its own /proc/PID/io read_bytes and write_bytes over the interval.\n",
 		.opts = opts, .opt = top_opt, .args = top_args, .tracing = true };
 	struct top_opts o = { .rows = 20 };
 	struct top_ctx tc = { .o = &o };

@@ -233,6 +233,22 @@ struct {
 } slows SEC(".maps");
 HIST_EPOCH_MAPS(tops, struct life_top_key, 8192);
 
+/* top: by address_space, the process that last dirtied one of its pages;
+ * and by pid, that process's name (for its writeback rows) */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, struct life_dirtier);
+} dirtiers SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct life_dirtier);
+} dirtier_comms SEC(".maps");
+
 static __always_inline bool comm_matches(const char *comm)
 {
 	for (int i = 0; i < LIFE_COMM_LEN; i++) {
@@ -267,6 +283,47 @@ static __always_inline void take_stacks(void *ctx, __u64 bio)
 	}
 }
 
+/*
+ * top: who dirtied the pages writeback writes.  The kernel says it where a
+ * page is dirtied (folio_account_dirtied() fires writeback_dirty_folio in
+ * the dirtying task), and nowhere after: the flusher (a kworker), sync or
+ * reclaim writes them later.  So the last dirtier of each file is kept, and
+ * a write at Q whose first page's file has one other than the submitter is
+ * that process's writeback.  Loaded in top mode only.
+ */
+SEC("tp_btf/writeback_dirty_folio")
+int BPF_PROG(life_dirty, struct folio *folio, struct address_space *mapping)
+{
+	__u64 key = ptr_val(mapping), id = bpf_get_current_pid_tgid();
+	struct life_dirtier d = { .pid = id >> 32 }, *was;
+
+	if (!key || !d.pid)
+		return 0;
+	was = bpf_map_lookup_elem(&dirtiers, &key);
+	if (was && was->pid == d.pid)	/* the common case: no write */
+		return 0;
+	bpf_get_current_comm(d.comm, sizeof(d.comm));
+	bpf_map_update_elem(&dirtiers, &key, &d, BPF_ANY);
+	bpf_map_update_elem(&dirtier_comms, &d.pid, &d, BPF_ANY);
+	return 0;
+}
+
+/* A write's first page's file (its address_space; anonymous pages, whose
+ * mapping has low bits set, have none), and who last dirtied it, if not pid. */
+static __always_inline __u32 bio_dirtier(struct bio *bio, __u32 pid)
+{
+	struct life_dirtier *d;
+	__u64 mapping;
+
+	if ((bio->bi_opf & REQ_OP_MASK_) != 1 || !bio->bi_vcnt)	/* REQ_OP_WRITE */
+		return 0;
+	mapping = ptr_val(bio->bi_io_vec->bv_page->mapping);
+	if (!mapping || (mapping & 3))
+		return 0;
+	d = bpf_map_lookup_elem(&dirtiers, &mapping);
+	return d && d->pid != pid ? d->pid : 0;
+}
+
 /* Not loaded when the kernel stamps bios at Q. */
 SEC("tp_btf/block_bio_queue")
 int BPF_PROG(life_queue, struct bio *bio)
@@ -297,6 +354,8 @@ int BPF_PROG(life_queue, struct bio *bio)
 	b.pid = id >> 32;
 	b.tid = (__u32)id;
 	b.seen = SEEN_Q | SEEN_WHO;
+	if (targ_mode == LIFE_TOP)
+		b.wb_pid = bio_dirtier(bio, b.pid);
 	take_stacks(ctx, ptr_val(bio));
 	bio_follow(ptr_val(bio), &b);
 	return 0;
@@ -536,6 +595,7 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 {
 	struct life_req r = {};
 	struct life_bio *b;
+	__u32 wb_pid = 0;
 	struct life_req *out;
 	struct bio *first;
 	__u64 key = 0, g = 0, d = 0, t;
@@ -568,6 +628,7 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 		r.pid = b->pid;
 		r.tid = b->tid;
 		r.requeues = b->requeues;
+		wb_pid = b->wb_pid;
 		__builtin_memcpy(r.comm, b->comm, sizeof(r.comm));
 		if (targ_own_clock) {
 			__u64 *dp = clock_of(key);
@@ -657,7 +718,7 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 	if (targ_mode == LIFE_TOP) {
 		struct life_top_key k = {
 			.pid = r.pid, .dev = r.dev, .cgroup = bio_cgroup_id(first),
-			.op = rq->cmd_flags & REQ_OP_MASK_,
+			.op = rq->cmd_flags & REQ_OP_MASK_, .wb_pid = wb_pid,
 		};
 		__u64 bytes = first ? first->bi_iter.bi_size : 0;
 
