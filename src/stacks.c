@@ -201,7 +201,7 @@ static void print_entry(struct stacks_ctx *sc, const struct entry *e, const stru
 
 struct stacks_values {
 	struct stacks_stats st;
-	uint64_t stacks, shown, user_unresolved, untimed;
+	uint64_t stacks, shown, user_unresolved, untimed, user_after_exit, mmap_lost;
 };
 
 #define SV(f) offsetof(struct stacks_values, f)
@@ -214,6 +214,9 @@ static const struct counter stacks_counters[] = {
 	{ "ustack_lost", SV(st.ustack_lost), "%llu user stacks" },
 	{ "map_full", SV(st.map_full), "%llu events (table full)" },
 	{ "user_unresolved", SV(user_unresolved), "%llu user stacks unresolved (process gone)" },
+	{ "user_after_exit", SV(user_after_exit), "%llu processes gone before their first stack scan, "
+						  "named from the mappings the kernel reported" },
+	{ "mmap_lost", SV(mmap_lost), "lost: %llu mapping records (some gone processes stay unnamed)" },
 	{ "untimed", SV(untimed), "%llu bios not timed (their end not seen: still in flight, or a completion "
 				  "the kernel ran no program for)", 2 },
 	{ "inflight_full", SV(st.inflight_full), "%llu of them for want of room", 2 },
@@ -295,6 +298,13 @@ static int report(struct stacks_ctx *sc)
 		frames__free(&kf);
 	}
 	v = (struct stacks_values){ .st = st, .stacks = n, .shown = shown, .user_unresolved = sc->ust.unresolved };
+	if (sc->us) {
+		struct usyms_stats us;
+
+		usyms__stats(sc->us, &us);
+		v.user_after_exit = us.from_maps;
+		v.mmap_lost = us.maps_lost;
+	}
 	for (size_t i = 0; i < n; i++)
 		v.untimed += es[i].v.count - es[i].v.lat.count;
 	if (sc->o->c.json) {

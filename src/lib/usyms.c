@@ -8,6 +8,9 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <elfutils/libdwelf.h>
+#include "log.h"
+#include "umaps.h"
 #include "usyms.h"
 
 #define USYMS_PROCS 256
@@ -47,9 +50,21 @@ struct proc_syms {
 	int nmods;
 };
 
+/* A build-id's file, as found once: path NULL if none was. */
+struct bid_file {
+	uint8_t id[20];
+	uint8_t len;
+	char *path;
+};
+
 struct usyms {
 	struct proc_syms p[USYMS_PROCS];
 	int n, next;
+	struct umaps *maps;	/* NULL: not watched (the kernel refused) */
+	int maps_err;
+	struct bid_file *bids;
+	int nbids;
+	uint64_t from_maps;	/* processes named from watched mappings, gone */
 };
 
 static char *debuginfo_path = NULL;	/* libdwfl's default: .debug, /usr/lib/debug */
@@ -121,7 +136,26 @@ static const Dwfl_Callbacks proc_callbacks = {
 
 struct usyms *usyms__new(void)
 {
-	return calloc(1, sizeof(struct usyms));
+	struct usyms *u = calloc(1, sizeof(struct usyms));
+
+	if (u && !(u->maps = umaps__new())) {
+		u->maps_err = errno;
+		warnf("user stacks of processes that exit before they are named (100 ms) will be addresses: "
+		      "the kernel refused to report mappings (perf events): %s", strerror(errno));
+	}
+	return u;
+}
+
+void usyms__poll(struct usyms *u)
+{
+	if (u)
+		umaps__poll(u->maps);
+}
+
+void usyms__stats(const struct usyms *u, struct usyms_stats *st)
+{
+	*st = (struct usyms_stats){ .watched = u && u->maps, .watch_err = u ? u->maps_err : 0,
+				    .maps_lost = u ? umaps__lost(u->maps) : 0, .from_maps = u ? u->from_maps : 0 };
 }
 
 static int cmp_jit(const void *a, const void *b)
@@ -258,6 +292,153 @@ static void proc_free(struct proc_syms *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* fd's ELF has this build-id (or there is none to check). */
+static bool build_id_is(int fd, const struct umap *m)
+{
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	const void *id;
+	ssize_t n = e ? dwelf_elf_gnu_build_id(e, &id) : -1;
+	bool same = !m->build_id_len || (n == m->build_id_len && !memcmp(id, m->build_id, n));
+
+	if (e)
+		elf_end(e);
+	return e && same;
+}
+
+/*
+ * The file of a mapping of a process that is gone: the one this build-id
+ * was found in before, or the path through the process's root, or in ours,
+ * or the debug file of the build-id (it keeps the program headers), each
+ * checked against the build-id.  -1 if none.
+ */
+static int open_mapped(struct usyms *u, pid_t pid, const struct umap *m, char **name)
+{
+	char cand[4][4200];
+	int nc = 0, fd;
+	struct bid_file *b = NULL;
+
+	for (int i = 0; m->build_id_len && i < u->nbids; i++)
+		if (u->bids[i].len == m->build_id_len && !memcmp(u->bids[i].id, m->build_id, m->build_id_len))
+			b = &u->bids[i];
+	if (b && !b->path)
+		return -1;
+	if (b) {
+		snprintf(cand[nc++], sizeof(cand[0]), "%s", b->path);
+	} else {
+		snprintf(cand[nc++], sizeof(cand[0]), "/proc/%d/root%s", pid, m->path);
+		snprintf(cand[nc++], sizeof(cand[0]), "%s", m->path);
+		if (m->build_id_len > 1) {
+			int k = snprintf(cand[nc], sizeof(cand[0]), "/usr/lib/debug/.build-id/%02x/", m->build_id[0]);
+
+			for (int i = 1; i < m->build_id_len; i++)
+				k += snprintf(cand[nc] + k, sizeof(cand[0]) - k, "%02x", m->build_id[i]);
+			snprintf(cand[nc] + k, sizeof(cand[0]) - k, ".debug");
+			nc++;
+		}
+	}
+	for (int i = 0; i < nc; i++) {
+		if ((fd = open(cand[i], O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		if (build_id_is(fd, m)) {
+			*name = strdup(cand[i]);
+			if (!b && m->build_id_len && (b = realloc(u->bids, (u->nbids + 1) * sizeof(*b)))) {
+				u->bids = b;
+				b = &u->bids[u->nbids++];
+				*b = (struct bid_file){ .len = m->build_id_len, .path = strdup(cand[i]) };
+				memcpy(b->id, m->build_id, m->build_id_len);
+			}
+			return fd;
+		}
+		close(fd);
+	}
+	if (!b && m->build_id_len && (b = realloc(u->bids, (u->nbids + 1) * sizeof(*b)))) {
+		u->bids = b;	/* not found: not looked for again */
+		b = &u->bids[u->nbids++];
+		*b = (struct bid_file){ .len = m->build_id_len };
+		memcpy(b->id, m->build_id, m->build_id_len);
+	}
+	return -1;
+}
+
+/*
+ * The load bias of a mapping: start less the page its segment starts in.
+ * An ELF with one executable segment (the usual) is placed by its address
+ * alone, which a separate debug file keeps (its file offsets are not the
+ * binary's); with several, the mapping's file offset picks the segment.
+ * 0 and the bias, or -1.
+ */
+static int mapping_bias(int fd, const struct umap *m, uint64_t *bias)
+{
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	size_t n = 0;
+	int nx = 0, ret = -1;
+	GElf_Phdr x = {}, ph;
+
+	if (!e || elf_getphdrnum(e, &n))
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		if (gelf_getphdr(e, i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X) && !nx++)
+			x = ph;
+	if (nx == 1) {
+		*bias = m->start - (x.p_vaddr & ~0xfffULL);
+		ret = 0;
+	}
+	for (size_t i = 0; nx > 1 && i < n; i++) {
+		if (!gelf_getphdr(e, i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+			continue;
+		/* mmap's offset is the segment's, rounded down to a page */
+		if (m->pgoff == (ph.p_offset & ~0xfffULL)) {
+			*bias = m->start - (ph.p_vaddr & ~0xfffULL);
+			ret = 0;
+			break;
+		}
+	}
+out:
+	if (e)
+		elf_end(e);
+	return ret;
+}
+
+/* A process gone before its first lookup: its modules from the mappings
+ * the kernel reported when they were made.  NULL if none. */
+static Dwfl *report_from_maps(struct usyms *u, pid_t pid)
+{
+	int n, reported = 0;
+	const struct umap *m;
+	Dwfl *d;
+
+	umaps__poll(u->maps);
+	if (!(m = umaps__of(u->maps, pid, &n)) || !(d = dwfl_begin(&proc_callbacks)))
+		return NULL;
+	dwfl_report_begin(d);
+	for (int i = 0; i < n; i++) {
+		char *name = NULL;
+		uint64_t bias;
+		int fd = open_mapped(u, pid, &m[i], &name);
+
+		if (fd < 0)
+			continue;
+		/* libdwfl takes the fd when it reports the module */
+		if (!mapping_bias(fd, &m[i], &bias) && dwfl_report_elf(d, m[i].path, name, fd, bias, false))
+			reported++;
+		else
+			close(fd);
+		free(name);
+	}
+	if (dwfl_report_end(d, NULL, NULL) || !reported) {
+		dwfl_end(d);
+		return NULL;
+	}
+	u->from_maps++;
+	return d;
+}
+
+static int count_module(Dwfl_Module *m, void **ud, const char *name, Dwarf_Addr a, void *arg)
+{
+	++*(int *)arg;
+	return DWARF_CB_OK;
+}
+
 static struct proc_syms *session(struct usyms *u, pid_t pid)
 {
 	struct proc_syms *s;
@@ -271,6 +452,17 @@ static struct proc_syms *session(struct usyms *u, pid_t pid)
 		dwfl_end(d);
 		d = NULL;
 	}
+	if (d) {	/* a zombie has a /proc/PID/maps, empty */
+		int mods = 0;
+
+		dwfl_getmodules(d, count_module, &mods, 0);
+		if (!mods) {
+			dwfl_end(d);
+			d = NULL;
+		}
+	}
+	if (!d && u->maps)
+		d = report_from_maps(u, pid);
 	/* a full table reuses its oldest entry */
 	if (u->n < USYMS_PROCS) {
 		s = &u->p[u->n++];
@@ -378,5 +570,9 @@ void usyms__free(struct usyms *u)
 		return;
 	for (int i = 0; i < u->n; i++)
 		proc_free(&u->p[i]);
+	for (int i = 0; i < u->nbids; i++)
+		free(u->bids[i].path);
+	free(u->bids);
+	umaps__free(u->maps);
 	free(u);
 }

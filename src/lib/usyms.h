@@ -7,7 +7,9 @@
  * MiniDebugInfo (.gnu_debugdata), and from separate debug files found by
  * build-id (/usr/lib/debug/.build-id) or debuglink.  One session per process,
  * kept until usyms__free, so a process that has exited since its first
- * lookup still resolves.
+ * lookup still resolves.  One that exited before it is named from the
+ * mappings the kernel reported as they were made (umaps.h): each file found
+ * by build-id (where it was, or its debug file), at the address it was at.
  */
 #ifndef IODIG_USYMS_H
 #define IODIG_USYMS_H
@@ -27,7 +29,18 @@ struct usym {
 	bool inlined;		/* a function inlined here (usyms__resolve_inline) */
 };
 
+struct usyms_stats {
+	bool watched;		/* mappings are watched (else: why, watch_err) */
+	int watch_err;
+	uint64_t maps_lost;	/* mapping records the kernel dropped */
+	uint64_t from_maps;	/* processes gone before their first lookup, named */
+};
+
+/* Mappings are watched from now on: create it before what it will name runs. */
 struct usyms *usyms__new(void);
+/* Take the kernel's new mapping records: often (a full buffer drops them). */
+void usyms__poll(struct usyms *u);
+void usyms__stats(const struct usyms *u, struct usyms_stats *st);
 /* 0, or -ESRCH: the process is gone and was never seen.  For a return
  * address (every frame but the innermost) pass addr - 1: the call, not the
  * instruction after it, which may belong to the next line or function. */

@@ -3,13 +3,15 @@
  * stackload GO DEV N: waits until GO exists, then from main -> outer ->
  * middle -> through (inlined) -> inner does N 4 KiB O_DIRECT reads of DEV, so `iodig stacks`
  * has a user stack whose frames and lines are known; then lives 1 s more,
- * so its frames can be named.  Built with and without frame pointers
- * (tests/live/stacks.sh).
+ * so its frames can be named while it lives.  `stackload GO DEV N now`
+ * exits at once instead (named after its exit).  Built with and without
+ * frame pointers (tests/live/stacks.sh).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static char buf[4096] __attribute__((aligned(4096)));
@@ -55,7 +57,7 @@ int main(int argc, char **argv)
 {
 	int fd, n;
 
-	if (argc != 4)
+	if (argc != 4 && !(argc == 5 && !strcmp(argv[4], "now")))
 		return 2;
 	fd = open(argv[2], O_RDONLY | O_DIRECT);
 	if (fd < 0)
@@ -65,6 +67,7 @@ int main(int argc, char **argv)
 	while (access(argv[1], F_OK))
 		usleep(10000);
 	n = outer(fd, atoi(argv[3]));
-	sleep(1);
+	if (argc == 4)	/* "now": exit at once, before any stack scan */
+		sleep(1);
 	return n == atoi(argv[3]) ? 0 : 1;
 }

@@ -83,6 +83,33 @@ assert_eq "$(st "$T/ns.json" "$NS" | jq -c '[.count, [.user[:5][].sym]]')" '[20,
 st "$T/ns.json" "$NS" | jq -e ".user[0].where | endswith(\"stackload.c:$line\")" >/dev/null || die "line: $(st "$T/ns.json" "$NS" | jq -c '.user[0]')"
 ok "and its line"
 
+# 2c. processes that exit before the first stack scan (100 ms): named from
+# the mappings the kernel reported as they were made (perf mmap2 records
+# with build-ids); and a stripped copy deleted as soon as it exits, from the
+# build-id's debug file.  Reads take well under a millisecond, so most runs
+# are gone before a scan: at least 3 of 5 must have been named that way.
+touch "$T/go7"
+start_iodig "$T/short.json" stacks -d "$d" -U --json
+for i in 1 2 3 4 5; do "$H/stackload-fp" "$T/go7" "$L" 4 now >> "$T/pid.short" || die "stackload failed"; done
+stop_iodig
+for p in $(cat "$T/pid.short"); do
+	assert_eq "$(st "$T/short.json" "$p" | jq -c '[.count, [.user[:5][].sym], .user_cut_short]')" '[4,["inner","through","middle","outer","main"],false]' \
+		"exited at once (pid $p): its 4 reads, every frame named"
+done
+jq -e 'select(.type == "summary") | .user_after_exit >= 3 and .user_unresolved == 0 and .mmap_lost == 0' "$T/short.json" >/dev/null \
+	|| die "summary: $(jq -c 'select(.type == "summary")' "$T/short.json")"
+ok "$(jq -r 'select(.type == "summary") | .user_after_exit' "$T/short.json") of 5 gone before their first scan, named from their recorded mappings; none unresolved"
+cp "$T/stripped" "$T/sl-gone"
+start_iodig "$T/gone.json" stacks -d "$d" -U --json
+"$T/sl-gone" "$T/go7" "$L" 6 now > "$T/pid.gone"; rm "$T/sl-gone"
+sleep 0.3
+stop_iodig
+G=$(cat "$T/pid.gone")
+assert_eq "$(st "$T/gone.json" "$G" | jq -c '[.count, [.user[:5][].sym]]')" '[6,["inner","through","middle","outer","main"]]' \
+	"stripped, exited and deleted before any scan: named from the build-id's debug file"
+st "$T/gone.json" "$G" | jq -e ".user[0].where | endswith(\"stackload.c:$line\")" >/dev/null || die "line: $(st "$T/gone.json" "$G" | jq -c '.user[0]')"
+ok "and its line"
+
 # 2b. JIT code, named by the process in /tmp/perf-PID.map
 start_iodig "$T/jit.json" stacks -d "$d" -U --json
 "$H/jitload" "$T/go4" "$L" 15 > "$T/pid.jit" & J=$!
