@@ -3,7 +3,8 @@
 # a user would run instead on this kernel, in one run (bench.py: BPF ns per
 # request, IOPS kept, peak RSS, time to live); then iodig exec beside
 # libbpf-tools execsnoop, as the cost of one fork+exec; then the cost of
-# naming 10,000 user addresses (build/bench/symbench).  libbpf-tools
+# naming 10,000 user addresses (build/bench/symbench); then what top's
+# dirtier watch costs a dirtied page (BPF run time from bpf_stats).  libbpf-tools
 # biotop and biostacks need kprobes (blk_account_io_start), which this
 # kernel lacks: bpftrace on the block tracepoints stands in for them.
 set -eu
@@ -37,13 +38,16 @@ base=$(t)
 echo "| tool | us per exec | added |"
 echo "|---|---:|---:|"
 echo "| none | $((base / 1000)) | |"
-for tool in "iodig exec" "execsnoop"; do
+for tool in "iodig exec" "execsnoop" "iodig stacks -U"; do
 	case $tool in
 	"iodig exec") ./iodig exec --ready-file /tmp/iodig-bench-ready >/dev/null 2>&1 & ;;
 	execsnoop) execsnoop >/dev/null 2>&1 & ;;
+	# stacks -U watches every process's mappings (perf mmap2 records) to
+	# name processes that exit before their first scan: its cost is here
+	"iodig stacks -U") ./iodig stacks -U --ready-file /tmp/iodig-bench-ready >/dev/null 2>&1 & ;;
 	esac
 	p=$!
-	if [ "$tool" = "iodig exec" ]; then
+	if [ "$tool" != "execsnoop" ]; then
 		while [ ! -s /tmp/iodig-bench-ready ]; do sleep 0.05; done; rm -f /tmp/iodig-bench-ready
 	else
 		sleep 2
@@ -63,3 +67,17 @@ sleep 1
 build/bench/symbench $P libc.so 10000
 build/bench/symbench $P libLLVM 10000
 kill $P
+
+echo
+echo "top's dirtier watch (writeback_dirty_folio): BPF ns per dirtied page,"
+echo "256 MiB written through the page cache of $n:"
+echo
+old_stats=$(sysctl -n kernel.bpf_stats_enabled)
+sysctl -qw kernel.bpf_stats_enabled=1
+./iodig top -b 1 --ready-file /tmp/iodig-bench-ready >/dev/null 2>&1 & p=$!
+while [ ! -s /tmp/iodig-bench-ready ]; do sleep 0.05; done; rm -f /tmp/iodig-bench-ready
+dd if=/dev/zero of="$dev" bs=1M count=256 status=none
+bpftool prog show name life_dirty -j | jq -r '"| pages dirtied | \(.run_cnt) |\n| ns each | \(.run_time_ns / .run_cnt | floor) |"' \
+	| sed '1i | life_dirty | |\n|---|---:|'
+kill -INT $p; wait $p || true
+sysctl -qw kernel.bpf_stats_enabled="$old_stats"

@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 #include "bpfenv.h"
 #include "life_user.h"
+#include "usyms.h"
 #include "log.h"
 #include "run.h"
 #include "life.skel.h"
@@ -254,6 +255,7 @@ int life__poll(struct life *l, int timeout_ms)
 
 	if (run__mono_ns() - l->last_sweep > LIFE_SWEEP_MS * 1000000ULL)
 		life__sweep(l, LIFE_ABANDON_NS);
+	usyms__poll(l->us);
 
 	if (!l->rb) {
 		usleep(timeout_ms * 1000);

@@ -37,6 +37,8 @@ struct life {
 	struct life_slot *slots;	/* the in-flight table, mapped */
 	struct skipped skipped;	/* completions BPF never saw (skipped.h) */
 	char sysfs_why[160];	/* why queue writes are not watched */
+	struct usyms *us;	/* -U: names user stacks; its mapping records
+				 * are taken at every poll */
 };
 
 /* The longest a record waits in the ring buffer before it is printed. */

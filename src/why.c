@@ -1243,6 +1243,7 @@ int cmd_why(int argc, char **argv)
 	}
 	if ((err = life__start(&wc.l, &cfg, on_life, &wc)))
 		goto out;
+	wc.l.us = wc.us;	/* its mapping records taken at each poll */
 	if (cfg.sysfs && !wc.l.sysfs_on)
 		warnf("queue attribute writes are not watched: %s", wc.l.sysfs_why);
 	if (ring_buffer__add(wc.l.rb, bpf_map__fd(wc.skel->maps.records), on_call, &wc)) {

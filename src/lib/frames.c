@@ -113,10 +113,14 @@ void frames__user(struct frames *fr, struct usyms *us, uint32_t pid, const uint6
 				f->sym = strdup(s[j].name);
 				f->offset = s[j].inlined ? 0 : s[j].offset + (i ? 1 : 0);
 			}
-			if (s[j].file)
+			if (s[j].file) {
 				snprintf(buf, sizeof(buf), "[%s] %s:%d", mod ? mod : "?", s[j].file, s[j].line);
-			else
+				f->file = strdup(s[j].file);
+				f->line = s[j].line;
+			}
+			else {
 				snprintf(buf, sizeof(buf), "[%s]", mod ? mod : "?");
+			}
 			if (mod || s[j].file)
 				f->where = strdup(buf);
 			if (ns < 128)
@@ -166,8 +170,16 @@ void frames__json(const struct frames *fr, struct json *j, const char *key)
 		}
 		if (f->where)
 			json__kstr(j, fr->user ? "where" : "module", f->where);
-		if (fr->user)
+		if (fr->user) {
+			if (f->file) {
+				json__kstr(j, "file", f->file);
+				json__ku64(j, "line", f->line);
+			} else {
+				json__knull(j, "file");
+				json__knull(j, "line");
+			}
 			json__kbool(j, "inlined", f->inlined);
+		}
 		json__obj_end(j);
 	}
 	json__arr_end(j);
@@ -178,6 +190,7 @@ void frames__free(struct frames *fr)
 	for (int i = 0; i < fr->n; i++) {
 		free(fr->f[i].sym);
 		free(fr->f[i].where);
+		free(fr->f[i].file);
 	}
 	free(fr->f);
 	memset(fr, 0, sizeof(*fr));
@@ -265,11 +278,13 @@ char *frames__to_text(const struct frames *fr, uint32_t pid, int32_t id, size_t 
 	for (int i = 0; i < fr->n; i++) {
 		const struct frame *x = &fr->f[i];
 
-		fprintf(f, "%llx\t%llx\t%d\t", (unsigned long long)x->addr, (unsigned long long)x->offset,
-			x->inlined);
+		fprintf(f, "%llx\t%llx\t%d\t%d\t", (unsigned long long)x->addr, (unsigned long long)x->offset,
+			x->inlined, x->line);
 		put_field(f, x->sym);
 		fputc('\t', f);
 		put_field(f, x->where);
+		fputc('\t', f);
+		put_field(f, x->file);
 		fputc('\n', f);
 	}
 	if (fclose(f)) {
@@ -298,20 +313,24 @@ int frames__from_text(struct ustacks *kernel, struct ustacks *user, const char *
 	while (ok && (line = strtok_r(NULL, "\n", &save))) {
 		struct frame *x = &fr.f[fr.n];
 		unsigned long long addr, off;
-		char *t1, *t2, *t3, *t4;
-		int inl;
+		char *t[6];
+		int inl, ln, k;
 
-		if (!(t1 = strchr(line, '\t')) || !(t2 = strchr(t1 + 1, '\t')) || !(t3 = strchr(t2 + 1, '\t')) ||
-		    !(t4 = strchr(t3 + 1, '\t')) || sscanf(line, "%llx\t%llx\t%d", &addr, &off, &inl) != 3) {
+		/* addr offset inlined line, then sym where file: six tabs */
+		for (k = 0, t[0] = strchr(line, '\t'); k < 5 && t[k]; k++)
+			t[k + 1] = strchr(t[k] + 1, '\t');
+		if (k < 5 || !t[5] || sscanf(line, "%llx\t%llx\t%d\t%d", &addr, &off, &inl, &ln) != 4) {
 			ok = 0;
 			break;
 		}
-		*t4 = '\0';
+		*t[4] = *t[5] = '\0';
 		x->addr = addr;
 		x->offset = off;
 		x->inlined = inl;
-		x->sym = t3[1] ? strdup(t3 + 1) : NULL;
-		x->where = t4[1] ? strdup(t4 + 1) : NULL;
+		x->line = ln;
+		x->sym = t[3][1] ? strdup(t[3] + 1) : NULL;
+		x->where = t[4][1] ? strdup(t[4] + 1) : NULL;
+		x->file = t[5][1] ? strdup(t[5] + 1) : NULL;
 		fr.n++;
 	}
 	free(s);

@@ -2,7 +2,8 @@
 /*
  * A stack as shown: addresses from a BPF stack map turned into named frames
  * (kernel: ksyms, user: usyms), printed as text lines or a JSON array of
- * {addr, sym, offset | where}.  What stacks and why -K/-U share.
+ * {addr, sym, offset, module} (kernel) or {addr, sym, offset, where, file,
+ * line, inlined} (user).  What stacks and why -K/-U share.
  */
 #ifndef IODIG_FRAMES_H
 #define IODIG_FRAMES_H
@@ -20,6 +21,8 @@ struct frame {
 	uint64_t offset;	/* from sym */
 	char *sym;		/* NULL: unknown */
 	char *where;		/* kernel: module, or NULL; user: "[lib] file:line" or "[lib]" */
+	char *file;		/* user: the source file, NULL without line info */
+	int line;
 	bool inlined;		/* user: a function inlined into the next frame (no address of its own) */
 };
 
@@ -77,7 +80,8 @@ const struct frames *ustacks__find(const struct ustacks *c, uint32_t pid, int32_
  * is kept, or NULL (out of memory). */
 const struct frames *ustacks__put(struct ustacks *c, uint32_t pid, int32_t id, struct frames *fr);
 /* A stack as text ("kernel ID" or "user PID ID CUT", then a line per frame,
- * tab-separated: addr offset inlined sym where), for a recording; malloc'd. */
+ * tab-separated: addr offset inlined line sym where file), for a recording;
+ * malloc'd. */
 char *frames__to_text(const struct frames *fr, uint32_t pid, int32_t id, size_t *len);
 /* Back from that text into c: 0, or -EINVAL. */
 int frames__from_text(struct ustacks *kernel, struct ustacks *user, const char *text, size_t len);

@@ -12,7 +12,7 @@
 #include "umaps.h"
 
 #define BUCKETS 4096
-#define PAGES 64	/* per CPU: 256 KiB, some 2,000 mmap records */
+#define PAGES 32	/* per CPU: 128 KiB, some 1,000 mmap records; taken every 100 ms */
 
 struct pmaps {
 	struct pmaps *next;

@@ -27,8 +27,9 @@ tl=$(grep -n 'THROUGH \*/' "$TOP/tests/helpers/stackload.c" | cut -d: -f1); ml=$
 st "$T/s.json" "$FP" | jq -e "(.user[1] | .inlined and (.where | endswith(\"stackload.c:$tl\"))) and (.user[2] | (.inlined | not) and (.where | endswith(\"stackload.c:$ml\")))" >/dev/null \
 	|| die "inlined frame: $(st "$T/s.json" "$FP" | jq -c '.user[1:3]')"
 ok "through, inlined into middle: its own frame (inlined, at its call of inner, line $tl), then middle at its call of through (line $ml)"
-st "$T/s.json" "$FP" | jq -e ".user[0].where | endswith(\"stackload.c:$line\")" >/dev/null || die "inner's line: $(st "$T/s.json" "$FP" | jq -c '.user[0]')"
-ok "inner at stackload.c:$line, the read"
+st "$T/s.json" "$FP" | jq -e ".user[0] | (.where | endswith(\"stackload.c:$line\")) and (.file | endswith(\"stackload.c\")) and .line == $line" >/dev/null \
+	|| die "inner's line: $(st "$T/s.json" "$FP" | jq -c '.user[0]')"
+ok "inner at stackload.c:$line, the read (where, and file and line apart)"
 assert_eq "$(st "$T/s.json" "$FP" | jq .user_cut_short)" false "user_cut_short of a stack that reaches libc's start"
 st "$T/s.json" "$FP" | jq -e '(.kernel[0].sym | startswith("submit_bio")) and any(.kernel[]; .sym == "blkdev_read_iter") and any(.kernel[]; .sym == "__x64_sys_pread64")' >/dev/null \
 	|| die "kernel frames: $(st "$T/s.json" "$FP" | jq -c '[.kernel[].sym]')"
