@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define UMAPS_KEEP_NS (60ULL * 1000000000ULL)
+#define UMAPS_KEEP_NS (5ULL * 1000000000ULL)	/* names are asked within 1 s */
 
 struct umap {
 	uint64_t start, end, pgoff;

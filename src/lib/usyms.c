@@ -411,7 +411,8 @@ static Dwfl *report_from_maps(struct usyms *u, pid_t pid)
 	if (!(m = umaps__of(u->maps, pid, &n)) || !(d = dwfl_begin(&proc_callbacks)))
 		return NULL;
 	dwfl_report_begin(d);
-	for (int i = 0; i < n; i++) {
+	/* newest first: a range mapped again (dlclose, dlopen) is the later file's */
+	for (int i = n - 1; i >= 0; i--) {
 		char *name = NULL;
 		uint64_t bias;
 		int fd = open_mapped(u, pid, &m[i], &name);
