@@ -483,7 +483,8 @@ int cmd_top(int argc, char **argv)
 		{ "rows", 'n', "N", "the first N rows (default 20; 0: all)" },
 		{ "batch", 'b', NULL, "plain lines, no screen refresh (also when not on a terminal)" },
 		{ "disk", 'd', "DISK", "only this disk (or partition)" },
-		{ "pid", 'p', "PID", "only requests this process submitted" },
+		{ "pid", 'p', "PID", "only requests this process submitted, and the writeback of\n"
+				      "pages it dirtied" },
 		{ "comm", 'C', "NAME", "only requests submitted by tasks of this name" },
 		{ "cgroup", 'c', "CGROUP", "only I/O charged to this cgroup" },
 		{}

@@ -343,7 +343,11 @@ int BPF_PROG(life_queue, struct bio *bio)
 		slot_claim(ptr_val(bio), id, bpf_ktime_get_ns(), 0, SEEN_Q);
 		return 0;
 	}
-	if (filter_pid && (id >> 32) != filter_pid)
+	b.pid = id >> 32;
+	/* top -p PID: its writeback too, whoever submits it */
+	if (targ_mode == LIFE_TOP)
+		b.wb_pid = bio_dirtier(bio, b.pid);
+	if (filter_pid && b.pid != filter_pid && b.wb_pid != filter_pid)
 		return 0;
 	bpf_get_current_comm(b.comm, sizeof(b.comm));
 	if (filter_comm_on && !comm_matches(b.comm))
@@ -351,11 +355,8 @@ int BPF_PROG(life_queue, struct bio *bio)
 	if (!cgroup_wanted(bio))
 		return 0;
 	b.q = bpf_ktime_get_ns();
-	b.pid = id >> 32;
 	b.tid = (__u32)id;
 	b.seen = SEEN_Q | SEEN_WHO;
-	if (targ_mode == LIFE_TOP)
-		b.wb_pid = bio_dirtier(bio, b.pid);
 	take_stacks(ctx, ptr_val(bio));
 	bio_follow(ptr_val(bio), &b);
 	return 0;

@@ -38,7 +38,7 @@ struct umaps {
 	size_t nq, capq;
 };
 
-/* PERF_RECORD_MMAP2 (sample_id_all off) */
+/* PERF_RECORD_MMAP2; the sample_id (its time) follows the padded filename */
 struct mmap2_rec {
 	struct perf_event_header h;
 	uint32_t pid, tid;

@@ -127,11 +127,18 @@ done
 start_iodig "$T/wb.json" top --json -n 0 -d "$c" 1
 echo 10 > /proc/sys/vm/dirty_writeback_centisecs; echo 10 > /proc/sys/vm/dirty_expire_centisecs
 exec 9<"$C"
-dd if=/dev/zero of="$C" bs=64k count=64 status=none & DD=$!
-wait $DD || die "dd failed"
+# -p of dd: its writeback too (a pid known before it writes: a shell that
+# waits for a file, then execs dd)
+sh -c 'echo $$; while [ ! -e "$1" ]; do sleep 0.02; done; exec dd if=/dev/zero of="$2" bs=64k count=64 status=none' \
+	sh "$T/go-dd" "$C" > "$T/pid.dd" & DDJ=$!
+for i in $(seq 50); do [ -s "$T/pid.dd" ] && break; sleep 0.05; done
+DD=$(cat "$T/pid.dd")
+start_iodig "$T/wbp.json" top --json -n 0 -p "$DD" 1
+touch "$T/go-dd"
+wait $DDJ || die "dd failed"
 for i in $(seq 100); do [ "$(awk '/^Dirty:/ {print $2}' /proc/meminfo)" -lt 1024 ] && break; sleep 0.1; done
 sleep 1.5
-stop_iodig
+stop_all_iodig
 exec 9<&-
 skipped=$(jq -s '[.[] | select(.type == "interval_end") | .skipped] | add' "$T/wb.json")
 exact "$(jq -s "[.[] | select(.type == \"top\" and .writeback_for.pid == $DD) | .write_bytes] | add // 0" "$T/wb.json")" $((64 * 65536)) 65536 \
@@ -140,3 +147,5 @@ assert_eq "$(jq -s -r "[.[] | select(.type == \"top\" and .writeback_for.pid == 
 	"written by the flusher (kworker), named as the submitter"
 assert_eq "$(jq -s -r "[.[] | select(.type == \"top\" and .writeback_for.pid == $DD) | .writeback_for.comm] | unique | join(\",\")" "$T/wb.json")" dd "the dirtier's name"
 assert_eq "$(jq -s "[.[] | select(.type == \"top\" and .pid == $DD) | .write_bytes] | add // 0" "$T/wb.json")" 0 "dd's own rows: no block writes (it only dirtied pages)"
+assert_eq "$(jq -s -c "[.[] | select(.type == \"top\" and .write_bytes > 0) | [.writeback_for.pid, .write_bytes]] | group_by(.[0]) | map([.[0][0], (map(.[1]) | add)])" "$T/wbp.json")" "[[$DD,4194304]]" \
+	"-p $DD: the writes it is shown, all the writeback of its 4 MiB (rows: $(jq -c "select(.type == \"top\") | [.pid, .comm, .reads, .writes, .others, .writeback_for.pid]" "$T/wbp.json" | tr "\n" " "))"
