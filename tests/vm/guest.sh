@@ -36,6 +36,31 @@ put probe.out /tmp/probe.out
 put probe.err /tmp/probe.err
 end probe
 
+begin top_biotop
+# iodig top beside libbpf-tools biotop over the same 2000 O_DIRECT writes:
+# each one's count for dd, the kernel's, and each one's BPF time (bpf_stats,
+# from the fdinfo of each process's programs); biotop may not run (check.sh)
+progtime() {	# PID: "run_time_ns run_cnt" over its BPF programs
+	awk '/^run_time_ns:/ {t += $2} /^run_cnt:/ {c += $2} END {print t + 0, c + 0}' \
+		$(grep -l '^prog_type' /proc/$1/fdinfo/* 2>/dev/null) /dev/null
+}
+echo 1 > /proc/sys/kernel/bpf_stats_enabled
+start tp top --json -n 0 -d loop0 1
+/peer/biotop -C 1 > /tmp/bt.out 2> /tmp/bt.err & bt=$!
+sleep 5	# biotop attaches without saying when
+kv stat0 "$(stat_of loop0)"
+dd if=/dev/zero of=/dev/loop0 bs=4k count=2000 oflag=direct 2>/dev/null
+kv stat1 "$(stat_of loop0)"
+sleep 2
+kv bpf.iodig "$(progtime $pid_tp)"
+kv bpf.biotop "$(progtime $bt)"
+kill -INT $bt 2>/dev/null; wait $bt; kv biotop.rc $?
+stop tp
+echo 0 > /proc/sys/kernel/bpf_stats_enabled
+put bt.out /tmp/bt.out
+put bt.err /tmp/bt.err
+end top_biotop
+
 begin func_two_ways
 # fentry and kprobe on submit_bio at once, over the same dd
 start fe func --mode fentry submit_bio --json
