@@ -185,6 +185,14 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 	if (cfg->mode != LIFE_TOP) {
 		bpf_map__set_max_entries(sk->maps.dirtiers, 1);
 		bpf_map__set_max_entries(sk->maps.dirtier_comms, 1);
+	} else {	/* an older kernel names it writeback_dirty_page: said, not fatal */
+		static const struct bpfenv_optional_tp wb[] = {
+			{ "writeback_dirty_folio", "the processes whose pages writeback writes are" } };
+		struct btf *vmlinux = btf__load_vmlinux_btf();
+
+		if (vmlinux)
+			bpfenv__drop_missing_tps(sk->obj, vmlinux, wb, 1);
+		btf__free(vmlinux);
 	}
 	{
 		struct bpf_program *p;
