@@ -66,6 +66,7 @@ struct func_ctx {
 	struct usyms *us;
 	struct ustacks ust;	/* -U: named while their processes live */
 	uint64_t unresolved;	/* -U: this interval's series whose stack is addresses */
+	uint64_t mmap_lost;	/* -U: mapping records the kernel dropped, until the last report */
 	struct func_stats last;
 	enum attach_mode mode;
 	struct json j;
@@ -237,7 +238,7 @@ static void free_series(struct func_ctx *fc)
 
 struct func_values {
 	struct func_stats d;
-	uint64_t user_unresolved, missed, bpf_run_ns, bpf_run_cnt;
+	uint64_t user_unresolved, mmap_lost, missed, bpf_run_ns, bpf_run_cnt;
 };
 
 _Static_assert(FUNC_MAX_DEPTH == 32, "func_counters' text says 32");
@@ -251,6 +252,7 @@ static const struct counter func_counters[] = {
 	{ "kstack_lost", FV(d.kstack_lost), "no kernel stack: %llu calls (stack map full or a collision)" },
 	{ "ustack_lost", FV(d.ustack_lost), "no user stack: %llu calls (stack map full or a collision)" },
 	{ "user_unresolved", FV(user_unresolved), "user stacks: %llu shown as addresses (the process was gone before they were named)" },
+	{ "mmap_lost", FV(mmap_lost), "lost: %llu mapping records (some processes gone before their stacks were named stay addresses)" },
 	{ "missed", FV(missed), "missed: %llu calls found a program already running on the CPU" },
 	{ "bpf_run_ns", FV(bpf_run_ns), NULL },
 	{ "bpf_run_cnt", FV(bpf_run_cnt), NULL },
@@ -298,6 +300,13 @@ static int func_report(void *ctx, bool last)
 		}
 	}
 	v.user_unresolved = fc->unresolved;
+	if (fc->us) {
+		struct usyms_stats us;
+
+		usyms__stats(fc->us, &us);
+		v.mmap_lost = us.maps_lost - fc->mmap_lost;
+		fc->mmap_lost = us.maps_lost;
+	}
 	report__emit(&fc->r, &v);
 	return 0;
 }

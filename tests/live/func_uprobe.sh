@@ -82,7 +82,7 @@ for d in 1 2 3 4; do
 	within "$p50" "$(( (5 - d) * 5 ))" "-U recurse at depth $d"
 done
 assert_eq "$(jq -s '[.[] | select(.type == "hist") | .user_cut_short] | unique' "$T/u.json" | jq -c .)" '[false]' "stacks reach libc's start (frame pointers)"
-assert_eq "$(jq -s '[.[] | select(.type == "interval_end") | .ustack_lost + .user_unresolved] | add' "$T/u.json")" 0 "user stacks lost or left as addresses"
+assert_eq "$(jq -s '[.[] | select(.type == "interval_end") | .ustack_lost + .user_unresolved + .mmap_lost] | add' "$T/u.json")" 0 "user stacks lost or left as addresses"
 line=$(grep -n '		leaf(ms);' "$TOP/tests/helpers/functest.c" | cut -d: -f1)
 grep -q "^  user stack:" "$T/u.txt" && grep -q "main+0x[0-9a-f]* \[functest\] tests/helpers/functest.c:$line" "$T/u.txt" \
 	|| die "func -U text: $(head -20 "$T/u.txt")"
