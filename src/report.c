@@ -34,6 +34,7 @@ struct rq {
 	uint64_t t;		/* completion, ns since the first record */
 	__u64 ph[PH_NR];
 	uint32_t dev, bytes, cmd_flags, pid, seen;
+	int32_t kstack, ustack;	/* -K/-U recordings: ids of stacks the recording names */
 	char comm[LIFE_COMM_LEN];
 	int culprit;		/* index in writes, or -1 */
 };
@@ -53,6 +54,7 @@ struct rep {
 	struct req_summary sum;
 	bool have_sum;
 	char command[16];
+	bool stacks;		/* the recording names stacks (-K/-U) */
 	uint64_t first_c;
 	FILE *out;
 };
@@ -104,6 +106,8 @@ static int add_rq(struct rep *p, const struct life_req *r)
 	q->cmd_flags = r->cmd_flags;
 	q->pid = r->pid;
 	q->seen = r->seen;
+	q->kstack = r->kstack;
+	q->ustack = r->ustack;
 	memcpy(q->comm, r->comm, sizeof(q->comm));
 	q->culprit = -1;
 	{
@@ -319,6 +323,45 @@ static void procs(struct rep *p)
 	free(t);
 }
 
+/* -K/-U: the submitter's stacks at Q, as the recording named them: the
+ * innermost named frame of the program, the whole of both when opened. */
+static void stack_cell(struct rep *p, const struct rq *r)
+{
+	const struct frames *u = r->ustack >= 0 ? ustacks__find(&p->pr.ucache, r->pid, r->ustack) : NULL,
+			    *k = r->kstack >= 0 ? ustacks__find(&p->pr.kcache, 0, r->kstack) : NULL;
+	const char *label = NULL;
+	char *buf = NULL, *line, *save = NULL;
+	size_t len;
+	FILE *f;
+
+	put(p, "<td class=\"stack\">");
+	for (int i = 0; u && !label && i < u->n; i++)
+		label = u->f[i].sym;
+	for (int i = 0; k && !label && i < k->n; i++)
+		label = k->f[i].sym;
+	if ((u && u->n) || (k && k->n)) {
+		if ((f = open_memstream(&buf, &len))) {
+			if (u)
+				frames__text(u, f, "");
+			if (u && u->n && k && k->n)
+				fputs("--\n", f);
+			if (k)
+				frames__text(k, f, "");
+			fclose(f);
+		}
+		put(p, "<details><summary>");
+		esc(p, label ? label : "?");
+		put(p, "</summary><pre>");
+		for (line = buf ? strtok_r(buf, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
+			esc(p, line);
+			put(p, "\n");
+		}
+		put(p, "</pre></details>");
+		free(buf);
+	}
+	put(p, "</td>");
+}
+
 static void slowest(struct rep *p)
 {
 	struct rq **s = malloc((p->n ? p->n : 1) * sizeof(*s));
@@ -331,7 +374,8 @@ static void slowest(struct rep *p)
 	qsort(s, p->n, sizeof(*s), cmp_q2c);
 	put(p, "<h2>The slowest requests</h2>\n<table id=\"slowest\"><tr><th>at</th><th>disk</th><th>op</th>"
 	       "<th>bytes</th><th>pid</th><th>comm</th><th>Q2G</th><th>G2I</th><th>I2D</th><th>D2C</th><th>Q2C</th>"
-	       "<th>dominant</th><th>queue writer</th></tr>\n");
+	       "<th>dominant</th><th>queue writer</th>%s</tr>\n",
+	    p->stacks ? "<th>code path (at submission)</th>" : "");
 	for (size_t i = 0; i < p->n && i < SLOWEST; i++) {
 		const struct rq *r = s[i];
 		const char *dom = life__dominant(r->ph, (r->seen & (SEEN_Q | SEEN_G | SEEN_D)) ==
@@ -354,7 +398,10 @@ static void slowest(struct rep *p)
 			put(p, " to queue/");
 			esc(p, w->attr);
 		}
-		put(p, "</td></tr>\n");
+		put(p, "</td>");
+		if (p->stacks)
+			stack_cell(p, r);
+		put(p, "</tr>\n");
 	}
 	put(p, "</table>\n");
 	free(s);
@@ -403,7 +450,8 @@ static int write_html(struct rep *p, const char *src)
 	put(p, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>iodig report</title>\n"
 	       "<style>body{font:14px sans-serif;margin:20px;color:#222}table{border-collapse:collapse;margin:8px 0}"
 	       "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}th{background:#f4f4f4}"
-	       "svg{background:#fcfcfc;border:1px solid #eee}</style></head><body>\n"
+	       "svg{background:#fcfcfc;border:1px solid #eee}td.stack{text-align:left}"
+	       "td.stack pre{margin:2px 0;font-size:12px}</style></head><body>\n"
 	       "<h1>iodig report</h1>\n<p>From <code>");
 	esc(p, src);
 	put(p, "</code>, a recording of <code>iodig %s</code>: %zu requests over %s on %d disk%s.</p>\n", p->command,
@@ -501,6 +549,10 @@ int cmd_report(int argc, char **argv)
 				break;
 		} else if (type == RECF_DISKS) {
 			disks__from_text(data, size);
+		} else if (type == RECF_STACK) {
+			if ((err = frames__from_text(&p.pr.kcache, &p.pr.ucache, data, size)))
+				break;
+			p.stacks = true;
 		} else if (type == RECF_SUMMARY && size == sizeof(p.sum)) {
 			memcpy(&p.sum, data, sizeof(p.sum));
 			p.have_sum = true;
@@ -533,7 +585,7 @@ int cmd_report(int argc, char **argv)
 	if (!err)
 		fprintf(stderr, "iodig report: %zu requests from %s into %s\n", p.n, src, out_path);
 out:
-	reqflags__free(&p.pr.rf);
+	printer__free(&p.pr);
 	free(p.r);
 	free(p.w);
 	return err;

@@ -183,6 +183,45 @@ cmp "$T/snoop.json" "$T/snoop.replay.json" || die "snoop -K -U --json and its re
 "$IODIG" replay "$T/slow.rec" > "$T/slow.replay.txt" 2>"$T/e" || die "replay: $(cat "$T/e")"
 cmp "$T/slow.txt" "$T/slow.replay.txt" || die "slow -K -U and its replay differ: $(diff "$T/slow.txt" "$T/slow.replay.txt" | head -5)"
 ok "--record with -K -U: replayed after the helper exited, snoop's JSON ($(wc -l < "$T/snoop.json") lines) and slow's text, stacks and lines included, identical"
+# the report of slow's recording: each of the 4 slow reads with its code path,
+# named from the recording (the helper is gone)
+"$IODIG" report "$T/slow.rec" -o "$T/slow.html" 2>"$T/e" || die "report: $(cat "$T/e")"
+/usr/bin/python3 - "$T/slow.html" <<'PY' || die "report's code paths"
+import sys
+from html.parser import HTMLParser
+class P(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.rows, self.row, self.cell, self.in_slowest, self.head = [], None, None, False, []
+    def handle_starttag(self, tag, a):
+        if tag == "table":
+            self.in_slowest = dict(a).get("id") == "slowest"
+        elif self.in_slowest and tag == "tr":
+            self.row = []
+        elif self.in_slowest and tag in ("td", "th"):
+            self.cell = []
+    def handle_data(self, d):
+        if self.cell is not None:
+            self.cell.append(d)
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self.cell is not None:
+            self.row.append("".join(self.cell)); self.cell = None
+        elif tag == "tr" and self.row is not None:
+            self.rows.append(self.row); self.row = None
+        elif tag == "table":
+            self.in_slowest = False
+p = P(); p.feed(open(sys.argv[1]).read())
+head, rows = p.rows[0], p.rows[1:]
+col, comm = head.index("code path (at submission)"), head.index("comm")
+mine = [r for r in rows if r[comm] == "stackload-fp"]
+assert len(mine) == 4, (len(mine), rows[:3])
+for r in mine:
+    path = r[col]
+    assert path.startswith("inner"), path[:200]	# the summary: the program's innermost frame
+    for f in ("inner+", "through (inlined)", "middle+", "outer+", "main+", "blkdev_read_iter+", "stackload.c:"):
+        assert f in path, (f, path)
+print("  ok: report: the 4 slow reads, each with its code path (inner < through < middle < outer < main, then the kernel's blkdev_read_iter), from the recording")
+PY
 
 # 6. which code path issues the I/O, and how long its bios take: fio with
 # io_uring and with psync, each through its own kernel path, with counts
