@@ -187,7 +187,7 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 		bpf_map__set_max_entries(sk->maps.dirtier_comms, 1);
 	} else {	/* an older kernel names it writeback_dirty_page: said, not fatal */
 		static const struct bpfenv_optional_tp wb[] = {
-			{ "writeback_dirty_folio", "the processes whose pages writeback writes are" } };
+			{ "writeback_dirty_folio", "the processes that dirtied written-back pages" } };
 		struct btf *vmlinux = btf__load_vmlinux_btf();
 
 		if (vmlinux)

@@ -117,8 +117,7 @@ void frames__user(struct frames *fr, struct usyms *us, uint32_t pid, const uint6
 				snprintf(buf, sizeof(buf), "[%s] %s:%d", mod ? mod : "?", s[j].file, s[j].line);
 				f->file = strdup(s[j].file);
 				f->line = s[j].line;
-			}
-			else {
+			} else {
 				snprintf(buf, sizeof(buf), "[%s]", mod ? mod : "?");
 			}
 			if (mod || s[j].file)
@@ -225,7 +224,8 @@ const struct frames *ustacks__find(const struct ustacks *c, uint32_t pid, int32_
 	return u ? &u->fr : NULL;
 }
 
-/* Append u (its frames owned), then sorted from `sorted` on; false: out of memory. */
+/* u at the end, the table owning its frames; false: out of memory (its
+ * frames freed).  The caller puts it in order. */
 static bool ustacks_append(struct ustacks *c, struct ustack *u)
 {
 	if (c->n == c->cap) {
