@@ -22,18 +22,21 @@ secs=${1:-4}; rounds=${2:-3}
 echo
 echo "exec: wall time of 2000 fork+exec of /bin/true, best of 3, added per exec:"
 echo
-t() { python3 -c '
-import os, time
+# forkexec N ROUNDS: ns per fork+exec of /bin/true, the best of ROUNDS runs of N
+forkexec() { python3 -c '
+import os, sys, time
+n, rounds = int(sys.argv[1]), int(sys.argv[2])
 best = 1e9
-for r in range(3):
+for r in range(rounds):
     t0 = time.perf_counter()
-    for i in range(2000):
+    for i in range(n):
         pid = os.fork()
         if pid == 0:
             os.execv("/bin/true", ["true"])
         os.waitpid(pid, 0)
-    best = min(best, (time.perf_counter() - t0) / 2000)
-print(int(best * 1e9))'; }
+    best = min(best, (time.perf_counter() - t0) / n)
+print(int(best * 1e9))' "$1" "$2"; }
+t() { forkexec 2000 3; }
 base=$(t)
 echo "| tool | us per exec | added |"
 echo "|---|---:|---:|"
@@ -62,15 +65,7 @@ echo "iodig stacks -U (the noise of one measure here is a few percent):"
 echo
 echo "| round | us per exec, none | with stacks -U |"
 echo "|---|---:|---:|"
-t1000() { python3 -c '
-import os, time
-t0 = time.perf_counter()
-for i in range(1000):
-    pid = os.fork()
-    if pid == 0:
-        os.execv("/bin/true", ["true"])
-    os.waitpid(pid, 0)
-print(int((time.perf_counter() - t0) / 1000 * 1e6))'; }
+t1000() { echo $(( $(forkexec 1000 1) / 1000 )); }
 for r in 1 2 3 4 5; do
 	a=$(t1000)
 	./iodig stacks -U --ready-file /tmp/iodig-bench-ready >/dev/null 2>&1 & p=$!
