@@ -207,4 +207,22 @@ static __always_inline __u32 folio_pages(struct folio *folio)
 	return 1U << (f1 & 0xff);
 }
 
+/*
+ * The address_space of the file a page is in (0 if none, or anonymous: its
+ * mapping has a low bit set).  A bio can start inside a large folio, at a
+ * tail page, whose `mapping` is not the file's (TAIL_MAPPING): the folio's
+ * head holds it, found through compound_head with bit 0 set (1d798ca3f164,
+ * "mm: make compound_head() robust", 4.4).
+ */
+static __always_inline __u64 page_file_mapping(struct page *page)
+{
+	unsigned long head = BPF_CORE_READ(page, compound_head);
+	__u64 mapping;
+
+	if (head & 1)
+		page = (struct page *)(head - 1);
+	mapping = (__u64)BPF_CORE_READ(page, mapping);
+	return mapping & 3 ? 0 : mapping;
+}
+
 #endif

@@ -308,8 +308,7 @@ int BPF_PROG(life_dirty, struct folio *folio, struct address_space *mapping)
 	return 0;
 }
 
-/* A write's first page's file (its address_space; anonymous pages, whose
- * mapping has low bits set, have none), and who last dirtied it, if not pid. */
+/* A write's first page's file, and who last dirtied it, if not pid. */
 static __always_inline __u32 bio_dirtier(struct bio *bio, __u32 pid)
 {
 	struct life_dirtier *d;
@@ -317,8 +316,8 @@ static __always_inline __u32 bio_dirtier(struct bio *bio, __u32 pid)
 
 	if ((bio->bi_opf & REQ_OP_MASK_) != 1 || !bio->bi_vcnt)	/* REQ_OP_WRITE */
 		return 0;
-	mapping = ptr_val(bio->bi_io_vec->bv_page->mapping);
-	if (!mapping || (mapping & 3))
+	mapping = page_file_mapping(bio->bi_io_vec->bv_page);
+	if (!mapping)
 		return 0;
 	d = bpf_map_lookup_elem(&dirtiers, &mapping);
 	return d && d->pid != pid ? d->pid : 0;
