@@ -43,15 +43,9 @@ echo "|---|---:|---:|"
 echo "| none | $((base / 1000)) | |"
 for tool in "iodig exec" "execsnoop"; do
 	case $tool in
-	"iodig exec") ./iodig exec --ready-file /tmp/iodig-bench-ready >/dev/null 2>&1 & ;;
-	execsnoop) execsnoop >/dev/null 2>&1 & ;;
+	"iodig exec") iodig_bg exec ;;
+	execsnoop) execsnoop >/dev/null 2>&1 & p=$!; sleep 2 ;;
 	esac
-	p=$!
-	if [ "$tool" = "iodig exec" ]; then
-		while [ ! -s /tmp/iodig-bench-ready ]; do sleep 0.05; done; rm -f /tmp/iodig-bench-ready
-	else
-		sleep 2
-	fi
 	x=$(t)
 	kill -INT $p; wait $p || true
 	echo "| $tool | $((x / 1000)) | +$(( (x - base) / 1000 )).$(( ( (x - base) % 1000) / 100 )) us |"
@@ -68,8 +62,7 @@ echo "|---|---:|---:|"
 t1000() { echo $(( $(forkexec 1000 1) / 1000 )); }
 for r in 1 2 3 4 5; do
 	a=$(t1000)
-	./iodig stacks -U --ready-file /tmp/iodig-bench-ready >/dev/null 2>&1 & p=$!
-	while [ ! -s /tmp/iodig-bench-ready ]; do sleep 0.05; done; rm -f /tmp/iodig-bench-ready
+	iodig_bg stacks -U
 	b=$(t1000)
 	kill -INT $p; wait $p || true
 	echo "| $r | $a | $b |"
@@ -97,8 +90,7 @@ echo "| tool | pages dirtied | BPF ns each |"
 echo "|---|---:|---:|"
 for tool in "iodig top" bpftrace; do
 	if [ "$tool" = "iodig top" ]; then
-		./iodig top -b 1 --ready-file /tmp/iodig-bench-ready >/dev/null 2>&1 & p=$!
-		while [ ! -s /tmp/iodig-bench-ready ]; do sleep 0.05; done; rm -f /tmp/iodig-bench-ready
+		iodig_bg top -b 1
 		prog=life_dirty
 	else
 		bpftrace -e 'tracepoint:writeback:writeback_dirty_folio { @[pid, comm] = count(); }' >/dev/null 2>&1 & p=$!

@@ -10,3 +10,13 @@ dd if=/dev/zero of="$dev" bs=1M count=256 oflag=direct status=none
 n=${dev#/dev/}
 echo "kernel $(uname -r), $(nproc) CPUs, device $n on /dev/shm; $(date -u +%F)"
 echo
+
+# iodig_bg ARGS...: ./iodig ARGS in the background, output dropped, back once
+# it is attached (its --ready-file); its pid in $p
+iodig_bg() {
+	local r
+	r=$(mktemp -u /tmp/iodig-bench-ready.XXXXXX)
+	./iodig "$@" --ready-file "$r" >/dev/null 2>&1 & p=$!
+	while [ ! -s "$r" ]; do kill -0 "$p" 2>/dev/null || { echo "iodig $* exited before it was ready" >&2; return 1; }; sleep 0.05; done
+	rm -f "$r"
+}

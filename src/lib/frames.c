@@ -89,7 +89,6 @@ void frames__user(struct frames *fr, struct usyms *us, uint32_t pid, const uint6
 
 	if (!alloc(fr, n * INLINE_MAX, true))
 		return;
-	usyms__poll(us);	/* the mappings of processes made since */
 	for (int i = 0; i < n; i++) {
 		struct usym s[INLINE_MAX];
 		/* every frame but the innermost is a return address: name the call */
@@ -353,7 +352,7 @@ void ustacks__scan(struct ustacks *c, struct usyms *us, int keys_fd, size_t key_
 	size_t sorted = c->n;
 
 	assert(key_size <= sizeof(k) && depth <= 127);
-	usyms__poll(us);
+	usyms__poll(us);	/* stacks and func drain mapping records here, every scan */
 	while (!bpf_map_get_next_key(keys_fd, prev, next)) {
 		struct ustack u = {};
 		int n;

@@ -99,6 +99,13 @@ static void pmaps_clear(struct pmaps *p)
 	p->n = 0;
 }
 
+static void pmaps_free(struct pmaps *p)
+{
+	pmaps_clear(p);
+	free(p->m);
+	free(p);
+}
+
 static struct pmaps *pmaps_get(struct umaps *m, pid_t pid)
 {
 	struct pmaps **p = slot(m, pid);
@@ -300,9 +307,7 @@ void umaps__poll(struct umaps *m)
 
 			if (x->exited_ns && now - x->exited_ns > UMAPS_KEEP_NS) {
 				*p = x->next;
-				pmaps_clear(x);
-				free(x->m);
-				free(x);
+				pmaps_free(x);
 			} else {
 				p = &x->next;
 			}
@@ -337,9 +342,7 @@ void umaps__free(struct umaps *m)
 			struct pmaps *x = m->b[i];
 
 			m->b[i] = x->next;
-			pmaps_clear(x);
-			free(x->m);
-			free(x);
+			pmaps_free(x);
 		}
 	free(m);
 }

@@ -311,6 +311,20 @@ static bool build_id_is(int fd, const struct umap *m)
  * or the debug file of the build-id (it keeps the program headers), each
  * checked against the build-id.  -1 if none.
  */
+/* What was found for m's build-id, path NULL for nothing: kept, so each
+ * build-id is looked for once. */
+static void bid_remember(struct usyms *u, const struct umap *m, const char *path)
+{
+	struct bid_file *b;
+
+	if (!m->build_id_len || !(b = realloc(u->bids, (u->nbids + 1) * sizeof(*b))))
+		return;
+	u->bids = b;
+	b = &u->bids[u->nbids++];
+	*b = (struct bid_file){ .len = m->build_id_len, .path = path ? strdup(path) : NULL };
+	memcpy(b->id, m->build_id, m->build_id_len);
+}
+
 static int open_mapped(struct usyms *u, pid_t pid, const struct umap *m, char **name)
 {
 	char cand[4][4200];
@@ -341,22 +355,14 @@ static int open_mapped(struct usyms *u, pid_t pid, const struct umap *m, char **
 			continue;
 		if (build_id_is(fd, m)) {
 			*name = strdup(cand[i]);
-			if (!b && m->build_id_len && (b = realloc(u->bids, (u->nbids + 1) * sizeof(*b)))) {
-				u->bids = b;
-				b = &u->bids[u->nbids++];
-				*b = (struct bid_file){ .len = m->build_id_len, .path = strdup(cand[i]) };
-				memcpy(b->id, m->build_id, m->build_id_len);
-			}
+			if (!b)
+				bid_remember(u, m, cand[i]);
 			return fd;
 		}
 		close(fd);
 	}
-	if (!b && m->build_id_len && (b = realloc(u->bids, (u->nbids + 1) * sizeof(*b)))) {
-		u->bids = b;	/* not found: not looked for again */
-		b = &u->bids[u->nbids++];
-		*b = (struct bid_file){ .len = m->build_id_len };
-		memcpy(b->id, m->build_id, m->build_id_len);
-	}
+	if (!b)
+		bid_remember(u, m, NULL);
 	return -1;
 }
 

@@ -78,11 +78,14 @@ unshare -m --propagation private sh -c "mount -t tmpfs none '$T/ns' && cp '$T/st
 	|| die "the namespaced run failed"
 [ -e "$T/ns/sl" ] && die "the binary is visible outside its namespace"
 stop_iodig
-NS=$(cat "$T/pid.ns")
-assert_eq "$(st "$T/ns.json" "$NS" | jq -c '[.count, [.user[:5][].sym]]')" '[20,["inner","through","middle","outer","main"]]' \
-	"stripped, deleted, in another mount namespace: frames named from the build-id's debug file"
-st "$T/ns.json" "$NS" | jq -e ".user[0].where | endswith(\"stackload.c:$line\")" >/dev/null || die "line: $(st "$T/ns.json" "$NS" | jq -c '.user[0]')"
-ok "and its line"
+# named FILE PID N WHAT: PID's stack in FILE holds its N reads, every frame
+# named, and inner at the read's line
+named() {
+	assert_eq "$(st "$1" "$2" | jq -c '[.count, [.user[:5][].sym]]')" "[$3,[\"inner\",\"through\",\"middle\",\"outer\",\"main\"]]" "$4"
+	st "$1" "$2" | jq -e ".user[0].where | endswith(\"stackload.c:$line\")" >/dev/null || die "line: $(st "$1" "$2" | jq -c '.user[0]')"
+	ok "and its line"
+}
+named "$T/ns.json" "$(cat "$T/pid.ns")" 20 "stripped, deleted, in another mount namespace: frames named from the build-id's debug file"
 
 # 2c. processes that exit before the first stack scan (100 ms): named from
 # the mappings the kernel reported as they were made (perf mmap2 records
@@ -105,11 +108,7 @@ start_iodig "$T/gone.json" stacks -d "$d" -U --json
 "$T/sl-gone" "$T/go7" "$L" 6 now > "$T/pid.gone"; rm "$T/sl-gone"
 sleep 0.3
 stop_iodig
-G=$(cat "$T/pid.gone")
-assert_eq "$(st "$T/gone.json" "$G" | jq -c '[.count, [.user[:5][].sym]]')" '[6,["inner","through","middle","outer","main"]]' \
-	"stripped, exited and deleted before any scan: named from the build-id's debug file"
-st "$T/gone.json" "$G" | jq -e ".user[0].where | endswith(\"stackload.c:$line\")" >/dev/null || die "line: $(st "$T/gone.json" "$G" | jq -c '.user[0]')"
-ok "and its line"
+named "$T/gone.json" "$(cat "$T/pid.gone")" 6 "stripped, exited and deleted before any scan: named from the build-id's debug file"
 
 # 2b. JIT code, named by the process in /tmp/perf-PID.map
 start_iodig "$T/jit.json" stacks -d "$d" -U --json
