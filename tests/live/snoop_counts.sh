@@ -22,14 +22,22 @@ assert_eq "$(( $(jq -s '[.[] | select(.type == "summary")][0].completed' "$T/s.j
 assert_eq "$(jq -s '[.[] | select(.type == "summary")][0].lost' "$T/s.json")" 0 "lost"
 [ "$m" -gt 0 ] || die "the buffered writes were not merged (diskstats merges $m)"
 assert_eq "$(jq -s '[.[] | select(.type == "summary")][0].merges' "$T/s.json")" "$m" "merges = diskstats merges"
-# the flush machinery's own flush requests carry no bio: no Q, no submitter
-assert_eq "$(jq -s '[.[] | select(.type == "request" and .op != "flush" and (.pid == null or .pid == 0))] | length' "$T/s.json")" 0 "records without a submitter"
+# the flush machinery's own flush requests carry no bio: no Q, no submitter;
+# every other request has one, but where its bio's slot held another live
+# bio (a hash collision of two bio addresses, counted as untracked: seen in
+# 2 runs of 47, one request each)
+ut=$(jq -s '[.[] | select(.type == "summary")][0].untracked' "$T/s.json")
+[ "$ut" -le 2 ] || die "untracked: $ut requests lost their submitter to a slot collision (2 at most expected)"
+assert_eq "$(jq -s '[.[] | select(.type == "request" and .op != "flush" and (.pid == null or .pid == 0))] | length' "$T/s.json")" "$ut" "records without a submitter = the untracked counter"
 jq -e -s 'all(.[] | select(.type == "request");
 	.partial or (.q2g_ns + .g2i_ns + .i2d_ns + .d2c_ns == .q2c_ns))' "$T/s.json" >/dev/null ||
 	die "a complete record whose phases do not add up to Q2C"
 ok "phases add up to Q2C on every complete record"
-assert_eq "$(jq -s '[.[] | select(.type == "request" and .op != "flush" and (.seen | startswith("-")))] | length' "$T/s.json")" 0 "records without Q (all started after tracing)"
-# partial: the flush requests (no bio) and the empty preflush writes (never issued)
+assert_eq "$(jq -s '[.[] | select(.type == "request" and .op != "flush" and (.seen | startswith("-")))] | length' "$T/s.json")" "$ut" "records without Q (all started after tracing) = the untracked counter"
+# partial: the flush requests (no bio), the empty preflush writes (never
+# issued), and the untracked (issued, their Q lost)
 assert_eq "$(jq -s '[.[] | select(.type == "summary")][0].partial' "$T/s.json")" \
-	"$(jq -s '[.[] | select(.type == "request" and (.op == "flush" or (.issued | not)))] | length' "$T/s.json")" "partial = flushes + never issued"
-assert_eq "$(jq -s '[.[] | select(.type == "request" and .comm == "fio")] | length' "$T/s.json")" 3000 "fio's 3000 requests carry comm fio"
+	"$(jq -s '[.[] | select(.type == "request" and (.op == "flush" or (.issued | not) or .comm == null))] | length' "$T/s.json")" "partial = flushes + never issued + untracked"
+f=$(jq -s '[.[] | select(.type == "request" and .comm == "fio")] | length' "$T/s.json")
+[ "$f" -le 3000 ] && [ "$f" -ge $((3000 - ut)) ] || die "fio's requests with comm fio: $f, want 3000 (less $ut untracked at most)"
+ok "fio's requests carry comm fio: $f of 3000 ($ut untracked)"
