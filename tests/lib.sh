@@ -12,25 +12,45 @@ PIDS=()
 # so that helpers called in $(...) subshells can defer too.
 defer() { echo "$*" >> "$T/defer"; }
 
+# A verdict (fail or skip) given in a subshell, $(...) or a background
+# job, must end the test itself, whatever construct called the helper: the
+# subshell writes it to $T/verdict and signals the test's shell ($$ is that
+# shell's pid in every subshell), whose trap exits with it; cleanup also
+# reads the file, so a verdict can never be lost to a later "exit 0".
+VERDICT_PID=$$
+verdict() {	# CODE MESSAGE
+	[ -s "$T/verdict" ] || echo "$1" > "$T/verdict"
+	echo "$2" >&2
+	if [ "$BASHPID" != "$VERDICT_PID" ]; then
+		kill -USR1 "$VERDICT_PID" 2>/dev/null
+		exit "$1"
+	fi
+	exit "$1"
+}
+trap 'echo "  (the verdict came from a subshell)" >&2; exit "$(cat "$T/verdict" 2>/dev/null || echo 1)"' USR1
+
 cleanup() {
-	local p
+	local rc=$? last=$BASH_COMMAND p v
+	# a test that ends non-zero without a verdict says where it stopped
+	[ "$rc" != 0 ] && [ ! -s "$T/verdict" ] && echo "FAIL: the test exited $rc at: $last" >&2
 	for p in "${PIDS[@]}"; do [ -n "$p" ] && kill -INT "$p" 2>/dev/null; done
 	for p in "${PIDS[@]}"; do [ -n "$p" ] && wait "$p" 2>/dev/null; done
 	[ -f "$T/defer" ] && tac "$T/defer" | while read -r c; do eval "$c" >/dev/null 2>&1; done
+	v=$(cat "$T/verdict" 2>/dev/null)
 	rm -rf "$T"
+	[ -n "$v" ] && [ "$rc" = 0 ] && rc=$v
+	exit "$rc"
 }
 trap cleanup EXIT
 
 skip() {
 	if [ "${CI:-}" = true ]; then
-		echo "FAIL (CI may not skip): $*"
-		exit 1
+		verdict 1 "FAIL (CI may not skip): $*"
 	fi
-	echo "SKIP: $*"
-	exit 77
+	verdict 77 "SKIP: $*"
 }
 
-die() { echo "FAIL: $*"; exit 1; }
+die() { verdict 1 "FAIL: $*"; }
 ok() { echo "  ok: $*"; }
 
 assert_eq() {	# got want what
@@ -159,7 +179,7 @@ stall_load() {
 	f=$!
 	echo mq-deadline > /sys/block/$n/queue/scheduler
 	echo none > /sys/block/$n/queue/scheduler
-	wait $f
+	wait $f || die "the buffered fio writer failed"
 	sleep 0.3
 }
 
@@ -180,4 +200,56 @@ flip_scheduler() {
 # jsum FILE JQ_FILTER: sum of .count over hist objects that match the filter
 jcount() {
 	jq -s "[.[] | select(.type == \"hist\") | select($2) | .count] | add // 0" "$1"
+}
+
+# why_vs_clock JSON PID CLOCKFILE MIN_MS WHAT: each call record of PID in
+# iodig why's JSON against the helper's own CLOCK_MONOTONIC time of the same
+# call (tests/helpers/whyload.py writes CLOCKFILE): it starts inside the
+# helper's interval, its wall_ns is the helper's time within 2% or 50 us
+# (the helper's clock reads sit outside the system call), |unaccounted| is
+# at most 2% of it, and every helper call of MIN_MS or more has its record
+why_vs_clock() {
+	python3 - "$@" <<'PY' || die "$5: iodig why against the helper's own clock"
+import json, sys
+path, pid, clockfile, min_ms, what = sys.argv[1], int(sys.argv[2]), sys.argv[3], float(sys.argv[4]), sys.argv[5]
+recs = []
+for line in open(path):
+    try:
+        r = json.loads(line)
+    except ValueError:
+        continue
+    if r.get("type") == "call" and r.get("pid") == pid:
+        recs.append(r)
+clk = [tuple(int(x) for x in l.split()) for l in open(clockfile) if l.strip()]
+bad, worst_wall, worst_un = [], 0.0, 0.0
+matched = set()
+for r in recs:
+    hits = [i for i, (t0, t1, _) in enumerate(clk) if t0 <= r["ts_ns"] <= t1]
+    if len(hits) != 1:
+        bad.append("call at %d inside %d helper calls" % (r["ts_ns"], len(hits)))
+        continue
+    i = hits[0]
+    matched.add(i)
+    own = clk[i][1] - clk[i][0]
+    diff = own - r["wall_ns"]
+    if r["wall_ns"] > own or diff > max(0.02 * own, 50000):
+        bad.append("wall %d ns, the helper's %d ns" % (r["wall_ns"], own))
+    un = r["parts"]["unaccounted_ns"]
+    if abs(un) > 0.02 * r["wall_ns"]:
+        bad.append("unaccounted %d ns of %d" % (un, r["wall_ns"]))
+    worst_wall = max(worst_wall, diff / own if own else 0)
+    worst_un = max(worst_un, abs(un) / r["wall_ns"] if r["wall_ns"] else 0)
+    if sum(r["parts"].values()) != r["wall_ns"]:
+        bad.append("parts + unaccounted %d != wall %d" % (sum(r["parts"].values()), r["wall_ns"]))
+missing = [i for i, (t0, t1, _) in enumerate(clk) if (t1 - t0) >= min_ms * 1.1e6 and i not in matched]
+if missing:
+    bad.append("%d helper calls of %g ms or more without a record" % (len(missing), min_ms))
+if not recs:
+    bad.append("no call record of pid %d" % pid)
+if bad:
+    print("FAIL: %s: %s" % (what, "; ".join(bad[:5])))
+    sys.exit(1)
+print("  ok: %s: %d calls, wall within %.2f%% of the helper's own clock, |unaccounted| <= %.2f%%"
+      % (what, len(recs), 100 * worst_wall, 100 * worst_un))
+PY
 }

@@ -50,7 +50,7 @@ for i in $(seq 100); do grep -q libcrypto /proc/$PY/maps && break; sleep 0.05; d
 grep -q libcrypto /proc/$PY/maps || die "python3 did not map libcrypto"
 start_iodig "$T/g.json" func -p "$PY" libc:getpid --json
 touch "$T/go2"
-wait $PY
+wait $PY || die "the python3 calling getpid failed"
 for i in $(seq 40); do kill -0 "$IODIG_PID" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$IODIG_PID" 2>/dev/null && die "func -p still running 4 s after its process exited"
 wait "$IODIG_PID" || die "func exited non-zero after its process exited"

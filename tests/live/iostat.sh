@@ -11,7 +11,7 @@ start_iodig "$T/io.json" iostat -d "$n" --json 4 1
 iostat -x -y -d "$n" -o JSON 4 1 > "$T/sys.json" & J=$!
 sleep 0.7
 fio --name=x --filename="$L" --direct=1 --rw=randrw --bs=4k --size=32M --number_ios=3000 --ioengine=psync >/dev/null || die fio
-wait $J; wait "$IODIG_PID"; PIDS=()
+wait $J || die "iostat -x failed"; wait "$IODIG_PID" || die "iodig iostat failed"; PIDS=()
 python3 - "$T/io.json" "$T/sys.json" <<'PY' || die "iodig iostat and iostat -x differ"
 import json, sys
 me = [json.loads(l) for l in open(sys.argv[1]) if '"iostat"' in l][0]

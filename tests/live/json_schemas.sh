@@ -76,12 +76,13 @@ for i in range(100): os.getpid()
 time.sleep(0.3)' "$T/go" & PY=$!
 # until the dynamic loader has mapped libc (seen once: func looked while the
 # new image had only python3 and ld.so)
-for i in $(seq 100); do grep -q 'libc\.so' "/proc/$PY/maps" 2>/dev/null && break; sleep 0.02; done
+for i in $(seq 500); do grep -q 'libc\.so' "/proc/$PY/maps" 2>/dev/null && break; sleep 0.02; done
+grep -q 'libc\.so' "/proc/$PY/maps" || die "python3 had not mapped libc after 10 s"
 start_iodig "$T/func.json" func -U -p "$PY" libc:getpid --json
 touch "$T/go"
-wait $PY
+wait $PY || die "the python3 calling getpid failed"
 for i in $(seq 40); do kill -0 "$IODIG_PID" 2>/dev/null || break; sleep 0.1; done
-wait "$IODIG_PID"
+wait "$IODIG_PID" || die "func -U exited non-zero"
 PIDS=()
 check func.hist "$T/func.json" hist
 check func.interval_end "$T/func.json" interval_end

@@ -30,7 +30,7 @@ assert_eq "$(reqs "$T/fr-2.rec")" 50 "--keep 2: only the last 50 reads (the 100 
 fio --name=w --filename="$L" --direct=1 --rw=randread --bs=4k --size=32M --ioengine=libaio --iodepth=16 \
 	--rate_iops=100 --time_based --runtime=2 >/dev/null & F=$!
 sleep 0.5; flip_scheduler "$L" 3 "$T/flip.pid"
-wait $F
+wait $F || die fio
 for i in $(seq 30); do grep -q 'fr-3.rec' "$T/r.out.err" && break; sleep 0.1; done
 grep -qE "fr-3.rec: [0-9]+ records over .* \(Q2C p99 [0-9.]+ms > 10.00ms\)" "$T/r.out.err" || die "no trigger: $(cat "$T/r.out.err")"
 "$IODIG" replay --json "$T/fr-3.rec" > "$T/fr-3.json" || die "replay"

@@ -9,7 +9,7 @@ fio --name=r --filename="$L" --readonly --direct=1 --rw=randread --bs=4k --size=
 FIO=$!
 sleep 0.5
 start_iodig "$T/s.json" snoop -d "${L#/dev/}" --json
-wait $FIO
+wait $FIO || die fio
 stop_iodig
 partial=$(jq -s '[.[] | select(.type == "request" and (.seen | startswith("-")))] | length' "$T/s.json")
 [ "$partial" -ge 1 ] || die "no partial record though requests were in flight at start"

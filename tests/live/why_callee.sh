@@ -17,7 +17,7 @@ run() {	# NAME ARGS...: callee waiting for $T/go.NAME; pid in $P
 
 run o 20 3 7
 start_iodig "$T/o.json" why 5 -p "$P" --call "$B:outer" --into a,b --json
-touch "$T/go.o"; wait $J
+touch "$T/go.o"; wait $J || die "the helper failed"
 stop_iodig
 assert_eq "$(jq -s '[.[] | select(.type == "call" and .function == "outer")] | length' "$T/o.json")" 20 "outer() calls recorded"
 bad=$(jq -s '[.[] | select(.type == "call") | . as $c | ($c.children | map({(.function): .}) | add) as $k
@@ -33,7 +33,7 @@ ok "summary over 20 calls: a 30%, b 70%, self under 2%"
 
 run r 5 2 3 6
 start_iodig "$T/r.json" why 1 -p "$P" --call "$B:rec" --into outer,a,b,rec --json
-touch "$T/go.r"; wait $J
+touch "$T/go.r"; wait $J || die "the helper failed"
 stop_iodig
 assert_eq "$(jq -s '[.[] | select(.type == "call" and .function == "rec")] | length' "$T/r.json")" 5 "records for 5 outermost rec() calls (6 deep each)"
 bad=$(jq -s '[.[] | select(.type == "call") | (.children | map({(.function): .}) | add) as $k
