@@ -69,7 +69,9 @@ struct export_ctx {
 	int nqw;
 	uint64_t qw_dropped;
 	struct life_stats st;
-	uint64_t skipped, missed, bpf_ns, bpf_runs, scrapes;
+	uint64_t skipped;	/* the highest skipped seen: a counter may only rise,
+				 * and skipped can read a request low for an instant */
+	uint64_t missed, bpf_ns, bpf_runs, scrapes;
 	int ncpus;
 	struct http_server *http;
 };
@@ -159,7 +161,12 @@ static int collect(struct export_ctx *ec)
 			     take, ec);
 	read_slows(ec);
 	life__stats(&ec->l, &ec->st);
-	ec->skipped = life__skipped(&ec->l);
+	{
+		int64_t sk = life__skipped(&ec->l);
+
+		if (sk > 0 && (uint64_t)sk > ec->skipped)
+			ec->skipped = sk;
+	}
 	ec->missed = bpfenv__recursion_misses(sk->obj);
 	bpfenv__run_stats(sk->obj, &ns, &runs);
 	ec->bpf_ns = ns;

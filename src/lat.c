@@ -197,7 +197,8 @@ static int lat_series(struct lat_ctx *lc, struct lat_entry *e)
 /* lat's counters for one interval: the BPF side's, and two from elsewhere. */
 struct lat_values {
 	struct lat_stats d;
-	uint64_t missed, skipped;
+	uint64_t missed;
+	int64_t skipped;
 	uint64_t not_final;	/* partial completions and flush steps: life's name */
 };
 
@@ -212,26 +213,27 @@ static const struct counter lat_counters[] = {
 	  "device (empty preflush writes ended by the flush machinery); not in the device-time histogram" },
 	{ "not_final", LV(not_final), NULL },
 	{ "missed", LV(missed), "missed: %llu completions found a program already running on the CPU" },
-	{ "skipped", LV(skipped), SKIPPED_TEXT },
+	{ "skipped", LV(skipped), SKIPPED_TEXT, 0, 1 },
 };
 
 static uint64_t lat_seen(void *ctx)
 {
 	struct lat_ctx *lc = ctx;
 
-	return lc->skel->bss->stats.completed;
+	return lc->skel->bss->stats.ran;
 }
 
 static int lat_report(void *ctx, bool last)
 {
 	struct lat_ctx *lc = ctx;
-	uint64_t skipped = skipped__interval(&lc->skipped, lat_seen, lc);
+	int64_t skipped = skipped__interval(&lc->skipped, lat_seen, lc);
 	struct lat_stats now = lc->skel->bss->stats;
 	struct lat_values v = { .missed = bpfenv__recursion_misses(lc->skel->obj), .skipped = skipped };
 	int err = lat_collect(lc);
 
 	if (err)
 		return err;
+	now.completed = now.ran - now.partial_done - now.flush_steps - now.other_part;
 	counters__delta(&v.d, &now, &lc->last, sizeof(v.d));
 	v.not_final = v.d.partial_done + v.d.flush_steps;
 	report__begin(&lc->r, last);
@@ -318,7 +320,8 @@ int cmd_lat(int argc, char **argv)
 		err = bpfenv__fail("attaching to block tracepoints", err);
 		goto out;
 	}
-	skipped__start(&lc.skipped, o.sel.part ? o.sel.part : o.sel.disk, lat_seen, &lc);
+	if ((err = skipped__start(&lc.skipped, o.sel.disk, lat_seen, &lc)))
+		warnf(SKIPPED_OFF, strerror(-err));
 	run__signals();
 	if ((err = run__ready(o.c.ready_file, "Tracing block I/O... Hit Ctrl-C to end.")))
 		goto out;
@@ -327,6 +330,7 @@ int cmd_lat(int argc, char **argv)
 	o.loop.ctx = &lc;
 	err = run__loop(&o.loop);
 out:
+	skipped__stop(&lc.skipped, lat_seen, &lc);
 	bpf_link__destroy(lc.issue_link);
 	lat_bpf__destroy(lc.skel);
 	reqflags__free(&lc.rf);	/* a no-op when never loaded */

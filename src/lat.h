@@ -24,8 +24,12 @@ struct lat_stats {
 	__u64 flush_steps;	/* flush-sequence data steps (counted at its end) */
 	__u64 not_issued;	/* completed without reaching the device: empty
 				 * preflush writes ended by the flush machinery */
-	__u64 completed;	/* final completions on the disks asked for,
-				 * before the cgroup filter (skipped.h) */
+	__u64 ran;		/* block_rq_complete hits on the disks asked for,
+				 * counted first (skipped.h) */
+	__u64 other_part;	/* on the disk, not the partition asked for */
+	__u64 completed;	/* final completions on the disks (partition)
+				 * asked for, before the cgroup filter: the user
+				 * side's ran - partial_done - flush_steps - other_part */
 };
 
 #define LAT_MAX_KEYS 1024

@@ -25,9 +25,6 @@ static inline const char *disk_label(const struct lat_opts *o, uint32_t dev)
 	return o->sel.part ? o->sel.name : disks__name(dev);
 }
 
-#define SKIPPED_TEXT "skipped: %llu requests completed (the kernel counted them in /sys/block/*/stat) " \
-	"but the kernel ran no BPF program for them: not in the histograms"
-
 /* lat --phases: histograms per disk and phase.  Returns the exit status. */
 int lat__phases(struct lat_opts *o, uint64_t cgid);
 

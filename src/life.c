@@ -118,7 +118,7 @@ static uint64_t life_seen(void *ctx)
 	struct life_stats s;
 
 	life__stats(ctx, &s);
-	return s.completed;
+	return s.ran;
 }
 
 int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, void *ctx)
@@ -210,7 +210,8 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 		return bpfenv__fail("attaching to tracepoints", err);
 	l->last_sweep = run__mono_ns();
 	if (block)
-		skipped__start(&l->skipped, cfg->part ? cfg->part : cfg->dev, life_seen, l);
+		if ((err = skipped__start(&l->skipped, cfg->dev, life_seen, l)))
+			warnf(SKIPPED_OFF, strerror(-err));
 	if (block && !l->watch) {	/* watched slots are never freed: no sweep */
 		l->slots = mmap(NULL, sizeof(struct life_slot) * LIFE_SLOTS, PROT_READ | PROT_WRITE,
 				MAP_SHARED, bpf_map__fd(sk->maps.bios), 0);
@@ -286,12 +287,12 @@ int life__poll(struct life *l, int timeout_ms)
 	return run__flush() ? 1 : 0;
 }
 
-uint64_t life__skipped(struct life *l)
+int64_t life__skipped(struct life *l)
 {
 	return skipped__update(&l->skipped, life_seen, l);
 }
 
-uint64_t life__skipped_interval(struct life *l)
+int64_t life__skipped_interval(struct life *l)
 {
 	return skipped__interval(&l->skipped, life_seen, l);
 }
@@ -337,11 +338,12 @@ void life__stats(struct life *l, struct life_stats *s)
 	if (ncpu > 0) {
 		__u64 n[ncpu];
 
-		s->completed = 0;
+		s->ran = 0;
 		if (!bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.completions), &zero, n))
 			for (int i = 0; i < ncpu; i++)
-				s->completed += n[i];
+				s->ran += n[i];
 	}
+	s->completed = s->ran - s->not_final - s->other_part;
 }
 
 void life__stop(struct life *l)

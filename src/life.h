@@ -164,7 +164,11 @@ struct life_stats {
 	__u64 not_issued;	/* completed without an issue (empty preflush) */
 	__u64 not_final;	/* block_rq_complete for part of a request, or a
 				 * flush sequence's data step: counted at its end */
-	__u64 other_disk;	/* completions on disks (or partitions) not asked for */
+	__u64 other_disk;	/* completions on disks not asked for */
+	__u64 other_part;	/* on the disk, not on the partition asked for */
+	__u64 ran;		/* user side: block_rq_complete hits on the disks
+				 * asked for, counted first (skipped.h);
+				 * completed = ran - not_final - other_part */
 	__u64 unseen_end;	/* requests whose completion ran no program (the
 				 * kernel skipped it: skipped.h): their bio came
 				 * back through block_bio_queue (freed and reused)

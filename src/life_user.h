@@ -71,9 +71,9 @@ void life__drain(struct life *l);
 void life__stats(struct life *l, struct life_stats *s);
 /* Requests the kernel completed on the disks traced that no program saw
  * (skipped.h); final once detached. */
-uint64_t life__skipped(struct life *l);
+int64_t life__skipped(struct life *l);
 /* ... since the last call (for interval reports). */
-uint64_t life__skipped_interval(struct life *l);
+int64_t life__skipped_interval(struct life *l);
 void life__stop(struct life *l);
 
 /* "Q2G" ... "Q2C" */

@@ -67,7 +67,8 @@ static int cmp_disk(const void *a, const void *b)
 
 struct phases_values {
 	uint64_t partial, untracked, map_full, completed, not_final, in_flight, unseen_end,
-		 missed, skipped;
+		 missed;
+	int64_t skipped;
 };
 
 #define PV(f) offsetof(struct phases_values, f)
@@ -83,7 +84,7 @@ static const struct counter phases_counters[] = {
 	{ "unseen_end", PV(unseen_end), "unseen: %llu requests followed from submission whose "
 	  "completion ran no BPF program (see skipped); not in the phases" },
 	{ "missed", PV(missed), "missed: %llu completions found a program already running on the CPU" },
-	{ "skipped", PV(skipped), SKIPPED_TEXT },
+	{ "skipped", PV(skipped), SKIPPED_TEXT, 0, 1 },
 };
 
 static int phases_report(void *ctx, bool last)
@@ -93,7 +94,7 @@ static int phases_report(void *ctx, bool last)
 	__u32 old = histmap__flip(&sk->bss->epoch);
 	struct life_stats s, d;
 	struct phases_values v;
-	uint64_t skipped;
+	int64_t skipped;
 	int err;
 
 	pc->nd = 0;

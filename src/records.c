@@ -345,7 +345,8 @@ void printer__summary_of(struct life *l, struct req_summary *sum)
 struct summary_values {
 	uint64_t completed, records, lost, partial, untracked, not_issued, merges, splits,
 		 requeues, abandoned, in_flight, unseen_end, unstamped, watch_full, missed,
-		 skipped, queue_write_stalls;
+		 queue_write_stalls;
+	int64_t skipped;
 };
 
 enum { FOLLOWED = 1, WATCHED = 2 };	/* what a run keeps (struct counter.only) */
@@ -368,7 +369,7 @@ static const struct counter summary_counters[] = {
 	{ "unstamped", SV(unstamped), "%llu without a Q stamp", WATCHED },
 	{ "watch_full", SV(watch_full), "%llu with the watch list full", WATCHED },
 	{ "missed", SV(missed), "%llu missed (a program already running on the CPU)" },
-	{ "skipped", SV(skipped), "%llu skipped (completed, but the kernel ran no BPF program for them)" },
+	{ "skipped", SV(skipped), "%lld skipped (completed, but the kernel ran no BPF program for them)", 0, 1 },
 	{ "queue_write_stalls", SV(queue_write_stalls), "%llu stalls named a queue write" },
 };
 
@@ -378,7 +379,7 @@ void printer__summary(struct req_printer *p, const struct req_summary *sum)
 	struct summary_values v = {
 		s->completed, s->records, s->lost, s->partial, s->untracked, s->not_issued,
 		s->merges, s->splits, s->requeues, s->abandoned, sum->in_flight, s->unseen_end,
-		s->unstamped, s->watch_full, sum->missed, sum->skipped, p->attributed,
+		s->unstamped, s->watch_full, sum->missed, p->attributed, sum->skipped,
 	};
 	unsigned mode = sum->followed ? FOLLOWED : WATCHED;
 

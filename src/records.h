@@ -26,7 +26,8 @@ struct req_summary {
 	uint32_t sysfs_on;	/* queue writes were watched */
 	uint32_t pad;
 	struct life_stats s;
-	uint64_t in_flight, missed, skipped;
+	uint64_t in_flight, missed;
+	int64_t skipped;	/* signed: skipped.h */
 };
 
 struct req_printer {

@@ -418,8 +418,8 @@ static void overhead(struct rep *p)
 		put(p, "<tr><td>records lost (ring buffer full)</td><td>%llu</td></tr>\n", (unsigned long long)s->lost);
 		put(p, "<tr><td>partial (Q, G or D not seen)</td><td>%llu</td></tr>\n", (unsigned long long)s->partial);
 		put(p, "<tr><td>untracked (slot taken)</td><td>%llu</td></tr>\n", (unsigned long long)s->untracked);
-		put(p, "<tr><td>skipped (the kernel ran no program)</td><td>%llu</td></tr>\n",
-		    (unsigned long long)p->sum.skipped);
+		put(p, "<tr><td>skipped (the kernel ran no program)</td><td>%lld</td></tr>\n",
+		    (long long)p->sum.skipped);
 		put(p, "<tr><td>missed (a program already running)</td><td>%llu</td></tr>\n",
 		    (unsigned long long)p->sum.missed);
 	} else {

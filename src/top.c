@@ -84,7 +84,8 @@ struct top_ctx {
 };
 
 struct top_values {
-	uint64_t completed, map_full, unattributed, skipped;
+	uint64_t completed, map_full, unattributed;
+	int64_t skipped;
 };
 
 #define TV(f) offsetof(struct top_values, f)
@@ -93,8 +94,8 @@ static const struct counter top_counters[] = {
 	{ "unattributed", TV(unattributed), "unattributed: %llu requests not seen at submission "
 	  "(started before tracing, or a flush): pid 0" },
 	{ "map_full", TV(map_full), "lost: %llu requests found the table full" },
-	{ "skipped", TV(skipped), "skipped: %llu requests completed that the kernel ran no BPF "
-	  "program for (/sys/block/*/stat): in no row" },
+	{ "skipped", TV(skipped), "skipped: %lld requests completed that the kernel ran no BPF "
+	  "program for (a perf counter of block_rq_complete saw them): in no row", 0, 1 },
 };
 
 static int cmp_io(const void *a, const void *b)

@@ -43,19 +43,6 @@ struct {
 	__type(value, __u64);
 } own_start SEC(".maps");
 
-static __always_inline bool filtered(struct request *rq, __u32 *dev)
-{
-	if (targ_per_disk || filter_dev)
-		*dev = gendisk_dev(rq_gendisk(rq));
-	if (!rq_wanted(rq, *dev))
-		return true;
-	/* every completion on the disks asked for, for the skipped count */
-	__sync_fetch_and_add(&stats.completed, 1);
-	if (!cgroup_wanted(rq->bio))
-		return true;
-	return false;
-}
-
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(lat_issue, struct request *rq)
 {
@@ -73,6 +60,15 @@ int BPF_PROG(lat_complete, struct request *rq, int error, unsigned int nr_bytes)
 	__u64 start, now;
 	__u32 ep;
 
+	if (targ_per_disk || filter_dev)
+		key.dev = gendisk_dev(rq_gendisk(rq));
+	if (filter_dev && key.dev != filter_dev)
+		return 0;
+	/* Every hit on the disks asked for, before any return of iodig's own:
+	 * the kernel's perf count of the tracepoint less this is what the
+	 * kernel ran no program for (skipped.h).  The user side derives
+	 * `completed` from it and the returns below, so one atomic a request. */
+	__sync_fetch_and_add(&stats.ran, 1);
 	/* Partial completions and flush-sequence data steps: wait for the end. */
 	if (nr_bytes < rq->__data_len) {
 		__sync_fetch_and_add(&stats.partial_done, 1);
@@ -82,7 +78,11 @@ int BPF_PROG(lat_complete, struct request *rq, int error, unsigned int nr_bytes)
 		__sync_fetch_and_add(&stats.flush_steps, 1);
 		return 0;
 	}
-	if (filtered(rq, &key.dev))
+	if (filter_part && rq_part_dev(rq) != filter_part) {
+		__sync_fetch_and_add(&stats.other_part, 1);
+		return 0;
+	}
+	if (!cgroup_wanted(rq->bio))
 		return 0;
 	if (!targ_per_disk)
 		key.dev = 0;

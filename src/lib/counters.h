@@ -41,7 +41,8 @@ static inline void counters__sum_cpus(void *sum, const void *percpu, int ncpus, 
 /*
  * A command's counters, described once: JSON and text both read the table,
  * so no report writes a counter field by field, and a fact keeps one name.
- * Each counter is a uint64_t at `off` in the struct the table describes.
+ * Each counter is a uint64_t (or, with sgn, an int64_t) at `off` in the struct
+ * the table describes.
  */
 struct counter {
 	const char *name;	/* JSON key (docs and tests use the same) */
@@ -49,6 +50,7 @@ struct counter {
 	const char *text;	/* text: a printf format with one %llu, or NULL */
 	unsigned only;		/* 0: always kept; else the modes that keep it
 				 * (JSON null, and no text, in the others) */
+	int sgn;		/* an int64_t, a remainder shown signed (text: %lld) */
 };
 
 #define COUNTERS_N(t) (sizeof(t) / sizeof((t)[0]))

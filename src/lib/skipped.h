@@ -1,40 +1,50 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Requests the kernel completed but never showed to BPF.
+ * Completions the kernel fired block_rq_complete for but ran no iodig
+ * program for, measured, not inferred.
  *
- * On 6.18 a few block_rq_complete hits a second reach ftrace but run no BPF
- * program at all: not iodig's, not bpftrace's, and no recursion miss is
- * counted (docs/DESIGN.md, "Skipped completions").  Nothing in BPF can see
- * them, so they are counted from the kernel's own per-disk counters: the
- * completions in /sys/block/DISK/stat since tracing began, less those the
- * programs saw.  The count is exact on a disk idle at both ends; requests in
- * completion at the instant tracing starts can be off by those few.
+ * Two counts of the same tracepoint, on the same disk: the kernel's own (a
+ * counting perf event per CPU with a "dev == DISK" filter, tpcount.h: no BPF
+ * involved) and the programs' (a counter at their very first instruction
+ * after the disk check, before any early return of iodig's own).  skipped
+ * is the first minus the second.  iodig's own early returns (partial
+ * completions, flush steps, partitions and cgroups not asked for, full maps)
+ * are counted apart and are never in it.  docs/DESIGN.md, "Skipped
+ * completions", says what was measured and where the kernel drops them.
  */
 #ifndef IODIG_SKIPPED_H
 #define IODIG_SKIPPED_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "tpcount.h"
 
 struct skipped {
-	uint32_t dev;		/* one disk, or 0: every blk-mq disk */
-	bool on;		/* the kernel's counters could be read */
-	uint64_t disk0, seen0;	/* both counts when tracing began */
-	uint64_t total;		/* skipped so far (never goes down) */
-	uint64_t taken;		/* of which skipped__interval() has reported */
+	bool on;		/* the kernel's count could be opened */
+	int err;		/* why not, a negative errno */
+	struct tpcount fired;	/* the kernel's count of the tracepoint's hits */
+	uint64_t fired0, ran0;	/* both counts when tracing began */
+	int64_t total;		/* fired - ran since start: signed, never clamped */
+	int64_t taken;		/* of which skipped__interval() has reported */
 };
 
-/* Completions the kernel counted on this disk (0: on every request-based
- * disk): reads, writes, discards and flushes of /sys/block/DISK/stat. */
-int skipped__disk_completions(uint32_t dev, uint64_t *n);
-/* What the programs have seen complete so far. */
+/* The counter's text line (lat, phases), and the warning when the kernel's
+ * own count cannot be opened (one argument: why). */
+#define SKIPPED_TEXT "skipped: %lld requests completed (a perf counter of block_rq_complete saw them) " \
+	"but the kernel ran no BPF program for them: not in the histograms"
+#define SKIPPED_OFF "skipped is not measured (no perf counter on block:block_rq_complete: %s); it reads 0"
+
+/* What the programs have counted at entry on that disk so far. */
 typedef uint64_t (*skipped_seen_fn)(void *ctx);
-/* Call right after attaching. */
-void skipped__start(struct skipped *s, uint32_t dev, skipped_seen_fn seen, void *ctx);
-/* Skipped since start. */
-uint64_t skipped__update(struct skipped *s, skipped_seen_fn seen, void *ctx);
+/* Call right after attaching: disk is the whole disk the programs count
+ * (0: every disk).  Returns 0, or a negative errno when the kernel's count
+ * cannot be opened (then skipped stays 0 and skipped__why() says so). */
+int skipped__start(struct skipped *s, uint32_t disk, skipped_seen_fn seen, void *ctx);
+/* Skipped since start.  Hits in flight between the two probes can make it
+ * lower by a request for an instant, never higher (skipped.c). */
+int64_t skipped__update(struct skipped *s, skipped_seen_fn seen, void *ctx);
 /* Skipped since the last call (an interval report's share). */
-uint64_t skipped__interval(struct skipped *s, skipped_seen_fn seen, void *ctx);
+int64_t skipped__interval(struct skipped *s, skipped_seen_fn seen, void *ctx);
 /* The last update, before detaching: the count stays as it is after. */
 void skipped__stop(struct skipped *s, skipped_seen_fn seen, void *ctx);
 

@@ -1,0 +1,53 @@
+# skipped, measured against the kernel's own count of the tracepoint: a
+# counting perf event on block:block_rq_complete for the disk (perf stat,
+# no BPF), around the whole run.  The tracepoint fires once for each
+# request the kernel accounts (perf's count = /proc/diskstats), and what
+# iodig saw plus what it says it skipped is exactly perf's count; skipped
+# is at most 1 in 10,000.  Run quiet and with a busy loop on every CPU.
+. "$(dirname "$0")/../lib.sh"
+need_root_bpf
+command -v perf >/dev/null || skip "needs perf (linux-perf)"
+L=$(loopdev 256); n=${L#/dev/}
+devt=$(( ($(cut -d: -f1 /sys/block/$n/dev) << 20) | $(cut -d: -f2 /sys/block/$n/dev) ))
+
+total() { awk -v d="$1" '$3 == d { print $4 + $8 + $15 + $19 }' /proc/diskstats; }
+
+# run NAME JQ IODIG_ARGS...: perf counts the disk's completions while iodig
+# traces fio's I/O; prints "perf diskstats" and JQ's "completed skipped missed"
+run() {
+	local name=$1 jqf=$2 d0 d1 P
+	shift 2
+	perf stat -a -x, -e block:block_rq_complete --filter "dev == $devt" -o "$T/$name.perf" -- \
+		sh -c "while [ ! -e $T/$name.stop ]; do sleep 0.05; done" >/dev/null 2>"$T/$name.perf.err" & P=$!
+	defer "touch $T/$name.stop"
+	sleep 0.5
+	d0=$(total "$n")
+	start_iodig "$T/$name.json" "$@" --json -d "$n"
+	fio --name=x --filename="$L" --direct=1 --rw=randrw --bs=4k --size=200M --ioengine=libaio \
+	    --iodepth=16 --runtime=4 --time_based --output-format=json > "$T/$name.fio" || die fio
+	settle "$L"
+	stop_iodig
+	d1=$(total "$n")
+	touch "$T/$name.stop"; wait $P || die "perf stat failed: $(cat "$T/$name.perf.err")"; [ -s "$T/$name.perf" ] || die "perf stat: $(cat "$T/$name.perf.err")"
+	echo "$(awk -F, '/block_rq_complete/ { print $1 }' "$T/$name.perf") $((d1 - d0)) $(jq -s -r "$jqf" "$T/$name.json")"
+}
+
+check() {	# NAME WHAT "perf diskstats completed skipped missed"
+	set -- "$1" "$2" $3
+	local name=$1 what=$2 perf=$3 disk=$4 seen=$5 sk=$6 missed=$7
+	fio_ios=$(jq '[.jobs[] | .read.total_ios + .write.total_ios] | add' "$T/$name.fio")
+	[ "$perf" -ge "$fio_ios" ] || die "$what: perf counted $perf completions, fewer than fio's $fio_ios"
+	assert_eq "$perf" "$disk" "$what: perf's block_rq_complete count = /proc/diskstats completions"
+	assert_eq "$((seen + sk))" "$perf" "$what: iodig's completed $seen + skipped $sk = perf's count"
+	[ "$sk" -ge 0 ] && [ $((sk * 10000)) -le "$perf" ] || die "$what: skipped $sk of $perf is more than 1 in 10,000 (or negative)"
+	ok "$what: skipped $sk of $perf (at most 1 in 10,000), missed $missed"
+}
+
+LAT='[.[] | select(.type == "interval_end")] | [(map(.completed) | add), (map(.skipped) | add), (map(.missed) | add)] | @tsv'
+PH='[.[] | select(.type == "interval_end")] | [(map(.completed) | add), (map(.skipped) | add), (map(.missed) | add)] | @tsv'
+check lat "lat" "$(run lat "$LAT" lat)"
+check ph "lat --phases" "$(run ph "$PH" lat --phases)"
+# the same with every CPU busy (the kernel skips more when its CPUs are)
+for c in $(seq "$(nproc)"); do timeout 60 sh -c 'while :; do :; done' & defer "kill $! 2>/dev/null"; done
+check latb "lat, CPUs busy" "$(run latb "$LAT" lat)"
+check phb "lat --phases, CPUs busy" "$(run phb "$PH" lat --phases)"
