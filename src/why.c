@@ -369,7 +369,9 @@ static void print_call_json(struct why_ctx *wc, const struct why_call *c, const 
 		json__ku64(j, part_json[p], c->part[p]);
 		sum += c->part[p];
 	}
-	json__ku64(j, "unaccounted_ns", c->end - c->start > sum ? c->end - c->start - sum : 0);
+	/* signed, never clamped: negative would mean time counted twice */
+	json__key(j, "unaccounted_ns");
+	json__i64(j, (int64_t)(c->end - c->start) - (int64_t)sum);
 	json__obj_end(j);
 	json__key(j, "lock");
 	if (c->lock_max) {
@@ -495,8 +497,8 @@ static void print_call_text(struct why_ctx *wc, const struct why_call *c, const 
 		if (p == WP_LOCK && c->lock_max)
 			printf(" [%s]", lock_kind(c->lock_flags));
 	}
-	if (wall > sum)
-		printf("  unaccounted %.2f ms", (wall - sum) / 1e6);
+	if (wall != sum)	/* signed: negative is time counted twice, a bug */
+		printf("  unaccounted %+.2f ms", ((int64_t)wall - (int64_t)sum) / 1e6);
 	printf("\n");
 	if (c->nr == WHY_NR_FUNC) {
 		uint64_t self = wall - c->in_children;

@@ -4,15 +4,24 @@
 Usage: whyload.py GO_FILE MODE ARGS...
 Writes its pid to stdout, waits until GO_FILE exists (so the tracer can be
 started with -p first; gives up when GO_FILE's directory goes, so a test
-that failed early leaves nothing behind), then runs MODE:
+that failed early leaves nothing behind), then runs MODE.  Each traced call
+is timed on the helper's own CLOCK_MONOTONIC (the clock of iodig's ts_ns),
+one line per call in GO_FILE.clock: "start_ns end_ns ret".
   cpu FILE MB N          N preads of MB MiB from FILE (cached: on CPU)
   direct DEV N           N 4 KiB O_DIRECT preads from DEV (device time)
   append FILE MB N       N writes of MB MiB to FILE opened O_APPEND (i_rwsem)
+  pipe MS N              N reads of a pipe a child writes to MS ms after each
+                         read starts (the read sleeps MS ms)
+  fault FILE PAGES N     N preads of PAGES pages of FILE (cached) into a
+                         fresh private anonymous buffer each time: each
+                         page of it faults in once, inside the read
 """
 import mmap
 import os
 import sys
 import time
+
+CLOCK = time.CLOCK_MONOTONIC
 
 
 def main():
@@ -22,26 +31,61 @@ def main():
         if not os.path.isdir(os.path.dirname(go) or "."):
             sys.exit("whyload: the test that started it is gone")
         time.sleep(0.01)
+    clock = open(go + ".clock", "w")
+
+    def timed(call, *a):
+        t0 = time.clock_gettime_ns(CLOCK)
+        r = call(*a)
+        t1 = time.clock_gettime_ns(CLOCK)
+        clock.write("%d %d %d\n" % (t0, t1, r if isinstance(r, int) else len(r)))
+        return r
+
     if mode == "cpu":
         path, mb, n = args[0], int(args[1]), int(args[2])
         fd = os.open(path, os.O_RDONLY)
         buf = bytearray(mb << 20)
         for _ in range(n):
-            os.preadv(fd, [buf], 0)
+            timed(os.preadv, fd, [buf], 0)
     elif mode == "direct":
         dev, n = args[0], int(args[1])
         fd = os.open(dev, os.O_RDONLY | os.O_DIRECT)
         buf = mmap.mmap(-1, 4096)
         for i in range(n):
-            os.preadv(fd, [buf], i * 65536)
+            timed(os.preadv, fd, [buf], i * 65536)
     elif mode == "append":
         path, mb, n = args[0], int(args[1]), int(args[2])
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         buf = b"x" * (mb << 20)
         for _ in range(n):
-            os.write(fd, buf)
+            timed(os.write, fd, buf)
+    elif mode == "pipe":
+        ms, n = int(args[0]), int(args[1])
+        r, w = os.pipe()
+        go_r, go_w = os.pipe()
+        if os.fork() == 0:
+            os.close(r)
+            for _ in range(n):
+                os.read(go_r, 1)
+                time.sleep(ms / 1000)
+                os.write(w, b"x")
+            os._exit(0)
+        for _ in range(n):
+            os.write(go_w, b"g")
+            timed(os.read, r, 1)
+        os.wait()
+    elif mode == "fault":
+        path, pages, n = args[0], int(args[1]), int(args[2])
+        fd = os.open(path, os.O_RDONLY)
+        os.pread(fd, pages * 4096, 0)  # cached before the timed reads
+        for _ in range(n):
+            buf = mmap.mmap(-1, pages * 4096, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+            if hasattr(buf, "madvise"):
+                buf.madvise(mmap.MADV_NOHUGEPAGE)
+            timed(os.preadv, fd, [buf], 0)
+            buf.close()
     else:
         sys.exit("unknown mode " + mode)
+    clock.close()
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ assert_eq "$bad" 0 "reads without exactly one linked request whose D2C is 30 ms 
 jq -e -s '[.[] | select(.type == "summary")][0] | (.syscalls[] | select(.syscall == "preadv2") | .parts.io.share > 0.9 and .disks[0].requests == 8) and .lost == 0' "$T/d.json" >/dev/null \
 	|| die "summary: $(grep summary "$T/d.json")"
 ok "summary: preadv2 90%+ block I/O, 8 requests on ${S#/dev/}"
+why_vs_clock "$T/d.json" "$P" "$T/go.clock" 10 "O_DIRECT reads of a 30 ms device"
 
 # 2. seed 000: O_DIRECT writes while a shell switches the scheduler
 L=$(loopdev 128); n=${L#/dev/}

@@ -39,7 +39,7 @@ head -c 32M /dev/urandom > /dev/shm/iodig-why-cpu; defer "rm -f /dev/shm/iodig-w
 load cpu cpu /dev/shm/iodig-why-cpu 32 10
 P=$(cat "$T/pid.cpu")
 start_iodig "$T/cpu.json" why 1 -p "$P" --json
-touch "$T/go.cpu"; wait $JOB_cpu
+touch "$T/go.cpu"; wait $JOB_cpu || die "whyload cpu failed"
 stop_iodig
 # a cached read never sleeps: every call is on CPU or runnable; another task
 # (a kworker, kdamond) may preempt one call, so one of ten may be runq-dominant
@@ -49,6 +49,7 @@ oncpu=$(calls "$T/cpu.json" "$P" | jq -s '[.[] | select(.parts.on_cpu_ns >= .wal
 [ "$oncpu" -ge 9 ] || die "only $oncpu of 10 cached preads were 70%+ on CPU: $(calls "$T/cpu.json" "$P" | jq -c .parts)"
 ok "$oncpu of 10 cached preads 70%+ on CPU, all of them 95%+ on CPU or runnable"
 adds_up "$T/cpu.json" "cached pread"
+why_vs_clock "$T/cpu.json" "$P" "$T/go.cpu.clock" 1 "cached preads"
 assert_eq "$(calls "$T/cpu.json" "$P" | jq -s '[.[] | select(.syscall == "preadv2" and .file == "/dev/shm/iodig-why-cpu" and .asked == 33554432 and .ret == 33554432)] | length')" 10 "preadv2 calls with their file and bytes asked and read"
 
 # 2. the same, pinned to a CPU that a high-priority spinner holds: the
@@ -58,8 +59,9 @@ SPIN=$!; defer "kill $SPIN"
 load runq cpu /dev/shm/iodig-why-cpu 8 8
 P=$(cat "$T/pid.runq"); taskset -pc 0 "$P" >/dev/null
 start_iodig "$T/runq.json" why 20 -p "$P" --json
-touch "$T/go.runq"; wait $JOB_runq
+touch "$T/go.runq"; wait $JOB_runq || die "whyload runq failed"
 stop_iodig
+why_vs_clock "$T/runq.json" "$P" "$T/go.runq.clock" 20 "preads beside a spinner"
 kill $SPIN; wait $SPIN 2>/dev/null
 dominant "$T/runq.json" "$P" runnable_ns 0.5 "pread beside a spinner on its CPU"
 adds_up "$T/runq.json" "pread beside a spinner"
@@ -70,12 +72,14 @@ load la append /dev/shm/iodig-why-lock 64 8
 load lb append /dev/shm/iodig-why-lock 64 8
 A=$(cat "$T/pid.la"); B=$(cat "$T/pid.lb")
 start_iodig "$T/lock.json" why 1 -p "$A" -p "$B" --syscalls write --json
-touch "$T/go.la" "$T/go.lb"; wait $JOB_la $JOB_lb
+touch "$T/go.la" "$T/go.lb"; wait $JOB_la || die "whyload la failed"; wait $JOB_lb || die "whyload lb failed"
 stop_iodig
 adds_up "$T/lock.json" "appending writers"
 locked=$(jq -s '[.[] | select(.type == "call" and .parts.lock_ns > .wall_ns * 0.4 and (.lock.kind | startswith("rwsem write")))] | length' "$T/lock.json")
 [ "$locked" -ge 3 ] || die "only $locked writes waited on the inode lock (rwsem write) for 40% of their time: $(jq -c 'select(.type == "call") | [.parts, .lock]' "$T/lock.json" | head -5)"
 ok "$locked writes waited mostly on the inode lock, kind rwsem write"
+why_vs_clock "$T/lock.json" "$A" "$T/go.la.clock" 1 "appending writer A"
+why_vs_clock "$T/lock.json" "$B" "$T/go.lb.clock" 1 "appending writer B"
 
 # 4. a first read of an uncached file: the pages it added = what fincore sees
 L=$(loopdev 64)
@@ -96,3 +100,26 @@ jq -e -s '[.[] | select(.type == "call" and .asked == 8388608)][0] | .requests_t
 	|| die "the read's block requests were not linked: $(grep '"call"' "$T/pc.json" | head -c 1500)"
 ok "the read's own block reads of ${L#/dev/} are linked to it"
 adds_up "$T/pc.json" "first read"
+
+# 5. a read of a pipe whose writer writes 30 ms after the read began: the
+# read sleeps (not I/O, not a lock) for about 30 ms
+load pipe pipe 30 6
+P=$(cat "$T/pid.pipe")
+start_iodig "$T/pipe.json" why 10 -p "$P" --syscalls read --json
+touch "$T/go.pipe"; wait $JOB_pipe || die "whyload pipe failed"
+stop_iodig
+dominant "$T/pipe.json" "$P" sleep_ns 0.9 "pipe reads"
+assert_eq "$(calls "$T/pipe.json" "$P" | jq -s '[.[] | select(.syscall == "read" and .ret == 1 and .wall_ns >= 29000000 and .offcpu >= 1)] | length')" 6 "pipe reads of 1 byte, 30 ms or more, off CPU at least once"
+why_vs_clock "$T/pipe.json" "$P" "$T/go.pipe.clock" 10 "pipe reads"
+
+# 6. preads of 4096 cached pages into a fresh anonymous buffer: each page of
+# the buffer faults in once, inside the call (the helper allocates the
+# buffer just before, untouched, with transparent huge pages off for it)
+head -c 16M /dev/urandom > /dev/shm/iodig-why-fault; defer "rm -f /dev/shm/iodig-why-fault"
+load fault fault /dev/shm/iodig-why-fault 4096 8
+P=$(cat "$T/pid.fault")
+start_iodig "$T/fault.json" why 0 -p "$P" --syscalls preadv2 --json
+touch "$T/go.fault"; wait $JOB_fault || die "whyload fault failed"
+stop_iodig
+assert_eq "$(calls "$T/fault.json" "$P" | jq -s '[.[] | select(.syscall == "preadv2" and .ret == 16777216) | .faults] | @csv' -r)" "4096,4096,4096,4096,4096,4096,4096,4096" "page faults inside each of 8 preads into 4096 untouched pages"
+why_vs_clock "$T/fault.json" "$P" "$T/go.fault.clock" 0 "preads that fault"
