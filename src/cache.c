@@ -64,9 +64,29 @@ struct cache_ctx {
 	bool no_fault;			/* no mm_filemap_fault (before 6.12) */
 };
 
-static uint64_t hits(const struct cache_val *d)
+/* Accesses less misses, signed and never clamped: pages added that no
+ * access of the interval accounts for (read ahead and read in a later
+ * interval, or accesses the kernel did not trace: docs/DESIGN.md) show as
+ * negative hits, and are summed in misses_beyond_accesses. */
+static int64_t hits(const struct cache_val *d)
 {
-	return d->accesses > d->added ? d->accesses - d->added : 0;
+	return (int64_t)d->accesses - (int64_t)d->added;
+}
+
+/* The name the file's dentries had when its row was made (cache.h). */
+static void name_from_kernel(struct cache_ctx *cc, struct cache_row *r)
+{
+	struct cache_name n;
+	const char *comps[CACHE_NAME_DEPTH];
+
+	if (r->file.looked || bpf_map_lookup_elem(bpf_map__fd(cc->sk->maps.names), &r->k, &n) || !n.depth)
+		return;
+	for (unsigned i = 0; i < n.depth && i < CACHE_NAME_DEPTH; i++) {
+		n.comp[i][CACHE_NAME_LEN - 1] = '\0';
+		comps[i] = n.comp[i];
+	}
+	r->file.path = procfiles__join(r->k.dev, comps, n.depth, n.cut);
+	r->file.looked = r->file.path != NULL;
 }
 
 static struct cache_row *row_of(struct cache_ctx *cc, const struct cache_key *k)
@@ -137,7 +157,8 @@ static void row_json(struct cache_ctx *cc, const struct cache_row *r)
 		json__knull(j, "hits");
 	} else {
 		json__ku64(j, "accesses", d->accesses);
-		json__ku64(j, "hits", hits(d));
+		json__key(j, "hits");
+		json__i64(j, hits(d));
 	}
 	json__ku64(j, "misses", d->added);
 	if (d->accesses)
@@ -185,19 +206,22 @@ static void row_text(struct cache_ctx *cc, const struct cache_row *r)
 	else
 		snprintf(ratio, sizeof(ratio), "-");
 	snprintf(acc, sizeof(acc), cc->no_access ? "-" : "%llu", (unsigned long long)d->accesses);
-	snprintf(hit, sizeof(hit), cc->no_access ? "-" : "%llu", (unsigned long long)hits(d));
+	snprintf(hit, sizeof(hit), cc->no_access ? "-" : "%lld", (long long)hits(d));
 	printf("%10s %10s %10llu %7s %9llu %9llu %9llu %8llu  %s\n", acc, hit, (unsigned long long)d->added, ratio,
 	       (unsigned long long)d->dirtied,
 	       (unsigned long long)d->written, (unsigned long long)d->evicted, (unsigned long long)d->faults, name);
 }
 
 struct cache_values {
-	uint64_t rows, map_full;
+	uint64_t rows, map_full, beyond;
 };
 
 static const struct counter cache_counters[] = {
 	{ "rows", offsetof(struct cache_values, rows), NULL },
 	{ "map_full", offsetof(struct cache_values, map_full), "lost: %llu page-cache events found the row table full" },
+	{ "misses_beyond_accesses", offsetof(struct cache_values, beyond), "disagree: %llu pages added "
+	  "beyond the accesses of their rows (read ahead for later, or reads the kernel did not trace): "
+	  "shown as negative hits" },
 };
 
 static int cache_report(void *ctx, bool last)
@@ -236,10 +260,16 @@ static int cache_report(void *ctx, bool last)
 		for (size_t i = 0; i < shown; i++) {
 			cc->rows[i].file.dev = cc->rows[i].k.dev;
 			cc->rows[i].file.ino = cc->rows[i].k.id;
+			name_from_kernel(cc, &cc->rows[i]);
 		}
+		/* rows the kernel had no name for: whoever holds them open now */
 		procfiles__name_rows(cc->rows, shown, sizeof(*cc->rows), offsetof(struct cache_row, file));
 	}
 	v.rows = shown;
+	if (!cc->no_access)
+		for (size_t i = 0; i < cc->n; i++)
+			if (hits(&cc->rows[i].d) < 0)
+				v.beyond += -hits(&cc->rows[i].d);
 	v.map_full = mf - cc->map_full_last;
 	cc->map_full_last = mf;
 	if (cc->o->c.json) {

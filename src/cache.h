@@ -45,4 +45,18 @@ struct cache_stats {
 	__u64 map_full;		/* events whose row found no room */
 };
 
+/* A file's name as its dentries said when its row was made (--by file):
+ * the components from the file up to its file system's root, innermost
+ * first, each cut at CACHE_NAME_LEN - 1 bytes; the user side joins them
+ * under the file system's mount point.  So a file closed or deleted since
+ * keeps the name it had, as filetop and cachetop show it. */
+#define CACHE_NAME_DEPTH	12
+#define CACHE_NAME_LEN		64
+
+struct cache_name {
+	char comp[CACHE_NAME_DEPTH][CACHE_NAME_LEN];
+	__u32 depth;		/* components filled */
+	__u32 cut;		/* more components above the last (too deep) */
+};
+
 #endif

@@ -51,6 +51,50 @@ struct {
 
 static struct cache_val val_zero;
 
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, CACHE_ROWS);
+	__type(key, struct cache_key);
+	__type(value, struct cache_name);
+} names SEC(".maps");
+
+/* room to build a name in (too large for the BPF stack) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cache_name);
+} name_scratch SEC(".maps");
+
+/* A new file row: its name from the inode's first dentry (i_dentry lists
+ * the aliases through d_u.d_alias), walking d_parent to the root. */
+static __always_inline void name_file(struct inode *host, const struct cache_key *k)
+{
+	struct hlist_node *first = BPF_CORE_READ(host, i_dentry.first);
+	struct dentry *d, *parent;
+	struct cache_name *n;
+	__u32 zero = 0;
+
+	if (!first)	/* no dentry: named later by whoever holds it open */
+		return;
+	n = bpf_map_lookup_elem(&name_scratch, &zero);
+	if (!n)
+		return;
+	n->depth = n->cut = 0;
+	d = (void *)first - bpf_core_field_offset(struct dentry, d_u.d_alias);
+	for (int i = 0; i < CACHE_NAME_DEPTH; i++) {
+		parent = BPF_CORE_READ(d, d_parent);
+		if (!parent || parent == d)	/* the file system's root */
+			break;
+		bpf_probe_read_kernel_str(n->comp[i], CACHE_NAME_LEN, BPF_CORE_READ(d, d_name.name));
+		n->depth = i + 1;
+		d = parent;
+	}
+	if (n->depth == CACHE_NAME_DEPTH && BPF_CORE_READ(d, d_parent) != d)
+		n->cut = 1;
+	bpf_map_update_elem(&names, k, n, BPF_NOEXIST);
+}
+
 static __always_inline struct cache_val *row(struct inode *host)
 {
 	struct cache_key k = {};
@@ -74,7 +118,8 @@ static __always_inline struct cache_val *row(struct inode *host)
 	v = bpf_map_lookup_elem(&rows, &k);
 	if (v)
 		return v;
-	bpf_map_update_elem(&rows, &k, &val_zero, BPF_NOEXIST);
+	if (!bpf_map_update_elem(&rows, &k, &val_zero, BPF_NOEXIST) && targ_by == CACHE_BY_FILE)
+		name_file(host, &k);
 	v = bpf_map_lookup_elem(&rows, &k);
 	if (!v)
 		__sync_fetch_and_add(&stats.map_full, 1);

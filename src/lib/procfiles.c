@@ -8,6 +8,47 @@
 #include <sys/sysmacros.h>
 #include "procfiles.h"
 
+int procfiles__mount_point(uint32_t dev, char *buf, size_t len)
+{
+	char line[8192], root[4096], mp[4096];
+	unsigned maj, min;
+	int found = -1;
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+
+	if (!f)
+		return -1;
+	/* "36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw" */
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*u %*u %u:%u %4095s %4095s", &maj, &min, root, mp) != 4)
+			continue;
+		if (maj != dev >> 20 || min != (dev & 0xfffff))
+			continue;
+		if (found < 0 || !strcmp(root, "/")) {
+			snprintf(buf, len, "%s", mp);
+			found = 0;
+			if (!strcmp(root, "/"))
+				break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+char *procfiles__join(uint32_t dev, const char *const *comps, int depth, bool cut)
+{
+	char mp[4096], path[8192];
+	size_t at;
+
+	if (procfiles__mount_point(dev, mp, sizeof(mp)))
+		return NULL;
+	at = snprintf(path, sizeof(path), "%s", strcmp(mp, "/") ? mp : "");
+	if (cut && at < sizeof(path))
+		at += snprintf(path + at, sizeof(path) - at, "/...");
+	for (int i = depth - 1; i >= 0 && at < sizeof(path); i--)
+		at += snprintf(path + at, sizeof(path) - at, "/%s", comps[i]);
+	return strdup(path);
+}
+
 void procfiles__name(struct procfile *f, size_t n)
 {
 	static const char *const dirs[] = { "fd", "map_files" };

@@ -19,6 +19,15 @@ struct procfile {
 	bool looked;		/* a path was looked for (not looked for again) */
 };
 
+/* Where the file system on dev (the kernel's dev_t) is mounted, as
+ * /proc/self/mountinfo says (a mount of its root preferred); 0, or -1 when
+ * it is mounted nowhere this process can see. */
+int procfiles__mount_point(uint32_t dev, char *buf, size_t len);
+/* path = the mount point of dev, then comps[depth-1] / ... / comps[0] (the
+ * names a file's dentries had, innermost first; "..." where cut short).
+ * Returns a malloc'd string, or NULL when dev is mounted nowhere. */
+char *procfiles__join(uint32_t dev, const char *const *comps, int depth, bool cut);
+
 /* One walk of /proc for every entry whose path is NULL. */
 void procfiles__name(struct procfile *f, size_t n);
 /* The same for rows[0..n), each `stride` bytes with a struct procfile at

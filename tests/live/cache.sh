@@ -41,7 +41,16 @@ acc=$(file "$T/c1.json" "$A" accesses)
 [ "$acc" -le 512 ] && [ "$acc" -gt 0 ] || die "first pass: $acc pages asked for, want 512 at most"
 ok "first pass: $acc pages asked for, of 512 (1 MiB reads: more than one batch each)"
 assert_eq "$(file "$T/c1.json" "$A" misses)" 512 "first pass: misses = every page"
-assert_eq "$(file "$T/c1.json" "$A" hits)" 0 "first pass: hits"
+# hits are accesses less misses, never clamped: what the accesses fell
+# short by shows as negative hits and in misses_beyond_accesses
+assert_eq "$(file "$T/c1.json" "$A" hits)" "$((acc - 512))" "first pass: hits = accesses - misses, signed"
+beyond=$(jq -s '[.[] | select(.type == "interval_end") | .misses_beyond_accesses] | add' "$T/c1.json")
+[ "$beyond" -ge $((512 - acc)) ] || die "first pass: misses beyond accesses $beyond, less than this file's $((512 - acc))"
+ok "first pass: misses beyond accesses said: $beyond, of them this file's $((512 - acc)) (other files' besides)"
+# the reader has exited (its file closed) before the last report: the file
+# keeps the name its dentries had when its row was made
+assert_eq "$(jq -s -r "[.[] | select(.type == \"cache\" and .ino == $A) | .path] | unique | join(\",\")" "$T/c1.json")" "$T/mnt/a" \
+	"first pass: the file named by its path after its reader closed it"
 cached=$(pages "$T/mnt/a")
 JOBS=(); read_start 2 65536 "$T/mnt/a"
 start_iodig "$T/c2.json" cache --by file -n 0 --json
@@ -79,9 +88,13 @@ ok "warm reader: 256 pages asked for, $h hits of the $warm cached"
 assert_eq "$(jq -s -r "[.[] | select(.type == \"cache\" and .pid == $C) | .comm] | unique | join(\",\")" "$T/p.json")" python3 "the reader's name"
 
 # 3. dirtied: 100 pages written to a new file, by the writer
+mkdir -p "$T/mnt/d1/d2"
 start_iodig "$T/w.json" cache --by file -n 0 --json
 dd if=/dev/zero of="$T/mnt/w" bs=4k count=100 status=none; sync
+dd if=/dev/zero of="$T/mnt/d1/d2/gone" bs=4k count=10 status=none; rm "$T/mnt/d1/d2/gone"
 stop_iodig
+assert_eq "$(jq -s "[.[] | select(.type == \"cache\" and .path == \"$T/mnt/d1/d2/gone\") | .dirtied] | add" "$T/w.json")" 10 \
+	"a file written (10 pages) and deleted before the report: named by the path it had"
 assert_eq "$(file "$T/w.json" "$(ino "$T/mnt/w")" dirtied)" 100 "pages dirtied by writing 100 pages"
 assert_eq "$(file "$T/w.json" "$(ino "$T/mnt/w")" written)" 100 "pages written back by sync(2)"
 

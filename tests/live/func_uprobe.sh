@@ -44,7 +44,7 @@ while not os.path.exists(sys.argv[1]): time.sleep(0.01)
 for i in range(1000): os.getpid()
 time.sleep(0.3)
 PY
-python3 "$T/py.py" "$T/go2" & PY=$!
+/usr/bin/python3 "$T/py.py" "$T/go2" & PY=$!
 defer "kill $PY 2>/dev/null"
 for i in $(seq 100); do grep -q libcrypto /proc/$PY/maps && break; sleep 0.05; done
 grep -q libcrypto /proc/$PY/maps || die "python3 did not map libcrypto"

@@ -70,10 +70,10 @@ done
 "$IODIG" replay --json "$T/slow.rec" > "$T/replay.json" || die replay
 check request "$T/replay.json" request
 # func (-U: the stack fields too): a process that calls getpid 100 times
-python3 -c 'import os, sys, time
+/usr/bin/python3 -c 'import os, sys, time
 while not os.path.exists(sys.argv[1]): time.sleep(0.01)
 for i in range(100): os.getpid()
-time.sleep(0.3)' "$T/go" & PY=$!
+time.sleep(0.3)' "$T/go" & PY=$!; defer "kill $PY 2>/dev/null"
 # until the dynamic loader has mapped libc (seen once: func looked while the
 # new image had only python3 and ld.so)
 for i in $(seq 500); do grep -q 'libc\.so' "/proc/$PY/maps" 2>/dev/null && break; sleep 0.02; done
