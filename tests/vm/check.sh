@@ -30,14 +30,16 @@ check "the kernel counted 2000 writes on loop0 ($w)" '[ "$w" = 2000 ]'
 check "iodig top: dd's 2000 writes ($tw)" '[ "$tw" = 2000 ]'
 read -r it ic <<<"$(kv top_biotop bpf.iodig)"; read -r bt bc <<<"$(kv top_biotop bpf.biotop)"
 check "iodig's programs ran ($ic runs, $((${it:-0} / 2000)) ns a request, emulated)" '[ "${ic:-0}" -gt 0 ]'
-# biotop: said, not judged.  Debian 12's libbpf-tools 0.26 attaches a kprobe
-# to blk_account_io_start, which 6.1 no longer has (__blk_account_io_start):
-# it exits on Debian's own kernel.  Should a version that runs come along,
-# its count and BPF time are printed beside iodig's.
+# biotop: Debian 12's libbpf-tools 0.26 attaches a kprobe to
+# blk_account_io_start, which 6.1 no longer has (__blk_account_io_start):
+# it exits on Debian's own kernel, as README and docs/PERFORMANCE.md say.
+# Where it runs, its count must be the kernel's too.
 if [ "${bc:-0}" -gt 0 ]; then
-	echo "  libbpf-tools biotop: dd's writes $bw, BPF time per request $((bt / 2000)) ns: iodig top x$(awk -v a="$it" -v b="$bt" 'BEGIN { printf "%.2f", a / b }')"
+	check "libbpf-tools biotop: dd's 2000 writes ($bw)" '[ "$bw" = 2000 ]'
+	echo "  BPF time per request: iodig top x$(awk -v a="$it" -v b="$bt" 'BEGIN { printf "%.2f", a / b }') biotop's"
 else
-	echo "  libbpf-tools biotop did not run: $(file top_biotop bt.err | head -1)"
+	check "libbpf-tools biotop cannot attach on 6.1: no blk_account_io_start ($(file top_biotop bt.err | head -1 | cut -c1-60)...)" \
+		'file top_biotop bt.err | grep -q "failed to create kprobe .blk_account_io_start"'
 fi
 
 echo "func by fentry and by kprobe on submit_bio, 500 O_DIRECT writes:"
@@ -58,16 +60,24 @@ check "cache exits 0" '[ "$(kv cache ca.rc)" = 0 ]'
 check "says hits cannot be measured" 'file cache ca.err | grep -q "no mm_filemap_get_pages tracepoint: page-cache accesses (6.12+), and so hits, are not seen"'
 n=$(file cache ca.out | jq -s '[.[] | select(.type == "cache" and .misses == 256 and .accesses == null and .hits == null)] | length')
 check "a file (the block device's inode) with exactly 256 misses, accesses and hits null ($n)" '[ "$n" = 1 ]'
-# libbpf-tools cachestat over the same read (its MISSES column, summed over
-# its intervals): said, not judged; bcc PR 5144 reports it reading 0 misses
-# since the functions it hooks became wrappers in 5.16
-csm=$(file cache cs.out | awk '$1 ~ /^[0-9]+$/ && NF >= 4 { m += $2 } END { print m + 0 }')
-echo "  libbpf-tools cachestat, same read: $csm misses in all (iodig: 256 in the block device's row)"
-python3 - $(for w in none iodig cachestat; do for r in 1 2 3; do printf '%s ' "$(kv cache cost.$w.$r)"; done; done) <<'PY'
+# libbpf-tools cachestat over the same read.  Debian 12's 0.26 does not
+# load on 6.1: its program for account_page_dirtied finds no such function
+# (gone in 6.1's folio conversion), so it never counted anything here;
+# earlier versions of this test printed its empty MISSES column as "0
+# misses" and its cost beside iodig's.  Where it loads, it must count the
+# kernel's 256 misses.
+if file cache cs.out | grep -q "failed to load object 'cachestat_bpf'"; then
+	check "libbpf-tools cachestat cannot load on 6.1 (account_page_dirtied: $(file cache cs.out | grep -m1 -o "failed to find kernel BTF type ID of 'account_page_dirtied'" | cut -c1-40)...)" \
+		'file cache cs.out | grep -q "kernel BTF type ID of .account_page_dirtied."'
+else
+	csm=$(file cache cs.out | awk '$1 ~ /^[0-9]+$/ && NF >= 4 { m += $2 } END { print m + 0 }')
+	check "libbpf-tools cachestat, same read: $csm misses, the kernel's 256" '[ "$csm" = 256 ]'
+fi
+python3 - $(for w in none iodig; do for r in 1 2 3; do printf '%s ' "$(kv cache cost.$w.$r)"; done; done) <<'PY'
 import sys
 v = [int(x) for x in sys.argv[1:]]
-n, i, c = min(v[0:3]), min(v[3:6]), min(v[6:9])
-print("  20000 cached reads, best of 3: iodig cache x%.2f, libbpf-tools cachestat x%.2f the untraced time (emulated: ratios only)" % (i / n, c / n))
+n, i = min(v[0:3]), min(v[3:6])
+print("  20000 cached reads, best of 3: iodig cache x%.2f the untraced time (emulated: ratios only)" % (i / n))
 PY
 
 echo "stacks --kfunc submit_bio, 200 O_DIRECT writes:"
