@@ -48,9 +48,13 @@ run normal
 assert_eq "$(( $(get normal demand) + $(get normal sync) + $(get normal async) ))" "$cached" "short starts: pages added by readahead = fincore's $cached"
 ra=$(( $(get normal sync) + $(get normal async) ))
 w=$(get normal wasted)
-[ "$ra" -ge 100 ] && [ $(( w * 100 )) -ge $(( ra * 90 )) ] && [ $(( w + $(get normal used) )) = "$ra" ] \
-	|| die "short starts: $ra pages read ahead, $w wasted, $(get normal used) used: $(cat "$T/normal.json")"
-ok "short starts: $w of the $ra pages read ahead wasted (evicted unused), the rest used"
+# the helper reads 64 KiB at each of 20 starts 1 MiB apart; 16 of them lie
+# inside the 16 MiB file: 16 x 16 = 256 pages asked for.  Every other page
+# fincore saw cached was read ahead and never used, so it is wasted when
+# the helper drops the file
+[ "$ra" -ge 100 ] || die "short starts: only $ra pages read ahead: $(cat "$T/normal.json")"
+assert_eq "$w" "$(( cached - 256 ))" "short starts: pages wasted = fincore's $cached cached less the 256 the helper read"
+assert_eq "$(( w + $(get normal used) ))" "$ra" "short starts: wasted + used = the $ra pages read ahead"
 assert_eq "$(get normal limit)" 32 "the limit of read_ahead_kb 128"
 
 run random
