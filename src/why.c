@@ -1149,6 +1149,7 @@ int cmd_why(int argc, char **argv)
 	struct life_cfg cfg = { .mode = LIFE_SNOOP };
 	struct btf *vmlinux = NULL;
 	uint64_t cgid = 0, next_report;
+	bool cg_bios = false;
 	int err, off;
 
 	off = snprintf(about, sizeof(about),
@@ -1165,7 +1166,7 @@ int cmd_why(int argc, char **argv)
 	cfg.sysfs = !o.no_queue_writes;
 	if (o.disk && (err = filter__disk(o.disk, &wc.sel)))
 		return err;
-	if (o.cgroup && (err = filter__cgroup(o.cgroup, &cgid)))
+	if (o.cgroup && (err = filter__task_cgroup(o.cgroup, &cgid, &cg_bios)))
 		return err;
 	wc.reqs = calloc(REQ_RING, sizeof(*wc.reqs));
 	wc.calls = calloc(CALLS_MAX, sizeof(*wc.calls));
@@ -1201,7 +1202,9 @@ int cmd_why(int argc, char **argv)
 	if (o.npids == 1)
 		cfg.pid = wc.skel->rodata->filter_tgid[0];
 	wc.skel->rodata->filter_cgroup = cgid;
-	cfg.cgroup = cgid;
+	/* the requests follow the calls' threads; the engine's own filter on
+	 * bios only where bios carry the group's id */
+	cfg.cgroup = cg_bios ? cgid : 0;
 	if (o.comm) {
 		wc.skel->rodata->filter_comm_on = true;
 		strncpy((char *)wc.skel->rodata->filter_comm, o.comm, WHY_COMM_LEN - 1);
@@ -1235,6 +1238,8 @@ int cmd_why(int argc, char **argv)
 			{ "page_cache_async_ra", NULL },
 			{ "page_fault_user", "page faults (x86) are" },
 			{ "page_fault_kernel", NULL },
+			{ "mm_vmscan_memcg_reclaim_begin", "reclaim in a memory cgroup at its limit is" },
+			{ "mm_vmscan_memcg_reclaim_end", NULL },
 		};
 
 		bpfenv__drop_missing_tps(wc.skel->obj, vmlinux, optional, sizeof(optional) / sizeof(optional[0]));

@@ -426,8 +426,7 @@ int BPF_PROG(why_throttle)
 	return 0;
 }
 
-SEC("tp_btf/mm_vmscan_direct_reclaim_begin")
-int BPF_PROG(why_reclaim_begin)
+static __always_inline int reclaim_begin(void)
 {
 	struct why_task *w = current_call();
 
@@ -438,8 +437,7 @@ int BPF_PROG(why_reclaim_begin)
 	return 0;
 }
 
-SEC("tp_btf/mm_vmscan_direct_reclaim_end")
-int BPF_PROG(why_reclaim_end)
+static __always_inline int reclaim_end(void)
 {
 	struct why_task *w = current_call();
 
@@ -448,6 +446,34 @@ int BPF_PROG(why_reclaim_end)
 		charge(w, bpf_ktime_get_ns(), running_part(w));
 	}
 	return 0;
+}
+
+/* Direct reclaim: the machine is short of memory. */
+SEC("tp_btf/mm_vmscan_direct_reclaim_begin")
+int BPF_PROG(why_reclaim_begin)
+{
+	return reclaim_begin();
+}
+
+SEC("tp_btf/mm_vmscan_direct_reclaim_end")
+int BPF_PROG(why_reclaim_end)
+{
+	return reclaim_end();
+}
+
+/* Reclaim inside a charge: the task's memory cgroup is at its limit
+ * (try_to_free_mem_cgroup_pages()), which the direct-reclaim events do
+ * not cover; a call reading files in a small cgroup spends its time here. */
+SEC("tp_btf/mm_vmscan_memcg_reclaim_begin")
+int BPF_PROG(why_memcg_reclaim_begin)
+{
+	return reclaim_begin();
+}
+
+SEC("tp_btf/mm_vmscan_memcg_reclaim_end")
+int BPF_PROG(why_memcg_reclaim_end)
+{
+	return reclaim_end();
 }
 
 /* Q: from here until a request is allocated (or the bio merges), a sleep

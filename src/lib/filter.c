@@ -48,6 +48,23 @@ int filter__cgroup(const char *path, uint64_t *id)
 	return 0;
 }
 
+int filter__task_cgroup(const char *path, uint64_t *id, bool *bios)
+{
+	struct statfs sf;
+	struct stat st;
+
+	if (statfs(path, &sf) || stat(path, &st))
+		return fail("cgroup", "%s: %s", path, strerror(errno));
+	/* a task's cgroup id is its group in the v2 hierarchy, whatever the
+	 * controllers: a v1 group never matches */
+	if (sf.f_type != CGROUP2_SUPER_MAGIC || !S_ISDIR(st.st_mode))
+		return fail("cgroup", "%s is not a cgroup v2 directory (tasks are matched by their v2 group)",
+			    path);
+	*bios = has_file(path, "io.stat");
+	*id = st.st_ino;
+	return 0;
+}
+
 int filter__pid(const char *arg, uint32_t *pid)
 {
 	unsigned long long v;

@@ -3,11 +3,15 @@
 #ifndef IODIG_FILTER_H
 #define IODIG_FILTER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* A cgroup directory (v2, or the v1 blkio hierarchy) to its id.
  * Returns 0, or the exit status after printing why. */
 int filter__cgroup(const char *path, uint64_t *id);
+/* A cgroup v2 group for filtering tasks (bpf_get_current_cgroup_id()), any
+ * controllers; *bios is set when bios carry its id too (io enabled). */
+int filter__task_cgroup(const char *path, uint64_t *id, bool *bios);
 /* A pid that must exist. Returns 0, or the exit status after printing why. */
 int filter__pid(const char *arg, uint32_t *pid);
 struct disk_sel;

@@ -12,6 +12,8 @@ one line per call in GO_FILE.clock: "start_ns end_ns ret".
   append FILE MB N       N writes of MB MiB to FILE opened O_APPEND (i_rwsem)
   pipe MS N              N reads of a pipe a child writes to MS ms after each
                          read starts (the read sleeps MS ms)
+  stream FILE MB N       N preads of MB MiB, one after another through FILE
+  meta DIR N             N times: openat(DIR/aI, O_CREAT) then rename to bI
   fault FILE PAGES N     N preads of PAGES pages of FILE (cached) into a
                          fresh private anonymous buffer each time: each
                          page of it faults in once, inside the read
@@ -26,18 +28,18 @@ CLOCK = time.CLOCK_MONOTONIC
 
 def main():
     go, mode, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+    clock = open(go + ".clock", "w")  # before tracing: its openat is not the workload's
     print(os.getpid(), flush=True)
     while not os.path.exists(go):
         if not os.path.isdir(os.path.dirname(go) or "."):
             sys.exit("whyload: the test that started it is gone")
         time.sleep(0.01)
-    clock = open(go + ".clock", "w")
 
     def timed(call, *a):
         t0 = time.clock_gettime_ns(CLOCK)
         r = call(*a)
         t1 = time.clock_gettime_ns(CLOCK)
-        clock.write("%d %d %d\n" % (t0, t1, r if isinstance(r, int) else len(r)))
+        clock.write("%d %d %d\n" % (t0, t1, r if isinstance(r, int) else len(r or b"")))
         return r
 
     if mode == "cpu":
@@ -73,6 +75,18 @@ def main():
             os.write(go_w, b"g")
             timed(os.read, r, 1)
         os.wait()
+    elif mode == "stream":
+        path, mb, n = args[0], int(args[1]), int(args[2])
+        fd = os.open(path, os.O_RDONLY)
+        buf = bytearray(mb << 20)
+        for i in range(n):
+            timed(os.preadv, fd, [buf], i * (mb << 20))
+    elif mode == "meta":
+        d, n = args[0], int(args[1])
+        for i in range(n):
+            fd = timed(os.open, "%s/a%d" % (d, i), os.O_CREAT | os.O_WRONLY, 0o644)
+            os.close(fd)
+            timed(os.rename, "%s/a%d" % (d, i), "%s/b%d" % (d, i))
     elif mode == "fault":
         path, pages, n = args[0], int(args[1]), int(args[2])
         fd = os.open(path, os.O_RDONLY)

@@ -61,7 +61,7 @@ P=$(cat "$T/pid.runq"); taskset -pc 0 "$P" >/dev/null
 start_iodig "$T/runq.json" why 20 -p "$P" --json
 touch "$T/go.runq"; wait $JOB_runq || die "whyload runq failed"
 stop_iodig
-why_vs_clock "$T/runq.json" "$P" "$T/go.runq.clock" 20 "preads beside a spinner"
+why_vs_clock "$T/runq.json" "$P" "$T/go.runq.clock" 20 "preads beside a spinner" 40
 kill $SPIN; wait $SPIN 2>/dev/null
 dominant "$T/runq.json" "$P" runnable_ns 0.5 "pread beside a spinner on its CPU"
 adds_up "$T/runq.json" "pread beside a spinner"
@@ -123,3 +123,47 @@ touch "$T/go.fault"; wait $JOB_fault || die "whyload fault failed"
 stop_iodig
 assert_eq "$(calls "$T/fault.json" "$P" | jq -s '[.[] | select(.syscall == "preadv2" and .ret == 16777216) | .faults] | @csv' -r)" "4096,4096,4096,4096,4096,4096,4096,4096" "page faults inside each of 8 preads into 4096 untouched pages"
 why_vs_clock "$T/fault.json" "$P" "$T/go.fault.clock" 0 "preads that fault"
+
+# 7. metadata calls: 10 openat(O_CREAT) and 10 renames on ext4, each
+# recorded with its name and held against the helper's clock
+mkdir "$T/mnt/meta"
+load meta meta "$T/mnt/meta" 10
+P=$(cat "$T/pid.meta")
+start_iodig "$T/meta.json" why 0 -p "$P" --syscalls openat,rename --json
+touch "$T/go.meta"; wait $JOB_meta || die "whyload meta failed"
+stop_iodig
+assert_eq "$(calls "$T/meta.json" "$P" | jq -s -r '[group_by(.syscall)[] | "\(.[0].syscall)=\(length)"] | join(" ")')" "openat=10 rename=10" \
+	"openat and rename calls of the helper"
+assert_eq "$(ls "$T/mnt/meta" | grep -c '^b')" 10 "files renamed (the helper's work, as ls sees it)"
+# calls of tens of us: the helper's own Python around each (path encoding)
+# costs up to 100 us more than the 50 us the clocks are otherwise held to
+why_vs_clock "$T/meta.json" "$P" "$T/go.meta.clock" 0 "openat and rename" 0.1
+
+# 8. a reader in a memory cgroup (v1) limited to 8 MiB streams a 32 MiB
+# file it has never read: each read's pages must be charged, and the charge
+# reclaims the cgroup's older pages inside the call (memcg reclaim, not the
+# machine's direct reclaim); -c (a cgroup v2 group the reader is also in)
+# keeps only its calls
+MCG=/sys/fs/cgroup/memory/iodig-test-$$
+[ -d /sys/fs/cgroup/memory ] || skip "no cgroup v1 memory hierarchy"
+mkdir "$MCG" || die "mkdir $MCG"; defer "rmdir $MCG"
+echo $((8 << 20)) > "$MCG/memory.limit_in_bytes" || die "memory.limit_in_bytes"
+UCG=/sys/fs/cgroup/unified/iodig-test-$$
+mkdir "$UCG" || die "mkdir $UCG"; defer "rmdir $UCG"
+head -c 32M /dev/urandom > "$T/mnt/big"; sync
+python3 -c "import os; fd = os.open('$T/mnt/big', os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)"
+load memcg stream "$T/mnt/big" 2 16
+P=$(cat "$T/pid.memcg")
+echo "$P" > "$MCG/cgroup.procs" || die "moving the reader into $MCG"
+echo "$P" > "$UCG/cgroup.procs" || die "moving the reader into $UCG"
+load other cpu /dev/shm/iodig-why-cpu 8 4	# outside the cgroup: not traced under -c
+start_iodig "$T/memcg.json" why 0 -c "$UCG" --syscalls preadv2 --json
+touch "$T/go.memcg" "$T/go.other"; wait $JOB_memcg || die "whyload memcg failed"; wait $JOB_other || die "whyload other failed"
+stop_iodig
+assert_eq "$(jq -s "[.[] | select(.type == \"call\") | .pid] | unique | map(tostring) | join(\",\")" -r "$T/memcg.json")" "$P" "-c: calls of the cgroup's reader only"
+assert_eq "$(calls "$T/memcg.json" "$P" | wc -l)" 16 "the reader's 16 reads"
+# the first 8 MiB fill the cgroup; the reads after them reclaim
+rec=$(calls "$T/memcg.json" "$P" | jq -s '[sort_by(.ts_ns)[4:][] | select(.parts.reclaim_ns > 0)] | length')
+[ "$rec" -ge 10 ] || die "only $rec of the 12 reads past the limit reclaimed: $(calls "$T/memcg.json" "$P" | jq -c '.parts' | tail -4)"
+ok "$rec of the 12 reads past the cgroup's limit spent time in reclaim"
+why_vs_clock "$T/memcg.json" "$P" "$T/go.memcg.clock" 0 "reads in an 8 MiB memory cgroup" 0.1	# 1 ms calls: the helper's Python, as above
