@@ -282,8 +282,10 @@ int cmd_record(int argc, char **argv)
 
 		life__stats(&l, &st);
 		fprintf(stderr, "iodig record: %llu recordings written; %llu records kept at the end (not written), "
-			"%llu dropped for room (--max-mb), %llu lost (ring buffer full)\n", (unsigned long long)rc.dumps,
-			(unsigned long long)rc.n, (unsigned long long)rc.dropped, (unsigned long long)st.lost);
+			"%llu dropped for room (--max-mb), %llu lost (ring buffer full), %lld skipped (the kernel "
+			"ran no program for them)\n", (unsigned long long)rc.dumps,
+			(unsigned long long)rc.n, (unsigned long long)rc.dropped, (unsigned long long)st.lost,
+			(long long)life__skipped(&l));
 	}
 out:
 	life__stop(&l);

@@ -376,7 +376,7 @@ int cmd_stacks(int argc, char **argv)
 		{ "pid", 'p', "PID", "only this process" },
 		{ "disk", 'd', "DISK", "block I/O: only this disk (or partition)" },
 		{ "cgroup", 'c', "CGROUP", "block I/O: only I/O charged to this cgroup" },
-		{ "top", 'n', "N", "text: the N most frequent stacks (default 20; 0: all)" },
+		{ "top", 'n', "N", "the N most frequent stacks, text and JSON (default 20; 0: all)" },
 		{ "folded", OPT_FOLDED, NULL, "one line per stack, frame;frame;... count, root first (flame graph input)" },
 		{ "svg", OPT_SVG, "FILE", "also write a flame graph: one self-contained, interactive SVG" },
 		{}

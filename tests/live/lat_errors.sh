@@ -77,7 +77,8 @@ for sig in INT TERM HUP; do
 	# the 500, or fewer by the ones the kernel ran no program for, said
 	c=$(awk -v d="disk = ${L#/dev/}" '$0 == d { on = 1 } on && /^count / { print $2; exit }' "$T/s.txt")
 	sk=$(sed -n 's/^skipped: \([0-9]*\) requests.*/\1/p' "$T/s.txt")
-	[ -n "$c" ] && [ "$((c + ${sk:-0}))" = 500 ] && [ "${sk:-0}" -le 2 ] || die "summary lacks the 500 requests: $(cat "$T/s.txt")"
+	# (skipped is machine-wide here: lat -D traces every disk)
+	[ -n "$c" ] && [ "$c" -le 500 ] && [ "$((c + ${sk:-0}))" -ge 500 ] || die "summary lacks the 500 requests: $(cat "$T/s.txt")"
 	ok "SIG$sig printed the summary gathered so far"
 	# the kernel frees a program after an RCU grace period: allow it 2 s
 	for i in $(seq 40); do

@@ -136,8 +136,10 @@ assert_eq "$(calls "$T/meta.json" "$P" | jq -s -r '[group_by(.syscall)[] | "\(.[
 	"openat and rename calls of the helper"
 assert_eq "$(ls "$T/mnt/meta" | grep -c '^b')" 10 "files renamed (the helper's work, as ls sees it)"
 # calls of tens of us: the helper's own Python around each (path encoding)
-# costs up to 100 us more than the 50 us the clocks are otherwise held to
-why_vs_clock "$T/meta.json" "$P" "$T/go.meta.clock" 0 "openat and rename" 0.1
+# costs up to 100 us more than the 50 us the clocks are otherwise held to,
+# and on a machine busy with other I/O the helper can be preempted between
+# its clock and the call (seen: 336 us): 0.5 ms of slack
+why_vs_clock "$T/meta.json" "$P" "$T/go.meta.clock" 0 "openat and rename" 0.5
 
 # 8. a reader in a memory cgroup (v1) limited to 8 MiB streams a 32 MiB
 # file it has never read: each read's pages must be charged, and the charge
@@ -166,4 +168,4 @@ assert_eq "$(calls "$T/memcg.json" "$P" | wc -l)" 16 "the reader's 16 reads"
 rec=$(calls "$T/memcg.json" "$P" | jq -s '[sort_by(.ts_ns)[4:][] | select(.parts.reclaim_ns > 0)] | length')
 [ "$rec" -ge 10 ] || die "only $rec of the 12 reads past the limit reclaimed: $(calls "$T/memcg.json" "$P" | jq -c '.parts' | tail -4)"
 ok "$rec of the 12 reads past the cgroup's limit spent time in reclaim"
-why_vs_clock "$T/memcg.json" "$P" "$T/go.memcg.clock" 0 "reads in an 8 MiB memory cgroup" 0.1	# 1 ms calls: the helper's Python, as above
+why_vs_clock "$T/memcg.json" "$P" "$T/go.memcg.clock" 0 "reads in an 8 MiB memory cgroup" 0.5	# the helper's Python, as above
