@@ -60,9 +60,12 @@ assert_eq() {	# got want what
 
 # assert_seen got skipped want what: the kernel's count want is what iodig
 # saw, or more by no more than the completions the kernel ran no BPF
-# program for (skipped, one count for all ops of the disk: bench/counts.sh)
+# program for (skipped, one count for all ops of the disk: bench/counts.sh).
+# skipped is measured: completions between its two probes at the last read
+# make it a few low, even negative (skipped.h), never high; machine-wide
+# (no -d) with other I/O on the machine, seen down to -4
 assert_seen() {
-	[ "$1" -le "$3" ] && [ $(( $3 - $1 )) -le "$2" ] ||
+	[ "$2" -ge -8 ] && [ "$1" -le "$3" ] && [ $(( $3 - $1 )) -le $(( $2 > 0 ? $2 : 0 )) ] ||
 		die "$4: got $1 (+ $2 skipped), want $3"
 	if [ "$1" = "$3" ]; then ok "$4 = $3"; else ok "$4 = $3 ($1 seen, $(( $3 - $1 )) skipped)"; fi
 }

@@ -3,7 +3,7 @@
 # no BPF), around the whole run.  The tracepoint fires once for each
 # request the kernel accounts (perf's count = /proc/diskstats), and what
 # iodig saw plus what it says it skipped is exactly perf's count; skipped
-# is at most 1 in 10,000.  Run quiet and with a busy loop on every CPU.
+# is at most 1 in 10,000 (1 in 2,000 with a busy loop on every CPU).
 . "$(dirname "$0")/../lib.sh"
 need_root_bpf
 command -v perf >/dev/null || skip "needs perf (linux-perf)"
@@ -32,22 +32,24 @@ run() {
 	echo "$(awk -F, '/block_rq_complete/ { print $1 }' "$T/$name.perf") $((d1 - d0)) $(jq -s -r "$jqf" "$T/$name.json")"
 }
 
-check() {	# NAME WHAT "perf diskstats completed skipped missed"
-	set -- "$1" "$2" $3
-	local name=$1 what=$2 perf=$3 disk=$4 seen=$5 sk=$6 missed=$7
+check() {	# NAME WHAT PER "perf diskstats completed skipped missed": skipped at most 1 in PER
+	set -- "$1" "$2" "$3" $4
+	local name=$1 what=$2 per=$3 perf=$4 disk=$5 seen=$6 sk=$7 missed=$8
 	fio_ios=$(jq '[.jobs[] | .read.total_ios + .write.total_ios] | add' "$T/$name.fio")
 	[ "$perf" -ge "$fio_ios" ] || die "$what: perf counted $perf completions, fewer than fio's $fio_ios"
 	assert_eq "$perf" "$disk" "$what: perf's block_rq_complete count = /proc/diskstats completions"
 	assert_eq "$((seen + sk))" "$perf" "$what: iodig's completed $seen + skipped $sk = perf's count"
-	[ "$sk" -ge 0 ] && [ $((sk * 10000)) -le "$perf" ] || die "$what: skipped $sk of $perf is more than 1 in 10,000 (or negative)"
-	ok "$what: skipped $sk of $perf (at most 1 in 10,000), missed $missed"
+	[ "$sk" -ge 0 ] && [ $((sk * per)) -le "$perf" ] || die "$what: skipped $sk of $perf is more than 1 in $per (or negative)"
+	ok "$what: skipped $sk of $perf (at most 1 in $per), missed $missed"
 }
 
 LAT='[.[] | select(.type == "interval_end")] | [(map(.completed) | add), (map(.skipped) | add), (map(.missed) | add)] | @tsv'
 PH='[.[] | select(.type == "interval_end")] | [(map(.completed) | add), (map(.skipped) | add), (map(.missed) | add)] | @tsv'
-check lat "lat" "$(run lat "$LAT" lat)"
-check ph "lat --phases" "$(run ph "$PH" lat --phases)"
-# the same with every CPU busy (the kernel skips more when its CPUs are)
+check lat "lat" 10000 "$(run lat "$LAT" lat)"
+check ph "lat --phases" 10000 "$(run ph "$PH" lat --phases)"
+# the same with every CPU busy: the kernel skips more when its CPUs are
+# (seen: 64 of 481,646 with another fio on the machine besides), so the
+# bound is 1 in 2,000 there; the counts still add up exactly
 for c in $(seq "$(nproc)"); do timeout 60 sh -c 'while :; do :; done' & defer "kill $! 2>/dev/null"; done
-check latb "lat, CPUs busy" "$(run latb "$LAT" lat)"
-check phb "lat --phases, CPUs busy" "$(run phb "$PH" lat --phases)"
+check latb "lat, CPUs busy" 2000 "$(run latb "$LAT" lat)"
+check phb "lat --phases, CPUs busy" 2000 "$(run phb "$PH" lat --phases)"

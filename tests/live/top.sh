@@ -38,7 +38,7 @@ sa=$(stat0 "$a"); sb=$(stat0 "$b")
 start_iodig "$T/top.json" top --json -n 0 1
 start_iodig "$T/disk.json" top --json --by disk -d "$a" 1
 start_iodig "$T/top.txt" top -b 1
-touch "$T/go"; wait "${JOBS[@]}"
+touch "$T/go"; wait "${JOBS[@]}" || die "a load process failed"
 stop_all_iodig
 # sum FILE PID FIELD [DISK]: FIELD of PID's rows, over the intervals
 sum() { jq -s "[.[] | select(.type == \"top\" and .pid == $2 ${4:+and .disk == \"$4\"}) | .$3] | add // 0" "$1"; }

@@ -78,8 +78,11 @@ adds_up "$T/lock.json" "appending writers"
 locked=$(jq -s '[.[] | select(.type == "call" and .parts.lock_ns > .wall_ns * 0.4 and (.lock.kind | startswith("rwsem write")))] | length' "$T/lock.json")
 [ "$locked" -ge 3 ] || die "only $locked writes waited on the inode lock (rwsem write) for 40% of their time: $(jq -c 'select(.type == "call") | [.parts, .lock]' "$T/lock.json" | head -5)"
 ok "$locked writes waited mostly on the inode lock, kind rwsem write"
-why_vs_clock "$T/lock.json" "$A" "$T/go.la.clock" 1 "appending writer A"
-why_vs_clock "$T/lock.json" "$B" "$T/go.lb.clock" 1 "appending writer B"
+# two writers contend: a writer just woken from the lock can wait for a CPU
+# between the call's end and its own clock (seen: 2.8 ms of 53 with other
+# I/O on the machine): 5 ms of slack
+why_vs_clock "$T/lock.json" "$A" "$T/go.la.clock" 1 "appending writer A" 5
+why_vs_clock "$T/lock.json" "$B" "$T/go.lb.clock" 1 "appending writer B" 5
 
 # 4. a first read of an uncached file: the pages it added = what fincore sees
 L=$(loopdev 64)
