@@ -320,6 +320,7 @@ int cmd_lat(int argc, char **argv)
 		err = bpfenv__fail("attaching to block tracepoints", err);
 		goto out;
 	}
+	/* without the kernel's count, skipped reads 0: said, not fatal */
 	if ((err = skipped__start(&lc.skipped, o.sel.disk, lat_seen, &lc)))
 		warnf(SKIPPED_OFF, strerror(-err));
 	run__signals();

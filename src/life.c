@@ -209,9 +209,9 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 	if (err)
 		return bpfenv__fail("attaching to tracepoints", err);
 	l->last_sweep = run__mono_ns();
-	if (block)
-		if ((err = skipped__start(&l->skipped, cfg->dev, life_seen, l)))
-			warnf(SKIPPED_OFF, strerror(-err));
+	/* without the kernel's count, skipped reads 0: said, not fatal */
+	if (block && (err = skipped__start(&l->skipped, cfg->dev, life_seen, l)))
+		warnf(SKIPPED_OFF, strerror(-err));
 	if (block && !l->watch) {	/* watched slots are never freed: no sweep */
 		l->slots = mmap(NULL, sizeof(struct life_slot) * LIFE_SLOTS, PROT_READ | PROT_WRITE,
 				MAP_SHARED, bpf_map__fd(sk->maps.bios), 0);
