@@ -159,6 +159,7 @@ head -c 32M /dev/urandom > "$T/mnt/big"; sync
 python3 -c "import os; fd = os.open('$T/mnt/big', os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)"
 load memcg stream "$T/mnt/big" 2 16
 P=$(cat "$T/pid.memcg")
+defer "kill $P 2>/dev/null; sleep 0.2"	# runs before the rmdirs: a group with a task stays
 echo "$P" > "$MCG/cgroup.procs" || die "moving the reader into $MCG"
 echo "$P" > "$UCG/cgroup.procs" || die "moving the reader into $UCG"
 load other cpu /dev/shm/iodig-why-cpu 8 4	# outside the cgroup: not traced under -c
