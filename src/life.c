@@ -56,13 +56,13 @@ const char *life__seen_str(uint32_t seen, char *buf)
 static int tracefs_ready(char *why, size_t len)
 {
 	int err = bpfenv__tracefs();
+	char path[160];
 
 	if (err) {
 		snprintf(why, len, "tracefs is not mounted and mounting it failed: %s", strerror(-err));
 		return -1;
 	}
-	if (access("/sys/kernel/tracing/events/syscalls/sys_enter_write", F_OK) &&
-	    access("/sys/kernel/debug/tracing/events/syscalls/sys_enter_write", F_OK)) {
+	if (bpfenv__tp_dir("syscalls", "sys_enter_write", path, sizeof(path))) {
 		snprintf(why, len, "no syscalls:sys_enter_write tracepoint (kernel without CONFIG_FTRACE_SYSCALLS)");
 		return -1;
 	}

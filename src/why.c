@@ -949,15 +949,10 @@ static struct bpf_program *sc_enter_prog(struct why_bpf *sk, int args)
 
 static bool sc_event_exists(const char *name)
 {
-	char path[160];
+	char event[64], path[160];
 
-	for (int i = 0; i < 2; i++) {
-		snprintf(path, sizeof(path), "%s/events/syscalls/sys_enter_%s",
-			 i ? "/sys/kernel/debug/tracing" : "/sys/kernel/tracing", name);
-		if (access(path, F_OK) == 0)
-			return true;
-	}
-	return false;
+	snprintf(event, sizeof(event), "sys_enter_%s", name);
+	return bpfenv__tp_dir("syscalls", event, path, sizeof(path)) == 0;
 }
 
 /*

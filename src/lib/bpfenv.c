@@ -174,6 +174,18 @@ int bpfenv__tracefs(void)
 	return 0;
 }
 
+int bpfenv__tp_dir(const char *sys, const char *event, char *buf, size_t len)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		snprintf(buf, len, "%s/events/%s/%s", roots[i], sys, event);
+		if (access(buf, F_OK) == 0)
+			return 0;
+	}
+	return -ENOENT;
+}
+
 bool bpfenv__has_tp(const struct btf *vmlinux, const char *tp)
 {
 	char name[128];

@@ -52,5 +52,8 @@ int bpfenv__drop_missing_tps(struct bpf_object *obj, const struct btf *vmlinux,
  * live: mounted if it is not (this kernel does not at boot), and unmounted
  * again at exit.  Returns 0 or -errno. */
 int bpfenv__tracefs(void);
+/* The directory of tracefs event SYS/EVENT under whichever root tracefs is
+ * at (/sys/kernel/tracing, or debugfs' tracing): 0, or -ENOENT. */
+int bpfenv__tp_dir(const char *sys, const char *event, char *buf, size_t len);
 
 #endif

@@ -7,30 +7,27 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "bpfenv.h"
 #include "tpcount.h"
 
 static int tp_id(const char *sys, const char *event, __u64 *id)
 {
-	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
-	char path[256];
+	char dir[256], path[264];
 	unsigned long long v;
+	FILE *f;
 
-	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
-		FILE *f;
-
-		snprintf(path, sizeof(path), "%s/events/%s/%s/id", roots[i], sys, event);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fscanf(f, "%llu", &v) != 1) {
-			fclose(f);
-			return -EINVAL;
-		}
+	if (bpfenv__tp_dir(sys, event, dir, sizeof(dir)))
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/id", dir);
+	if (!(f = fopen(path, "r")))
+		return -errno;
+	if (fscanf(f, "%llu", &v) != 1) {
 		fclose(f);
-		*id = v;
-		return 0;
+		return -EINVAL;
 	}
-	return -ENOENT;
+	fclose(f);
+	*id = v;
+	return 0;
 }
 
 int tpcount__open(struct tpcount *t, const char *sys, const char *event, const char *filter)
