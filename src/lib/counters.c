@@ -24,13 +24,14 @@ static int kept(const struct counter *c, unsigned mode)
 void counters__json(struct json *j, const struct counter *t, size_t n, const void *v, unsigned mode)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (kept(&t[i], mode) && t[i].sgn) {
+		if (!kept(&t[i], mode)) {
+			json__knull(j, t[i].name);
+		} else if (t[i].sgn) {
 			json__key(j, t[i].name);
 			json__i64(j, (int64_t)value(&t[i], v));
-		} else if (kept(&t[i], mode)) {
+		} else {
 			json__ku64(j, t[i].name, value(&t[i], v));
-		} else
-			json__knull(j, t[i].name);
+		}
 	}
 }
 

@@ -6,28 +6,31 @@
 int skipped__start(struct skipped *s, uint32_t disk, skipped_seen_fn seen, void *ctx)
 {
 	char filter[64], *f = NULL;
+	int err;
 
 	*s = (struct skipped){ 0 };
-	if ((s->err = bpfenv__tracefs()))
-		return s->err;
+	if ((err = bpfenv__tracefs()))
+		return err;
 	/* the tracepoint's dev is the whole disk, in the kernel's encoding
 	 * (major << 20 | minor), as iodig keeps it */
 	if (disk) {
 		snprintf(filter, sizeof(filter), "dev == %u", disk);
 		f = filter;
 	}
-	if ((s->err = tpcount__open(&s->fired, "block", "block_rq_complete", f)))
-		return s->err;
+	if ((err = tpcount__open(&s->fired, "block", "block_rq_complete", f)))
+		return err;
 	/*
 	 * The programs were attached before the counter was opened, so each
-	 * hit runs them first and the counter after.  Read the programs first
-	 * here and the kernel first at each update: a hit caught between the
-	 * two probes is then never counted by the kernel alone.
+	 * hit runs them first and the counter after.  Here the programs' count
+	 * is read first: only a hit whose two probes straddle both reads (a
+	 * few us apart) can be counted by the kernel alone.  At each update
+	 * the kernel's is read first: a hit between the probes then makes
+	 * skipped low, never high.
 	 */
 	s->ran0 = seen(ctx);
-	if ((s->err = tpcount__read(&s->fired, &s->fired0))) {
+	if ((err = tpcount__read(&s->fired, &s->fired0))) {
 		tpcount__close(&s->fired);
-		return s->err;
+		return err;
 	}
 	s->on = true;
 	return 0;

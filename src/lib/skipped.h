@@ -21,7 +21,6 @@
 
 struct skipped {
 	bool on;		/* the kernel's count could be opened */
-	int err;		/* why not, a negative errno */
 	struct tpcount fired;	/* the kernel's count of the tracepoint's hits */
 	uint64_t fired0, ran0;	/* both counts when tracing began */
 	int64_t total;		/* fired - ran since start: signed, never clamped */
@@ -38,10 +37,10 @@ struct skipped {
 typedef uint64_t (*skipped_seen_fn)(void *ctx);
 /* Call right after attaching: disk is the whole disk the programs count
  * (0: every disk).  Returns 0, or a negative errno when the kernel's count
- * cannot be opened (then skipped stays 0 and skipped__why() says so). */
+ * cannot be opened (skipped then stays 0; the caller says so: SKIPPED_OFF). */
 int skipped__start(struct skipped *s, uint32_t disk, skipped_seen_fn seen, void *ctx);
-/* Skipped since start.  Hits in flight between the two probes can make it
- * lower by a request for an instant, never higher (skipped.c). */
+/* Skipped since start.  Hits in flight between the two probes at a read can
+ * make it a few low, even negative, for an instant (skipped.c). */
 int64_t skipped__update(struct skipped *s, skipped_seen_fn seen, void *ctx);
 /* Skipped since the last call (an interval report's share). */
 int64_t skipped__interval(struct skipped *s, skipped_seen_fn seen, void *ctx);
