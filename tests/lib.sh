@@ -1,7 +1,7 @@
 # Shared by the live tests: loop devices on /dev/shm, iodig started and
 # stopped the way a user would, and assertions on kernel-reported facts.
 # A test exits 0 (pass), 1 (fail) or 77 (skip).  Under CI=true a missing
-# capability is a failure, never a skip.
+# capability is a failure, never a skip.  KEEP_T=1 keeps the test's directory.
 set -u
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 IODIG="$TOP/iodig"
@@ -37,7 +37,7 @@ cleanup() {
 	for p in "${PIDS[@]}"; do [ -n "$p" ] && wait "$p" 2>/dev/null; done
 	[ -f "$T/defer" ] && tac "$T/defer" | while read -r c; do eval "$c" >/dev/null 2>&1; done
 	v=$(cat "$T/verdict" 2>/dev/null)
-	rm -rf "$T"
+	[ -n "${KEEP_T:-}" ] && echo "kept $T" >&2 || rm -rf "$T"
 	[ -n "$v" ] && [ "$rc" = 0 ] && rc=$v
 	exit "$rc"
 }
@@ -228,9 +228,9 @@ for line in open(path):
         recs.append(r)
 clk = [tuple(int(x) for x in l.split()) for l in open(clockfile) if l.strip()]
 bad, worst_wall, worst_un = [], 0.0, 0.0
-matched = set()
+matched, preempted = set(), 0
 for r in recs:
-    hits = [i for i, (t0, t1, _) in enumerate(clk) if t0 <= r["ts_ns"] <= t1]
+    hits = [i for i, c in enumerate(clk) if c[0] <= r["ts_ns"] <= c[1]]
     if len(hits) != 1:
         bad.append("call at %d inside %d helper calls" % (r["ts_ns"], len(hits)))
         continue
@@ -238,16 +238,25 @@ for r in recs:
     matched.add(i)
     own = clk[i][1] - clk[i][0]
     diff = own - r["wall_ns"]
-    if r["wall_ns"] > own or diff > max(0.02 * own, 50000) + slack:
-        bad.append("wall %d ns, the helper's %d ns" % (r["wall_ns"], own))
+    if r["wall_ns"] > own:
+        bad.append("wall %d ns, more than the helper's %d ns" % (r["wall_ns"], own))
+    elif diff > max(0.02 * own, 50000) + slack:
+        # the helper's thread was preempted in its timed window: the time
+        # beyond the call may be the wait for a CPU between its clock and
+        # the system call (Python between them takes tens of us otherwise)
+        if clk[i][3] > 0:
+            preempted += 1
+        else:
+            bad.append("wall %d ns, the helper's %d ns" % (r["wall_ns"], own))
+    else:
+        worst_wall = max(worst_wall, diff / own if own else 0)
     un = r["parts"]["unaccounted_ns"]
     if abs(un) > 0.02 * r["wall_ns"]:
         bad.append("unaccounted %d ns of %d" % (un, r["wall_ns"]))
-    worst_wall = max(worst_wall, diff / own if own else 0)
     worst_un = max(worst_un, abs(un) / r["wall_ns"] if r["wall_ns"] else 0)
     if sum(r["parts"].values()) != r["wall_ns"]:
         bad.append("parts + unaccounted %d != wall %d" % (sum(r["parts"].values()), r["wall_ns"]))
-missing = [i for i, (t0, t1, _) in enumerate(clk) if (t1 - t0) >= min_ms * 1.1e6 + slack and i not in matched]
+missing = [i for i, c in enumerate(clk) if (c[1] - c[0]) >= min_ms * 1.1e6 + slack and i not in matched]
 if missing:
     bad.append("%d helper calls of %g ms or more without a record" % (len(missing), min_ms))
 if not recs:
@@ -255,7 +264,8 @@ if not recs:
 if bad:
     print("FAIL: %s: %s" % (what, "; ".join(bad[:5])))
     sys.exit(1)
-print("  ok: %s: %d calls, wall within %.2f%% of the helper's own clock, |unaccounted| <= %.2f%%"
-      % (what, len(recs), 100 * worst_wall, 100 * worst_un))
+print("  ok: %s: %d calls, wall within %.2f%% of the helper's own clock%s, |unaccounted| <= %.2f%%"
+      % (what, len(recs), 100 * worst_wall,
+         " (%d more: the helper preempted outside the call)" % preempted if preempted else "", 100 * worst_un))
 PY
 }

@@ -6,13 +6,17 @@ Writes its pid to stdout, waits until GO_FILE exists (so the tracer can be
 started with -p first; gives up when GO_FILE's directory goes, so a test
 that failed early leaves nothing behind), then runs MODE.  Each traced call
 is timed on the helper's own CLOCK_MONOTONIC (the clock of iodig's ts_ns),
-one line per call in GO_FILE.clock: "start_ns end_ns ret".
+one line per call in GO_FILE.clock: "start_ns end_ns ret preempted", the
+last the thread's involuntary context switches around the timed window
+(not 0: the helper may have been preempted outside the call, between its
+clock and the system call, so its time may exceed the call's by that much).
   cpu FILE MB N          N preads of MB MiB from FILE (cached: on CPU)
   direct DEV N           N 4 KiB O_DIRECT preads from DEV (device time)
   append FILE MB N       N writes of MB MiB to FILE opened O_APPEND (i_rwsem)
   pipe MS N              N reads of a pipe a child writes to MS ms after each
                          read starts (the read sleeps MS ms)
   stream FILE MB N       N preads of MB MiB, one after another through FILE
+  seq FILE KB            read(2)s of KB KiB from the start of FILE to its end
   meta DIR N             N times: openat(DIR/aI, O_CREAT) then rename to bI
   fault FILE PAGES N     N preads of PAGES pages of FILE (cached) into a
                          fresh private anonymous buffer each time: each
@@ -20,6 +24,7 @@ one line per call in GO_FILE.clock: "start_ns end_ns ret".
 """
 import mmap
 import os
+import resource
 import sys
 import time
 
@@ -36,10 +41,12 @@ def main():
         time.sleep(0.01)
 
     def timed(call, *a):
+        n0 = resource.getrusage(resource.RUSAGE_THREAD).ru_nivcsw
         t0 = time.clock_gettime_ns(CLOCK)
         r = call(*a)
         t1 = time.clock_gettime_ns(CLOCK)
-        clock.write("%d %d %d\n" % (t0, t1, r if isinstance(r, int) else len(r or b"")))
+        n1 = resource.getrusage(resource.RUSAGE_THREAD).ru_nivcsw
+        clock.write("%d %d %d %d\n" % (t0, t1, r if isinstance(r, int) else len(r or b""), n1 - n0))
         return r
 
     if mode == "cpu":
@@ -81,6 +88,11 @@ def main():
         buf = bytearray(mb << 20)
         for i in range(n):
             timed(os.preadv, fd, [buf], i * (mb << 20))
+    elif mode == "seq":
+        path, kb = args[0], int(args[1])
+        fd = os.open(path, os.O_RDONLY)
+        while timed(os.read, fd, kb << 10):
+            pass
     elif mode == "meta":
         d, n = args[0], int(args[1])
         for i in range(n):
