@@ -1,5 +1,6 @@
 # A deliberately tiny ring buffer under load: records are lost, counted, and
-# delivered + lost = the requests the kernel completed.
+# delivered + lost = the requests the kernel completed (diskstats), less only
+# those the kernel ran no program for (skipped, measured by a perf counter).
 . "$(dirname "$0")/../lib.sh"
 need_root_bpf
 L=$(loopdev 128); n=${L#/dev/}
@@ -16,12 +17,10 @@ lost=$(jq -s '[.[] | select(.type == "summary")][0].lost' "$T/s.json")
 echo "  $i completions: $got delivered, $lost lost; summary: $(grep "\"type\":\"summary\"" "$T/s.json")"
 [ "$lost" -gt 0 ] || die "a 4 KiB ring buffer lost nothing under $i requests"
 assert_eq "$((got + lost))" "$(jq -s '[.[] | select(.type == "summary")][0].completed' "$T/s.json")" "delivered + lost = completions the program saw"
-# under this overload the kernel may skip a nested run of a program (its
-# recursion guard), or end a request without block_rq_complete: iodig reports
-# them (missed, unseen_end, in_flight).  A request ended unseen whose slot
-# another bio then took leaves only that takeover (untracked) as its trace.
-other=$(jq -s '[.[] | select(.type == "summary")][0] | .missed + .unseen_end + .in_flight + .untracked' "$T/s.json")
-[ $((got + lost)) -le "$i" ] && [ "$i" -le $((got + lost + other)) ] ||
-	die "diskstats $i outside [delivered + lost, + $other reported unseen] = [$((got + lost)), $((got + lost + other))]"
-ok "diskstats $i = delivered + lost (+ $((i - got - lost)) of $other reported as missed, unseen or in flight)"
+# the rest are the completions the kernel ran no program for, counted from
+# outside BPF (skipped: a counting perf event on block_rq_complete, less
+# the programs' own count), bounded by the skipped test's 1 in 2000
+sk=$(jq -s '[.[] | select(.type == "summary")][0].skipped' "$T/s.json")
+assert_seen "$((got + lost))" "$sk" "$i" "diskstats: delivered + lost (+ skipped, measured)"
+[ "$sk" -le $((i / 2000)) ] || die "skipped $sk of $i: more than 1 in 2000"
 "$IODIG" snoop --buffer-size 5000 >/dev/null 2>&1; assert_eq $? 2 "a buffer size that is no power of 2"
