@@ -26,5 +26,6 @@ int cmd_record(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_func(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
+int cmd_schema(int argc, char **argv);
 
 #endif

@@ -13,9 +13,11 @@
 #include "counters.h"
 #include "exec.h"
 #include "exec.skel.h"
+#include "fields.h"
 #include "filter.h"
 #include "json.h"
 #include "log.h"
+#include "recs.h"
 #include "run.h"
 #include "text.h"
 
@@ -31,6 +33,7 @@ struct exec_opts {
 struct exec_ctx {
 	struct exec_opts *o;
 	struct json j;
+	struct fctx fc;
 	uint64_t t0;
 	struct {
 		uint64_t shown, failed, truncated;
@@ -65,67 +68,121 @@ static bool name_wanted(const struct exec_opts *o, const struct exec_event *e)
 	return strstr(base ? base + 1 : e->path, o->name) != NULL;
 }
 
-static void print_json(struct exec_ctx *x, const struct exec_event *e)
-{
-	struct json *j = &x->j;
-	char buf[16];
-	uint32_t off = 0;
+/* ---- the record, declared once (fields.h); mode bit 1: -T ---- */
 
-	json__obj_begin(j);
-	json__kstr(j, "type", "exec");
-	json__ku64(j, "ts_ns", e->ts);
-	json__kstr(j, "comm", e->comm);
-	json__ku64(j, "pid", e->pid);
-	json__ku64(j, "ppid", e->ppid);
-	json__ku64(j, "tid", e->tid);
-	json__ku64(j, "uid", e->uid);
-	json__ku64(j, "cgroup", e->cgroup);
-	json__key(j, "ret");
-	json__i64(j, e->ret);
-	if (e->ret < 0)
-		json__kstr(j, "error", text__ret(e->ret, buf, sizeof(buf)));
-	else
-		json__knull(j, "error");
-	json__ku64(j, "latency_ns", e->ts - e->start);
-	json__kstr(j, "path", e->path);
-	json__key(j, "args");
+#define EV(f) offsetof(struct exec_event, f)
+#define M_TIME 1u
+
+static void t_clock(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	strftime(b, n, "%H:%M:%S", localtime_r(&now, &tm));
+	v->k = V_STR;
+	v->s = b;
+}
+
+static void t_secs(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	v->k = V_DBL;
+	v->d = (((const struct exec_event *)row)->ts - ((const struct exec_ctx *)c->user)->t0) / 1e9;
+}
+
+static void t_ret(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	v->k = V_STR;
+	v->s = text__ret(((const struct exec_event *)row)->ret, b, n);
+}
+
+static void g_error(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	if (((const struct exec_event *)row)->ret < 0)
+		t_ret(row, c, v, b, n);
+}
+
+static void g_latency(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	const struct exec_event *e = row;
+
+	v->k = V_U64;
+	v->u = e->ts - e->start;
+}
+
+static void g_truncated(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	v->k = V_BOOL;
+	v->b = ((const struct exec_event *)row)->truncated;
+}
+
+/* The arguments one by one: the next after off, or NULL. */
+static const char *next_arg(const struct exec_event *e, uint32_t i, uint32_t *off)
+{
+	const char *a;
+
+	if (i >= e->nargs || *off >= e->args_len || *off >= EXEC_ARGS_LEN)
+		return NULL;
+	a = &e->args[*off];
+	*off += strnlen(a, EXEC_ARGS_LEN - *off) + 1;
+	return a;
+}
+
+static void j_args(struct json *j, const void *row, const struct fctx *c)
+{
+	uint32_t off = 0;
+	const char *a;
+
 	json__arr_begin(j);
-	for (uint32_t i = 0; i < e->nargs && off < e->args_len && off < EXEC_ARGS_LEN; i++) {
-		json__str(j, &e->args[off]);
-		off += strnlen(&e->args[off], EXEC_ARGS_LEN - off) + 1;
-	}
+	for (uint32_t i = 0; (a = next_arg(row, i, &off)); i++)
+		json__str(j, a);
 	json__arr_end(j);
-	json__kbool(j, "truncated", e->truncated);
-	json__obj_end(j);
 }
 
-static void print_text(struct exec_ctx *x, const struct exec_event *e)
+/* The command line, escaped: an argument with blanks quoted, so the line
+ * reads back; no argv (allowed, if odd): the file asked for. */
+static void t_args(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
 {
-	char comm[TEXT_SAFE_LEN(EXEC_COMM_LEN)], arg[TEXT_SAFE_LEN(EXEC_ARG_LEN)], buf[16];
+	const struct exec_event *e = row;
+	char arg[TEXT_SAFE_LEN(EXEC_ARG_LEN)];
 	uint32_t off = 0;
+	size_t len = 0;
+	const char *a;
 
-	if (x->o->timestamp) {
-		time_t now = time(NULL);
-		struct tm tm;
-		char ts[16];
+	b[0] = '\0';
+	if (e->nargs == 0)
+		len = snprintf(b, n, "%s", text__safe(e->path, arg, sizeof(arg)));
+	for (uint32_t i = 0; (a = next_arg(e, i, &off)) && len < n; i++) {
+		const char *q;
 
-		strftime(ts, sizeof(ts), "%H:%M:%S", localtime_r(&now, &tm));
-		printf("%-8s ", ts);
+		a = text__safe(a, arg, sizeof(arg));
+		q = strpbrk(a, " \t") || !*a ? "\"" : "";
+		len += snprintf(b + len, n - len, "%s%s%s%s", i ? " " : "", q, a, q);
 	}
-	printf("%-9.3f %-16s %7u %7u %5u %4s ", (e->ts - x->t0) / 1e9, text__safe(e->comm, comm, sizeof(comm)),
-	       e->pid, e->ppid, e->uid, text__ret(e->ret, buf, sizeof(buf)));
-	if (e->nargs == 0)	/* no argv (allowed, if odd): the file asked for */
-		fputs(text__safe(e->path, arg, sizeof(arg)), stdout);
-	for (uint32_t i = 0; i < e->nargs && off < e->args_len && off < EXEC_ARGS_LEN; i++) {
-		/* an argument with blanks is quoted, so the line reads back */
-		const char *a = text__safe(&e->args[off], arg, sizeof(arg));
-
-		printf(i ? " %s%s%s" : "%s%s%s", strpbrk(a, " \t") || !*a ? "\"" : "", a,
-		       strpbrk(a, " \t") || !*a ? "\"" : "");
-		off += strnlen(&e->args[off], EXEC_ARGS_LEN - off) + 1;
-	}
-	printf("%s\n", e->truncated ? " ..." : "");
+	if (e->truncated && len < n)
+		snprintf(b + len, n - len, " ...");
+	v->k = V_STR;
+	v->s = b;
 }
+
+static const struct field exec_fields[] = {
+	{ NULL, FS_GET, .only = M_TIME, .head = "TIME", .fmt = "%-8s", .tget = t_clock },
+	{ NULL, FS_GET, .head = "T(s)", .fmt = "%-9.3f", .tget = t_secs },
+	{ "ts_ns", FS_U64, EV(ts) },
+	{ "comm", FS_CHARS, EV(comm), .head = "COMM", .fmt = "%-16s" },
+	{ "pid", FS_U32, EV(pid), .head = "PID", .fmt = "%7u" },
+	{ "ppid", FS_U32, EV(ppid), .head = "PPID", .fmt = "%7u" },
+	{ "tid", FS_U32, EV(tid) },
+	{ "uid", FS_U32, EV(uid), .head = "UID", .fmt = "%5u" },
+	{ "cgroup", FS_U64, EV(cgroup) },
+	{ "ret", FS_I32, EV(ret), .head = "RET", .fmt = "%4s", .tget = t_ret },
+	{ "error", FS_GET, .get = g_error, .flags = FL_STR | FL_NULLABLE },
+	{ "latency_ns", FS_GET, .get = g_latency, .flags = FL_INT },
+	{ "path", FS_CHARS, EV(path) },
+	{ "args", FS_JSON, .jput = j_args, .flags = FL_ARRAY | FL_SAFE, .head = "ARGS", .fmt = "%s", .tget = t_args },
+	{ "truncated", FS_GET, .get = g_truncated, .flags = FL_BOOL },
+};
+
+const struct rec exec_rec = REC("exec", "exec", "exec: one exec as it returned", exec_fields);
 
 static int on_exec(void *ctx, void *data, size_t size)
 {
@@ -140,9 +197,9 @@ static int on_exec(void *ctx, void *data, size_t size)
 	x->n.failed += e->ret < 0;
 	x->n.truncated += !!e->truncated;
 	if (x->o->c.json)
-		print_json(x, e);
+		fields__json(&x->j, &exec_rec, e, &x->fc);
 	else
-		print_text(x, e);
+		fields__text(stdout, &exec_rec, e, &x->fc);
 	return 0;
 }
 
@@ -249,9 +306,9 @@ int cmd_exec(int argc, char **argv)
 	}
 	x.t0 = run__mono_ns();
 	run__signals();
+	x.fc = (struct fctx){ .mode = o.timestamp ? M_TIME : 0, .user = &x };
 	if (!o.c.json)
-		printf("%s%-9s %-16s %7s %7s %5s %4s %s\n", o.timestamp ? "TIME     " : "", "T(s)", "COMM", "PID",
-		       "PPID", "UID", "RET", "ARGS");
+		fields__head(stdout, &exec_rec, &x.fc);
 	if ((err = run__ready(o.c.ready_file, "Tracing execs... Hit Ctrl-C to end.")))
 		goto out;
 	while (!run__stopping()) {

@@ -28,6 +28,7 @@ static const struct cmd cmds[] = {
 	{ "replay", cmd_replay, "print a recording made with slow|snoop --record FILE, as it was printed live" },
 	{ "func", cmd_func, "latency histograms of kernel or user functions (nesting-safe)" },
 	{ "probe", cmd_probe, "what this kernel offers iodig, and what each command will use" },
+	{ "schema", cmd_schema, "the JSON schema of each record type (from the tables that print them)" },
 	{ "help", cmd_help, "this list, or 'iodig help COMMAND' for one command" },
 	{ "version", cmd_version, "print the version" },
 };

@@ -21,6 +21,8 @@
 #include "cmds.h"
 #include "counters.h"
 #include "disks.h"
+#include "fields.h"
+#include "recs.h"
 #include "filter.h"
 #include "hist_user.h"
 #include "histmap.h"
@@ -275,79 +277,165 @@ static const char *row_disk(const struct top_opts *o, const struct top_row *r, c
 	return buf;
 }
 
-static void row_json(struct top_ctx *tc, const struct top_row *r, double secs)
-{
-	struct json *j = &tc->j;
-	char disk[48];
+/* ---- the row, declared once (fields.h): modes are 1 << by ---- */
 
-	json__obj_begin(j);
-	json__kstr(j, "type", "top");
-	json__ku64(j, "interval", tc->interval);
-	json__kstr(j, "by", by_names[tc->o->by]);
-	if (tc->o->by == BY_PROCESS) {
-		json__ku64(j, "pid", r->pid);
-		json__kstr(j, "comm", r->comm);
-		json__key(j, "writeback_for");
-		if (r->wb_pid) {
-			json__obj_begin(j);
-			json__ku64(j, "pid", r->wb_pid);
-			json__kstr(j, "comm", r->wb_comm);
-			json__obj_end(j);
-		} else {
-			json__null(j);
-		}
-	}
-	if (tc->o->by == BY_CGROUP)
-		json__ku64(j, "cgroup", r->cgroup);
-	else
-		json__kstr(j, "disk", row_disk(tc->o, r, disk, sizeof(disk)));
-	json__ku64(j, "reads", r->ios[0]);
-	json__ku64(j, "writes", r->ios[1]);
-	json__ku64(j, "others", r->ios[2]);
-	json__ku64(j, "read_bytes", r->bytes[0]);
-	json__ku64(j, "write_bytes", r->bytes[1]);
-	json__kdouble(j, "seconds", secs);
-	json__ku64(j, "avg_ns", r->q2c.count ? r->q2c.sum / r->q2c.count : 0);
-	json__ku64(j, "p99_ns", hist__percentile(&r->q2c, 0.99));
-	json__ku64(j, "max_ns", r->q2c.max);
-	json__ku64(j, "q2g_ns", r->q2g_ns);
-	json__ku64(j, "q2c_ns", r->q2c.sum);
-	if (tc->o->by == BY_PROCESS && r->proc_read >= 0) {
-		json__ku64(j, "proc_read_bytes", r->proc_read);
-		json__ku64(j, "proc_write_bytes", r->proc_write);
-	} else {
-		json__knull(j, "proc_read_bytes");
-		json__knull(j, "proc_write_bytes");
-	}
-	json__obj_end(j);
+#define ROW(f) offsetof(struct top_row, f)
+#define M(by) (1u << (by))
+
+static void g_interval(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	v->k = V_U64;
+	v->u = ((const struct top_ctx *)c->user)->interval;
 }
 
-static void row_text(struct top_ctx *tc, const struct top_row *r, double secs)
+static void g_by(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
 {
-	char comm[TEXT_SAFE_LEN(LIFE_COMM_LEN)], disk[48], key[48], pr[24] = "-", pw[24] = "-";
-	double avg = r->q2c.count ? r->q2c.sum / 1e6 / r->q2c.count : 0;
-
-	if (tc->o->by == BY_PROCESS) {
-		snprintf(key, sizeof(key), "%7u %-16s", r->pid,
-			 r->pid ? text__safe(r->comm, comm, sizeof(comm)) : "[not seen at Q]");
-		if (r->proc_read >= 0) {
-			snprintf(pr, sizeof(pr), "%.0f", r->proc_read / 1024.0 / secs);
-			snprintf(pw, sizeof(pw), "%.0f", r->proc_write / 1024.0 / secs);
-		}
-	} else if (tc->o->by == BY_CGROUP) {
-		snprintf(key, sizeof(key), "%24llu", (unsigned long long)r->cgroup);
-	} else {
-		snprintf(key, sizeof(key), "%-24s", row_disk(tc->o, r, disk, sizeof(disk)));
-	}
-	printf("%s %8.0f %8.0f %9.0f %9.0f %8.2f %8.2f %5.1f%%", key, r->ios[0] / secs, r->ios[1] / secs,
-	       r->bytes[0] / 1024.0 / secs, r->bytes[1] / 1024.0 / secs, avg,
-	       hist__percentile(&r->q2c, 0.99) / 1e6, r->q2c.sum ? 100.0 * r->q2g_ns / r->q2c.sum : 0);
-	if (tc->o->by == BY_PROCESS)
-		printf(" %-10s %9s %9s", row_disk(tc->o, r, disk, sizeof(disk)), pr, pw);
-	if (r->wb_pid)
-		printf("  writeback for %s[%u]", text__safe(r->wb_comm, comm, sizeof(comm)), r->wb_pid);
-	putchar('\n');
+	v->k = V_STR;
+	v->s = by_names[((const struct top_ctx *)c->user)->o->by];
 }
+
+static void g_disk(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	v->k = V_STR;
+	v->s = row_disk(((const struct top_ctx *)c->user)->o, row, b, n);
+}
+
+static void g_writeback(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	const struct top_row *r = row;
+
+	if (r->wb_pid) {
+		v->k = V_STR;
+		snprintf(b, n, "%.*s[%u]", LIFE_COMM_LEN, r->wb_comm, r->wb_pid);
+		v->s = b;
+	}
+}
+
+static void g_wb_obj(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	if (((const struct top_row *)row)->wb_pid)
+		v->k = V_BOOL;
+}
+
+static void g_comm(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	const struct top_row *r = row;
+
+	v->k = V_STR;
+	v->s = r->pid ? r->comm : "[not seen at Q]";
+}
+
+static void g_secs(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	v->k = V_DBL;
+	v->d = c->secs;
+}
+
+static void g_avg(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	const struct top_row *r = row;
+
+	v->k = V_U64;
+	v->u = r->q2c.count ? r->q2c.sum / r->q2c.count : 0;
+}
+
+static void t_avg_ms(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	const struct top_row *r = row;
+
+	v->k = V_DBL;
+	v->d = r->q2c.count ? r->q2c.sum / 1e6 / r->q2c.count : 0;
+}
+
+static void g_p99(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	v->k = V_U64;
+	v->u = hist__percentile(&((const struct top_row *)row)->q2c, 0.99);
+}
+
+static void t_q2g_share(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	const struct top_row *r = row;
+
+	v->k = V_DBL;
+	v->d = r->q2c.sum ? 100.0 * r->q2g_ns / r->q2c.sum : 0;
+}
+
+static void g_proc(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n, bool w)
+{
+	const struct top_row *r = row;
+
+	if (((const struct top_ctx *)c->user)->o->by == BY_PROCESS && r->proc_read >= 0) {
+		v->k = V_U64;
+		v->u = w ? r->proc_write : r->proc_read;
+	}
+}
+
+static void g_proc_r(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	g_proc(row, c, v, b, n, false);
+}
+
+static void g_proc_w(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	g_proc(row, c, v, b, n, true);
+}
+
+static const struct field wb_fields[] = {
+	{ "pid", FS_U32, ROW(wb_pid) },
+	{ "comm", FS_CHARS, ROW(wb_comm) },
+};
+static const struct rec wb_rec = REC(NULL, NULL, NULL, wb_fields);
+
+static const struct field top_fields[] = {
+	{ "interval", FS_GET, .get = g_interval, .flags = FL_INT },
+	{ "by", FS_GET, .get = g_by, .flags = FL_STR },
+	{ "pid", FS_U32, ROW(pid), .only = M(BY_PROCESS), .head = "PID", .fmt = "%7u" },
+	{ "comm", FS_CHARS, ROW(comm), .only = M(BY_PROCESS), .head = "COMM", .fmt = "%-16s", .tget = g_comm },
+	{ "writeback_for", FS_OBJ, .get = g_wb_obj, .only = M(BY_PROCESS), .sub = &wb_rec },
+	{ "cgroup", FS_U64, ROW(cgroup), .only = M(BY_CGROUP), .head = "CGROUP", .fmt = "%24llu" },
+	{ "disk", FS_GET, .get = g_disk, .flags = FL_STR, .only = M(BY_PROCESS) | M(BY_DISK) },
+	{ NULL, FS_GET, .get = g_disk, .only = M(BY_DISK), .head = "DISK", .fmt = "%-24s" },
+	{ "reads", FS_U64, ROW(ios[0]), .head = "R/s", .fmt = "%8.0f", .flags = FL_RATE },
+	{ "writes", FS_U64, ROW(ios[1]), .head = "W/s", .fmt = "%8.0f", .flags = FL_RATE },
+	{ "others", FS_U64, ROW(ios[2]) },
+	{ "read_bytes", FS_U64, ROW(bytes[0]), .head = "RKB/s", .fmt = "%9.0f", .flags = FL_RATE, .tscale = 1 / 1024.0 },
+	{ "write_bytes", FS_U64, ROW(bytes[1]), .head = "WKB/s", .fmt = "%9.0f", .flags = FL_RATE, .tscale = 1 / 1024.0 },
+	{ "seconds", FS_GET, .get = g_secs, .flags = FL_NUMBER },
+	{ "avg_ns", FS_GET, .get = g_avg, .flags = FL_INT, .head = "AVG_ms", .fmt = "%8.2f", .tget = t_avg_ms },
+	{ "p99_ns", FS_GET, .get = g_p99, .flags = FL_INT, .head = "P99_ms", .fmt = "%8.2f", .tscale = 1e-6 },
+	{ "max_ns", FS_U64, ROW(q2c.max) },
+	{ "q2g_ns", FS_U64, ROW(q2g_ns) },
+	{ NULL, FS_GET, .head = "Q2G", .fmt = "%5.1f%%", .hw = 6, .tget = t_q2g_share },
+	{ "q2c_ns", FS_U64, ROW(q2c.sum) },
+	{ NULL, FS_GET, .get = g_disk, .only = M(BY_PROCESS), .head = "DISK", .fmt = "%-10s" },
+	{ "proc_read_bytes", FS_GET, .get = g_proc_r, .flags = FL_INT | FL_NULLABLE },
+	{ "proc_write_bytes", FS_GET, .get = g_proc_w, .flags = FL_INT | FL_NULLABLE },
+	{ NULL, FS_GET, .get = g_proc_r, .flags = FL_RATE, .only = M(BY_PROCESS),
+	  .head = "IO_RKB/s", .fmt = "%9.0f", .tscale = 1 / 1024.0 },
+	{ NULL, FS_GET, .get = g_proc_w, .flags = FL_RATE, .only = M(BY_PROCESS),
+	  .head = "IO_WKB/s", .fmt = "%9.0f", .tscale = 1 / 1024.0 },
+	{ NULL, FS_GET, .tget = g_writeback, .flags = FL_TAIL, .fmt = "  writeback for %s" },
+};
+
+const struct rec top_rec = REC("top", "top", "top: one row (process, cgroup or disk) of one interval", top_fields);
+
+struct top_end {
+	uint64_t interval, ts_ns, time, rows;
+	struct top_values v;
+};
+
+#define END(f) offsetof(struct top_end, f)
+static const struct field top_end_fields[] = {
+	{ "interval", FS_U64, END(interval) },
+	{ "ts_ns", FS_U64, END(ts_ns) },
+	{ "time", FS_U64, END(time) },
+	{ "rows", FS_U64, END(rows) },
+	{ "counters", FS_COUNTERS, END(v), .sub = top_counters, .nsub = COUNTERS_N(top_counters) },
+};
+
+const struct rec top_end_rec = REC("interval_end", "top.interval_end", "top: the end of an interval, with its counters",
+				   top_end_fields);
 
 static int top_report(void *ctx, bool last)
 {
@@ -358,6 +446,7 @@ static int top_report(void *ctx, bool last)
 	double secs = (now - tc->t_last) / 1e9;
 	struct life_stats s, d;
 	struct top_values v;
+	struct fctx fc;
 	int err, shown;
 
 	tc->t_last = now;
@@ -388,17 +477,13 @@ static int top_report(void *ctx, bool last)
 			v.unattributed += tc->rows[i].q2c.count;
 	shown = tc->o->rows && (int)tc->o->rows < tc->nrows ? (int)tc->o->rows : tc->nrows;
 	tc->interval++;
+	fc = (struct fctx){ .mode = M(tc->o->by), .secs = secs, .user = tc };
 	if (tc->o->c.json) {
 		for (int i = 0; i < shown; i++)
-			row_json(tc, &tc->rows[i], secs);
-		json__obj_begin(&tc->j);
-		json__kstr(&tc->j, "type", "interval_end");
-		json__ku64(&tc->j, "interval", tc->interval);
-		json__ku64(&tc->j, "ts_ns", now);
-		json__ku64(&tc->j, "time", (uint64_t)time(NULL));
-		json__ku64(&tc->j, "rows", tc->nrows);
-		counters__json(&tc->j, top_counters, COUNTERS_N(top_counters), &v, 0);
-		json__obj_end(&tc->j);
+			fields__json(&tc->j, &top_rec, &tc->rows[i], &fc);
+		struct top_end e = { tc->interval, now, (uint64_t)time(NULL), tc->nrows, v };
+
+		fields__json(&tc->j, &top_end_rec, &e, &fc);
 		return 0;
 	}
 	if (tc->tty && !tc->o->batch)
@@ -412,14 +497,9 @@ static int top_report(void *ctx, bool last)
 		printf("%s  %.1f s, %llu requests, by %s%s\n", ts, secs, (unsigned long long)d.completed,
 		       by_names[tc->o->by], last ? " (last)" : "");
 	}
-	printf("%s %8s %8s %9s %9s %8s %8s %6s", tc->o->by == BY_PROCESS ? "    PID COMM            "
-		: tc->o->by == BY_CGROUP ? "                  CGROUP" : "DISK                    ",
-	       "R/s", "W/s", "RKB/s", "WKB/s", "AVG_ms", "P99_ms", "Q2G");
-	if (tc->o->by == BY_PROCESS)
-		printf(" %-10s %9s %9s", "DISK", "IO_RKB/s", "IO_WKB/s");
-	putchar('\n');
+	fields__head(stdout, &top_rec, &fc);
 	for (int i = 0; i < shown; i++)
-		row_text(tc, &tc->rows[i], secs);
+		fields__text(stdout, &top_rec, &tc->rows[i], &fc);
 	if (shown < tc->nrows)
 		printf("(%d more)\n", tc->nrows - shown);
 	counters__lines(stdout, top_counters, COUNTERS_N(top_counters), &v, 0);

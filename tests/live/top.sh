@@ -124,6 +124,7 @@ C=$(loopdev 64); c=${C#/dev/}
 for k in dirty_writeback_centisecs dirty_expire_centisecs; do
 	defer "echo $(cat /proc/sys/vm/$k) > /proc/sys/vm/$k"
 done
+ws0=$(diskstat "$c" 7)
 start_iodig "$T/wb.json" top --json -n 0 -d "$c" 1
 echo 10 > /proc/sys/vm/dirty_writeback_centisecs; echo 10 > /proc/sys/vm/dirty_expire_centisecs
 exec 9<"$C"
@@ -138,7 +139,8 @@ DD=$(cat "$T/pid.dd")
 start_iodig "$T/wbp.json" top --json -n 0 -p "$DD" -d "$c" 1
 touch "$T/go-dd"
 wait $DDJ || die "dd failed"
-for i in $(seq 100); do [ "$(awk '/^Dirty:/ {print $2}' /proc/meminfo)" -lt 1024 ] && break; sleep 0.1; done
+# until the device has written the 4 MiB (8192 sectors), then an interval more
+for i in $(seq 200); do [ $(( $(diskstat "$c" 7) - ws0 )) -ge 8192 ] && break; sleep 0.1; done
 sleep 1.5
 stop_all_iodig
 exec 9<&-

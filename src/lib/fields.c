@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <string.h>
+#include "counters.h"
+#include "fields.h"
+#include "json.h"
+#include "text.h"
+
+static bool kept(const struct field *f, const struct fctx *c)
+{
+	return !f->only || (f->only & c->mode);
+}
+
+/* The field's JSON value. */
+static void value(const struct field *f, const void *row, const struct fctx *c, struct fval *v,
+		  char *buf, size_t len)
+{
+	const char *p = (const char *)row + f->off;
+
+	switch (f->src) {
+	case FS_U64: v->k = V_U64; memcpy(&v->u, p, sizeof(v->u)); break;
+	case FS_U32: { uint32_t x; memcpy(&x, p, sizeof(x)); v->k = V_U64; v->u = x; break; }
+	case FS_I64: v->k = V_I64; memcpy(&v->i, p, sizeof(v->i)); break;
+	case FS_I32: { int32_t x; memcpy(&x, p, sizeof(x)); v->k = V_I64; v->i = x; break; }
+	case FS_DBL: v->k = V_DBL; memcpy(&v->d, p, sizeof(v->d)); break;
+	case FS_BOOL: v->k = V_BOOL; v->b = *(const bool *)p; break;
+	case FS_CHARS: v->k = V_STR; v->s = p; break;
+	case FS_PSTR: v->k = V_STR; memcpy(&v->s, p, sizeof(v->s)); if (!v->s) v->k = V_NULL; break;
+	case FS_GET:
+	case FS_OBJ:
+		v->k = V_NULL;
+		if (f->get)
+			f->get(row, c, v, buf, len);
+		else if (f->src == FS_OBJ)
+			v->k = V_BOOL;
+		break;
+	case FS_COUNTERS:
+	case FS_JSON: v->k = V_NULL; break;
+	}
+}
+
+static void json_value(struct json *j, const struct fval *v)
+{
+	switch (v->k) {
+	case V_NULL: json__null(j); break;
+	case V_U64: json__u64(j, v->u); break;
+	case V_I64: json__i64(j, v->i); break;
+	case V_DBL: json__double(j, v->d); break;
+	case V_STR: json__str(j, v->s); break;
+	case V_BOOL: json__bool(j, v->b); break;
+	}
+}
+
+void fields__json_members(struct json *j, const struct rec *r, const void *row, const struct fctx *c)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		const struct field *f = &r->f[i];
+		char buf[FIELDS_BUF];
+		struct fval v;
+
+		if (!f->name || !kept(f, c))
+			continue;
+		if (f->src == FS_COUNTERS) {
+			counters__json(j, f->sub, f->nsub, (const char *)row + f->off, c->mode);
+			continue;
+		}
+		json__key(j, f->name);
+		if (f->src == FS_JSON) {
+			f->jput(j, row, c);
+			continue;
+		}
+		value(f, row, c, &v, buf, sizeof(buf));
+		if (f->src == FS_OBJ && v.k != V_NULL) {
+			json__obj_begin(j);
+			fields__json_members(j, f->sub, row, c);
+			json__obj_end(j);
+		} else {
+			json_value(j, &v);
+		}
+	}
+}
+
+void fields__json(struct json *j, const struct rec *r, const void *row, const struct fctx *c)
+{
+	json__obj_begin(j);
+	if (r->type)
+		json__kstr(j, "type", r->type);
+	fields__json_members(j, r, row, c);
+	json__obj_end(j);
+}
+
+/* The conversion in fmt: where it starts and ends, its width (negative:
+ * left-aligned) and its conversion character. */
+static const char *conversion(const char *fmt, size_t *start, size_t *end, int *width)
+{
+	const char *p = fmt;
+
+	while ((p = strchr(p, '%')) && p[1] == '%')
+		p += 2;
+	if (!p)
+		return NULL;
+	*start = p - fmt;
+	p++;
+	bool left = false;
+
+	while (*p && strchr("-+ #0", *p))
+		left |= *p++ == '-';
+	*width = 0;
+	while (*p >= '0' && *p <= '9')
+		*width = *width * 10 + (*p++ - '0');
+	if (left)
+		*width = -*width;
+	while (*p && strchr(".0123456789hlLqjzt", *p))
+		p++;
+	*end = p - fmt + 1;
+	return p;
+}
+
+static void format(char *out, size_t len, const char *fmt, const struct fval *v, bool safe)
+{
+	size_t start, end, n;
+	int width;
+	const char *conv = conversion(fmt, &start, &end, &width);
+	char f[64], esc[TEXT_SAFE_LEN(FIELDS_BUF)];
+
+	if (!conv || !*conv) {
+		snprintf(out, len, "%s", fmt);
+		return;
+	}
+	if (v->k == V_NULL) {	/* "-" in the conversion's width */
+		snprintf(f, sizeof(f), "%.*s%%%ds%s", (int)start, fmt, width, fmt + end);
+		snprintf(out, len, f, "-");
+		return;
+	}
+	/* the spec without its length modifier, then ours */
+	n = end - 1 - start;
+	while (n > 1 && strchr("hlLqjzt", fmt[start + n - 1]))
+		n--;
+	switch (*conv) {
+	case 's':
+		snprintf(f, sizeof(f), "%.*s%s", (int)end, fmt, fmt + end);
+		snprintf(out, len, f, v->k == V_STR ? (safe ? v->s : text__safe(v->s, esc, sizeof(esc))) : v->k == V_BOOL
+			 ? (v->b ? "yes" : "no") : "?");
+		return;
+	case 'f': case 'g': case 'e': {
+		double d = v->k == V_DBL ? v->d : v->k == V_I64 ? (double)v->i : v->k == V_U64 ? (double)v->u : 0;
+
+		snprintf(f, sizeof(f), "%.*s%s", (int)end, fmt, fmt + end);
+		snprintf(out, len, f, d);
+		return;
+	}
+	case 'd': case 'i':
+		snprintf(f, sizeof(f), "%.*sll%c%s", (int)(start + n), fmt, *conv, fmt + end);
+		snprintf(out, len, f, v->k == V_DBL ? (long long)v->d : v->k == V_U64 ? (long long)v->u : (long long)v->i);
+		return;
+	default:	/* u, x */
+		snprintf(f, sizeof(f), "%.*sll%c%s", (int)(start + n), fmt, *conv, fmt + end);
+		snprintf(out, len, f, v->k == V_DBL ? (unsigned long long)v->d : v->k == V_I64
+			 ? (unsigned long long)v->i : (unsigned long long)v->u);
+		return;
+	}
+}
+
+void fields__format(char *out, size_t len, const char *fmt, const struct fval *v)
+{
+	format(out, len, fmt, v, false);
+}
+
+/* The field's text value: tget's or the JSON one, scaled, per second. */
+static void text_value(const struct field *f, const void *row, const struct fctx *c, struct fval *v,
+		       char *buf, size_t len)
+{
+	if (f->tget) {
+		v->k = V_NULL;
+		f->tget(row, c, v, buf, len);
+	} else {
+		value(f, row, c, v, buf, len);
+	}
+	if (v->k == V_NULL || v->k == V_STR || v->k == V_BOOL || (!f->tscale && !(f->flags & FL_RATE)))
+		return;
+	double d = v->k == V_DBL ? v->d : v->k == V_I64 ? (double)v->i : (double)v->u;
+
+	if (f->tscale)
+		d *= f->tscale;
+	if (f->flags & FL_RATE)
+		d = c->secs > 0 ? d / c->secs : 0;
+	v->k = V_DBL;
+	v->d = d;
+}
+
+static bool column(const struct field *f, const struct fctx *c)
+{
+	return f->head && f->fmt && !(f->flags & FL_TAIL) && kept(f, c);
+}
+
+void fields__head(FILE *out, const struct rec *r, const struct fctx *c)
+{
+	const char *sep = "";
+
+	for (size_t i = 0; i < r->n; i++) {
+		const struct field *f = &r->f[i];
+		size_t s, e;
+		int w = 0;
+
+		if (!column(f, c))
+			continue;
+		if (f->hw)
+			w = f->hw;
+		else
+			conversion(f->fmt, &s, &e, &w);
+		fprintf(out, "%s%*s", sep, w, f->head);
+		sep = " ";
+	}
+	fputc('\n', out);
+}
+
+void fields__text(FILE *out, const struct rec *r, const void *row, const struct fctx *c)
+{
+	const char *sep = "";
+	char buf[FIELDS_BUF], txt[TEXT_SAFE_LEN(FIELDS_BUF) + 64];
+	struct fval v;
+
+	for (size_t i = 0; i < r->n; i++) {
+		const struct field *f = &r->f[i];
+
+		if (!column(f, c))
+			continue;
+		text_value(f, row, c, &v, buf, sizeof(buf));
+		format(txt, sizeof(txt), f->fmt, &v, f->flags & FL_SAFE);
+		fprintf(out, "%s%s", sep, txt);
+		sep = " ";
+	}
+	for (size_t i = 0; i < r->n; i++) {
+		const struct field *f = &r->f[i];
+
+		if (!(f->flags & FL_TAIL) || !f->fmt || !kept(f, c))
+			continue;
+		text_value(f, row, c, &v, buf, sizeof(buf));
+		if (v.k == V_NULL)
+			continue;
+		format(txt, sizeof(txt), f->fmt, &v, f->flags & FL_SAFE);
+		fputs(txt, out);
+	}
+	fputc('\n', out);
+}
+
+/* ---- the schema ---- */
+
+static const char *kind(const struct field *f)
+{
+	if (f->flags & FL_NUMBER)
+		return "number";
+	if (f->flags & FL_INT)
+		return "integer";
+	if (f->flags & FL_STR)
+		return "string";
+	if (f->flags & FL_BOOL)
+		return "boolean";
+	if (f->flags & FL_ARRAY)
+		return "array";
+	switch (f->src) {
+	case FS_U64: case FS_U32: case FS_I64: case FS_I32: return "integer";
+	case FS_DBL: return "number";
+	case FS_BOOL: return "boolean";
+	case FS_CHARS: case FS_PSTR: return "string";
+	case FS_OBJ: return "object";
+	default: return "?";	/* FS_GET without its type in the flags */
+	}
+}
+
+static void schema_entry(FILE *out, const char **sep, const char *name, const char *k, bool nullable)
+{
+	fprintf(out, "%s\n  \"%s\": \"%s%s\"", *sep, name, k, nullable ? "|null" : "");
+	*sep = ",";
+}
+
+static void schema_fields(FILE *out, const struct rec *r, unsigned modes, bool optional)
+{
+	const char *sep = "";
+
+	if (!optional && r->type)
+		schema_entry(out, &sep, "type", "string", false);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct field *f = &r->f[i];
+		bool opt = f->only && (f->only & modes) != modes;
+
+		if (!f->name || opt != optional)
+			continue;
+		if (f->src == FS_COUNTERS) {
+			const struct counter *t = f->sub;
+
+			for (size_t k = 0; k < f->nsub; k++)
+				schema_entry(out, &sep, t[k].name, "integer", t[k].only);
+			continue;
+		}
+		schema_entry(out, &sep, f->name, kind(f),
+			     f->flags & FL_NULLABLE || f->src == FS_OBJ);
+	}
+	fputs(*sep ? "\n }" : "}", out);
+}
+
+void fields__schema(FILE *out, const struct rec *r, unsigned modes)
+{
+	fputs("{\n \"description\": ", out);
+	json__escape(out, r->desc);
+	fputs(",\n \"fields\": {", out);
+	schema_fields(out, r, modes, false);
+	fputs(",\n \"optional\": {", out);
+	schema_fields(out, r, modes, true);
+	fputs("\n}\n", out);
+}

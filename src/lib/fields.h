@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A record or row type, declared once: a table of fields that one printer
+ * walks for JSON, for aligned text columns with their headings, and for the
+ * schema (the files of tests/schema, made by `iodig schema`).  A command fills
+ * its row structure and calls fields__json() or fields__text(); it formats
+ * no field itself.  The counter table (counters.h) is the model, and
+ * iproute2's print_*() (one call, text or JSON) the inspiration.
+ *
+ * A field is where its value is (a C type at an offset of the row, or a
+ * getter), its JSON name (NULL: a text column only) and its text column
+ * (head NULL: JSON only).  The text value is the JSON value, or tget's,
+ * times tscale, per second of the interval with FL_RATE.
+ */
+#ifndef IODIG_FIELDS_H
+#define IODIG_FIELDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct json;
+struct counter;
+
+/* A value, as a getter gives it. */
+struct fval {
+	enum { V_NULL, V_U64, V_I64, V_DBL, V_STR, V_BOOL } k;
+	union {
+		uint64_t u;
+		int64_t i;
+		double d;
+		const char *s;
+		bool b;
+	};
+};
+
+/* What a printer call knows beyond the row. */
+struct fctx {
+	unsigned mode;		/* a bit: fields with `only` keep to the modes they name */
+	double secs;		/* the interval, for FL_RATE */
+	const void *user;	/* the command's own, for its getters */
+};
+
+#define FIELDS_BUF 4096	/* room for a string a getter makes */
+
+/* buf (len bytes) is room for a string value the getter makes. */
+typedef void (*fget_fn)(const void *row, const struct fctx *c, struct fval *v, char *buf, size_t len);
+
+enum fsrc {
+	FS_U64, FS_U32, FS_I64, FS_I32, FS_DBL, FS_BOOL,
+	FS_CHARS,	/* a char array in the row (a task's name), NUL-terminated */
+	FS_PSTR,	/* a const char * in the row */
+	FS_GET,		/* get() */
+	FS_OBJ,		/* a nested object: sub's fields of the same row; null when get() says V_NULL */
+	FS_COUNTERS,	/* the members of a counter table (counters.h) over the struct at off */
+	FS_JSON,	/* jput() writes the value (an array); its type in the flags */
+};
+
+enum {
+	FL_NULLABLE = 1 << 0,	/* the schema says TYPE|null */
+	FL_RATE = 1 << 1,	/* text: per second (divided by fctx.secs) */
+	FL_TAIL = 1 << 2,	/* text: after the columns, no heading, only when not null */
+	/* a getter's JSON type, for the schema (the row's C type says it otherwise) */
+	FL_NUMBER = 1 << 3,
+	FL_INT = 1 << 4,
+	FL_STR = 1 << 5,
+	FL_BOOL = 1 << 6,
+	FL_ARRAY = 1 << 7,
+	FL_SAFE = 1 << 8,	/* text: tget's string is already escaped (text__safe) */
+};
+
+struct field {
+	const char *name;	/* JSON key; NULL: text only */
+	enum fsrc src;
+	size_t off;
+	fget_fn get;		/* FS_GET; FS_OBJ: presence */
+	unsigned flags;
+	unsigned only;		/* 0: every mode; else the modes (fctx.mode bits) that have it */
+	const char *head;	/* text column heading; NULL: not in text */
+	const char *fmt;	/* text: one printf conversion (%8.0f, %-16s, %7u: the
+				 * length modifier is added), literal text around it */
+	int hw;			/* heading width when not the conversion's (negative: left) */
+	double tscale;		/* text: the value times this (0: 1) */
+	fget_fn tget;		/* text: this value instead of the JSON one */
+	void (*jput)(struct json *j, const void *row, const struct fctx *c);	/* FS_JSON */
+	const void *sub;	/* FS_OBJ: its struct rec; FS_COUNTERS: the counter table */
+	size_t nsub;		/* FS_COUNTERS: the table's length */
+};
+
+/* A record type: "type" first in its JSON, then the fields. */
+struct rec {
+	const char *type;	/* NULL: a nested object */
+	const char *schema;	/* its tests/schema file, without .json */
+	const char *desc;
+	const struct field *f;
+	size_t n;
+};
+
+#define FIELDS_N(t) (sizeof(t) / sizeof((t)[0]))
+#define REC(type, schema, desc, table) { type, schema, desc, table, FIELDS_N(table) }
+
+/* The record as one JSON object (a line at depth 0). */
+void fields__json(struct json *j, const struct rec *r, const void *row, const struct fctx *c);
+/* Members only, into an object the caller opened. */
+void fields__json_members(struct json *j, const struct rec *r, const void *row, const struct fctx *c);
+/* The text headings of the mode's columns, and one row under them. */
+void fields__head(FILE *out, const struct rec *r, const struct fctx *c);
+void fields__text(FILE *out, const struct rec *r, const void *row, const struct fctx *c);
+/* The record's schema, as tests/schema/check.py reads it; modes: every
+ * mode the record is printed in (a field not in all of them is optional). */
+void fields__schema(FILE *out, const struct rec *r, unsigned modes);
+
+/* One value formatted by a field's text conversion (exposed for tests). */
+void fields__format(char *out, size_t len, const char *fmt, const struct fval *v);
+
+#endif

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The record types commands print through field tables (fields.h), for
+ * `iodig schema`: each is defined in its command's file. */
+#ifndef IODIG_RECS_H
+#define IODIG_RECS_H
+
+#include "fields.h"
+
+extern const struct rec top_rec, top_end_rec;
+#define TOP_MODES 7u	/* by process, cgroup, disk */
+extern const struct rec exec_rec;
+
+#endif

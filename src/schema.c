@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iodig schema: the JSON schema of each record type declared with a field
+ * table (fields.h), as tests/schema holds them.  `iodig schema --check DIR`
+ * fails when a file there and its table disagree (run by the unit tests);
+ * `iodig schema --write DIR` makes the files.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "cmds.h"
+#include "fields.h"
+#include "log.h"
+#include "recs.h"
+
+/* Every record type printed through a table, with the modes it is printed in. */
+static const struct {
+	const struct rec *r;
+	unsigned modes;
+} all[] = {
+	{ &top_rec, TOP_MODES },
+	{ &top_end_rec, TOP_MODES },
+	{ &exec_rec, 1 },
+};
+
+#define NALL (sizeof(all) / sizeof(all[0]))
+
+static char *schema_of(size_t i, size_t *len)
+{
+	char *s = NULL;
+	FILE *f = open_memstream(&s, len);
+
+	if (!f)
+		return NULL;
+	fields__schema(f, all[i].r, all[i].modes);
+	fclose(f);
+	return s;
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	char *s;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	s = malloc(n + 1);
+	if (s && fread(s, 1, n, f) != (size_t)n) {
+		free(s);
+		s = NULL;
+	}
+	fclose(f);
+	if (s)
+		s[*len = n] = '\0';
+	return s;
+}
+
+/* --check (write false) or --write every schema in dir: 0, or the number of files that differ. */
+static int each(const char *dir, bool write)
+{
+	int bad = 0;
+
+	for (size_t i = 0; i < NALL; i++) {
+		char path[4096], *want, *have;
+		size_t wl, hl = 0;
+
+		snprintf(path, sizeof(path), "%s/%s.json", dir, all[i].r->schema);
+		if (!(want = schema_of(i, &wl)))
+			return fail("schema", "out of memory");
+		if (write) {
+			FILE *f = fopen(path, "w");
+
+			if (!f || fwrite(want, 1, wl, f) != wl || fclose(f))
+				return fail("schema", "cannot write %s", path);
+			printf("wrote %s\n", path);
+		} else if (!(have = read_file(path, &hl)) || hl != wl || memcmp(have, want, wl)) {
+			fprintf(stderr, "schema: %s differs from the table of '%s' records; the table says:\n%s",
+				path, all[i].r->type, want);
+			bad++;
+			free(have);
+		} else {
+			printf("ok: %s\n", path);
+			free(have);
+		}
+		free(want);
+	}
+	return bad ? 1 : 0;
+}
+
+int cmd_schema(int argc, char **argv)
+{
+	if (argc == 3 && (!strcmp(argv[1], "--check") || !strcmp(argv[1], "--write")))
+		return each(argv[2], !strcmp(argv[1], "--write"));
+	if (argc == 2 && strcmp(argv[1], "-h") && strcmp(argv[1], "--help")) {
+		for (size_t i = 0; i < NALL; i++) {
+			if (!strcmp(all[i].r->schema, argv[1])) {
+				fields__schema(stdout, all[i].r, all[i].modes);
+				return 0;
+			}
+		}
+		return usage_error("no record type '%s' (iodig schema lists them)", argv[1]);
+	}
+	if (argc == 1) {
+		for (size_t i = 0; i < NALL; i++)
+			printf("%s\n", all[i].r->schema);
+		return 0;
+	}
+	printf("Usage: iodig schema [NAME | --check DIR | --write DIR]\n"
+	       "The JSON schema of each record type, from the field table its command prints\n"
+	       "it with: the names alone, one by name, or every one checked against (or\n"
+	       "written to) DIR/NAME.json.\n");
+	return argc == 2 ? 0 : EXIT_USAGE;
+}

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0
+/* A record declared once (fields.h): its JSON, its text columns under their
+ * headings, and its schema all come from the one table. */
+#include <stddef.h>
+#include <string.h>
+#include "check.h"
+#include "counters.h"
+#include "fields.h"
+#include "json.h"
+
+struct row {
+	uint32_t pid;
+	char comm[16];
+	uint64_t reads, bytes;
+	int64_t rem;
+	uint64_t seen, lost;
+	const char *name;
+};
+
+static void g_ratio(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	const struct row *r = row;
+
+	if (r->reads) {
+		v->k = V_DBL;
+		v->d = (double)r->bytes / r->reads;
+	}
+}
+
+static void g_tail(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	const struct row *r = row;
+
+	if (r->name) {
+		snprintf(b, n, "%s!", r->name);
+		v->k = V_STR;
+		v->s = b;
+	}
+}
+
+static const struct counter counts[] = {
+	{ "seen", 0, "%llu seen" },
+	{ "lost", 8, "%llu lost" },
+};
+
+static const struct field sub_f[] = {
+	{ "pid", FS_U32, offsetof(struct row, pid) },
+};
+static const struct rec sub = REC(NULL, NULL, NULL, sub_f);
+
+static const struct field f[] = {
+	{ "pid", FS_U32, offsetof(struct row, pid), .head = "PID", .fmt = "%6u" },
+	{ "comm", FS_CHARS, offsetof(struct row, comm), .head = "COMM", .fmt = "%-8s", .only = 1 },
+	{ "reads", FS_U64, offsetof(struct row, reads), .head = "R/s", .fmt = "%6.1f", .flags = FL_RATE },
+	{ "bytes", FS_U64, offsetof(struct row, bytes), .head = "KB", .fmt = "%5.0f", .tscale = 1 / 1024.0 },
+	{ "per_read", FS_GET, .get = g_ratio, .flags = FL_NUMBER | FL_NULLABLE, .head = "AVG", .fmt = "%5.0f" },
+	{ "rem", FS_I64, offsetof(struct row, rem), .head = "REM", .fmt = "%+5d%%", .hw = 6 },
+	{ "me", FS_OBJ, .only = 2, .sub = &sub },
+	{ NULL, FS_GET, .tget = g_tail, .flags = FL_TAIL, .fmt = "  tail %s" },
+	{ "c", FS_COUNTERS, offsetof(struct row, seen), .sub = counts, .nsub = 2 },
+};
+static const struct rec rec = REC("t", "t", "a test row", f);
+
+static char buf[4096];
+
+static FILE *open_buf(void)
+{
+	memset(buf, 0, sizeof(buf));
+	return fmemopen(buf, sizeof(buf), "w");
+}
+
+int main(void)
+{
+	struct row r = { 42, "a\033b", 10, 20480, -3, 7, 1, "x" };
+	struct fctx c1 = { .mode = 1, .secs = 2 }, c2 = { .mode = 2, .secs = 2 };
+	struct json j;
+	FILE *out;
+
+	out = open_buf();
+	json__init(&j, out);
+	fields__json(&j, &rec, &r, &c1);
+	fclose(out);
+	CHECK(!strcmp(buf, "{\"type\":\"t\",\"pid\":42,\"comm\":\"a\\u001bb\",\"reads\":10,\"bytes\":20480,"
+			   "\"per_read\":2048,\"rem\":-3,\"seen\":7,\"lost\":1}\n"), "json mode 1: %s", buf);
+
+	out = open_buf();
+	json__init(&j, out);
+	r.reads = 0;
+	fields__json(&j, &rec, &r, &c2);
+	fclose(out);
+	CHECK(!strcmp(buf, "{\"type\":\"t\",\"pid\":42,\"reads\":0,\"bytes\":20480,\"per_read\":null,\"rem\":-3,"
+			   "\"me\":{\"pid\":42},\"seen\":7,\"lost\":1}\n"), "json mode 2 (a null, an object): %s", buf);
+
+	r.reads = 10;
+	out = open_buf();
+	fields__head(out, &rec, &c1);
+	fields__text(out, &rec, &r, &c1);
+	fclose(out);
+	/* per second, scaled, signed, the control byte escaped, the tail last */
+	CHECK(!strcmp(buf, "   PID COMM        R/s    KB   AVG    REM\n"
+			   "    42 a\\x1bb      5.0    20  2048    -3%  tail x!\n"), "text:\n%s", buf);
+
+	r.reads = 0;
+	r.name = NULL;
+	out = open_buf();
+	fields__text(out, &rec, &r, &c2);
+	fclose(out);
+	CHECK(!strcmp(buf, "    42    0.0    20     -    -3%\n"), "text, a null and no tail: '%s'", buf);
+
+	out = open_buf();
+	fields__schema(out, &rec, 3);
+	fclose(out);
+	CHECK(!strcmp(buf, "{\n \"description\": \"a test row\",\n \"fields\": {\n  \"type\": \"string\",\n"
+			   "  \"pid\": \"integer\",\n  \"reads\": \"integer\",\n  \"bytes\": \"integer\",\n"
+			   "  \"per_read\": \"number|null\",\n  \"rem\": \"integer\",\n  \"seen\": \"integer\",\n"
+			   "  \"lost\": \"integer\"\n },\n \"optional\": {\n  \"comm\": \"string\",\n"
+			   "  \"me\": \"object|null\"\n }\n}\n"), "schema:\n%s", buf);
+
+	{
+		struct fval v = { .k = V_U64, .u = 18446744073709551615ull };
+		char s[64];
+
+		fields__format(s, sizeof(s), "%24llu", &v);
+		CHECK(!strcmp(s, "    18446744073709551615"), "a u64 in %%24llu: '%s'", s);
+		fields__format(s, sizeof(s), "%x", &v);
+		CHECK(!strcmp(s, "ffffffffffffffff"), "a u64 in %%x: '%s'", s);
+	}
+	CHECK_DONE();
+}
