@@ -17,10 +17,12 @@
 #include "filter.h"
 #include "hist_user.h"
 #include "histmap.h"
+#include "fields.h"
 #include "json.h"
 #include "lat.h"
 #include "lat.skel.h"
 #include "log.h"
+#include "recs.h"
 #include "run.h"
 
 #define IOSTAT_DISKS 256
@@ -110,6 +112,53 @@ static double per(unsigned long long a, unsigned long long b)
 	return b ? (double)a / b : 0;
 }
 
+/* ---- a disk's line, declared once (fields.h) ---- */
+
+struct iostat_row {
+	const char *disk;
+	uint64_t interval, ts_ns, reads, writes, discards, flushes, bpf_reads, bpf_writes;
+	uint64_t r_p50, r_p99, w_p50, w_p99;
+	double secs, r_s, w_s, rkb_s, wkb_s, rrqm_s, wrqm_s, r_await, w_await, d_await, f_await, aqu_sz, util;
+};
+
+#define R(f) offsetof(struct iostat_row, f)
+static const struct field iostat_fields[] = {
+	{ "interval", FS_U64, R(interval) },
+	{ "ts_ns", FS_U64, R(ts_ns) },
+	{ "disk", FS_PSTR, R(disk), .head = "Device", .fmt = "%-12s" },
+	{ "seconds", FS_DBL, R(secs) },
+	{ "reads", FS_U64, R(reads) },
+	{ "writes", FS_U64, R(writes) },
+	{ "discards", FS_U64, R(discards) },
+	{ "flushes", FS_U64, R(flushes) },
+	{ "r_s", FS_DBL, R(r_s), .head = "r/s", .fmt = "%8.2f" },
+	{ "w_s", FS_DBL, R(w_s), .head = "w/s", .fmt = "%8.2f" },
+	{ "rkB_s", FS_DBL, R(rkb_s), .head = "rkB/s", .fmt = "%9.2f" },
+	{ "wkB_s", FS_DBL, R(wkb_s), .head = "wkB/s", .fmt = "%9.2f" },
+	{ "rrqm_s", FS_DBL, R(rrqm_s), .head = "rrqm/s", .fmt = "%7.2f" },
+	{ "wrqm_s", FS_DBL, R(wrqm_s), .head = "wrqm/s", .fmt = "%7.2f" },
+	{ "r_await", FS_DBL, R(r_await), .head = "r_await", .fmt = "%7.2f" },
+	{ "w_await", FS_DBL, R(w_await), .head = "w_await", .fmt = "%7.2f" },
+	{ NULL, FS_U64, R(r_p50), .head = "r_p50", .fmt = "%8.2f", .tscale = 1e-6 },
+	{ NULL, FS_U64, R(r_p99), .head = "r_p99", .fmt = "%8.2f", .tscale = 1e-6 },
+	{ NULL, FS_U64, R(w_p50), .head = "w_p50", .fmt = "%8.2f", .tscale = 1e-6 },
+	{ NULL, FS_U64, R(w_p99), .head = "w_p99", .fmt = "%8.2f", .tscale = 1e-6 },
+	{ NULL, FS_U64, R(discards), .head = "d/s", .fmt = "%6.2f", .flags = FL_RATE },
+	{ NULL, FS_U64, R(flushes), .head = "f/s", .fmt = "%6.2f", .flags = FL_RATE },
+	{ "d_await", FS_DBL, R(d_await) },
+	{ "f_await", FS_DBL, R(f_await) },
+	{ "aqu_sz", FS_DBL, R(aqu_sz), .head = "aqu-sz", .fmt = "%6.2f" },
+	{ "util", FS_DBL, R(util), .head = "%util", .fmt = "%6.2f" },
+	{ "bpf_reads", FS_U64, R(bpf_reads) },
+	{ "bpf_writes", FS_U64, R(bpf_writes) },
+	{ "r_p50_ns", FS_U64, R(r_p50) },
+	{ "r_p99_ns", FS_U64, R(r_p99) },
+	{ "w_p50_ns", FS_U64, R(w_p50) },
+	{ "w_p99_ns", FS_U64, R(w_p99) },
+};
+
+const struct rec iostat_rec = REC("iostat", "iostat", "iostat: one disk over one interval", iostat_fields);
+
 static int iostat_report(void *ctx, bool last)
 {
 	struct iostat_ctx *ic = ctx;
@@ -118,6 +167,7 @@ static int iostat_report(void *ctx, bool last)
 	double secs = (t - ic->t_last) / 1e9;
 	__u32 old = histmap__flip(&ic->sk->bss->epoch);
 	int n = read_diskstats(now, IOSTAT_DISKS), err;
+	struct fctx fc = {};
 
 	(void)last;
 	if (n < 0)
@@ -128,10 +178,9 @@ static int iostat_report(void *ctx, bool last)
 	if (err)
 		return err < 0 ? fail("collecting histograms", "%s", strerror(-err)) : err;
 	ic->interval++;
+	fc.secs = secs;
 	if (!ic->o->c.json)
-		printf("%-12s %8s %8s %9s %9s %7s %7s %7s %7s %8s %8s %8s %8s %6s %6s %6s %6s\n", "Device", "r/s",
-		       "w/s", "rkB/s", "wkB/s", "rrqm/s", "wrqm/s", "r_await", "w_await", "r_p50", "r_p99",
-		       "w_p50", "w_p99", "d/s", "f/s", "aqu-sz", "%util");
+		fields__head(stdout, &iostat_rec, &fc);
 	for (int i = 0; i < ic->nlast; i++) {
 		const struct dstat *a = &ic->last[i], *b = NULL;
 		struct dstat d;
@@ -148,48 +197,23 @@ static int iostat_report(void *ctx, bool last)
 			.q_t = b->q_t - a->q_t, .dc = b->dc - a->dc, .dc_sec = b->dc_sec - a->dc_sec,
 			.dc_t = b->dc_t - a->dc_t, .fl = b->fl - a->fl, .fl_t = b->fl_t - a->fl_t,
 		};
-		uint64_t rp50 = hist__percentile(&ic->h[i][0], 0.5), rp99 = hist__percentile(&ic->h[i][0], 0.99);
-		uint64_t wp50 = hist__percentile(&ic->h[i][1], 0.5), wp99 = hist__percentile(&ic->h[i][1], 0.99);
+		struct iostat_row r = {
+			.disk = b->name, .interval = ic->interval, .ts_ns = t, .secs = secs,
+			.reads = d.rd, .writes = d.wr, .discards = d.dc, .flushes = d.fl,
+			.r_s = d.rd / secs, .w_s = d.wr / secs, .rkb_s = d.rd_sec / 2.0 / secs,
+			.wkb_s = d.wr_sec / 2.0 / secs, .rrqm_s = d.rd_m / secs, .wrqm_s = d.wr_m / secs,
+			.r_await = per(d.rd_t, d.rd), .w_await = per(d.wr_t, d.wr),
+			.d_await = per(d.dc_t, d.dc), .f_await = per(d.fl_t, d.fl),
+			.aqu_sz = d.q_t / 1000.0 / secs, .util = d.io_t / 10.0 / secs,
+			.bpf_reads = ic->h[i][0].count, .bpf_writes = ic->h[i][1].count,
+			.r_p50 = hist__percentile(&ic->h[i][0], 0.5), .r_p99 = hist__percentile(&ic->h[i][0], 0.99),
+			.w_p50 = hist__percentile(&ic->h[i][1], 0.5), .w_p99 = hist__percentile(&ic->h[i][1], 0.99),
+		};
 
-		if (ic->o->c.json) {
-			struct json *j = &ic->j;
-
-			json__obj_begin(j);
-			json__kstr(j, "type", "iostat");
-			json__ku64(j, "interval", ic->interval);
-			json__ku64(j, "ts_ns", t);
-			json__kstr(j, "disk", b->name);
-			json__kdouble(j, "seconds", secs);
-			json__ku64(j, "reads", d.rd);
-			json__ku64(j, "writes", d.wr);
-			json__ku64(j, "discards", d.dc);
-			json__ku64(j, "flushes", d.fl);
-			json__kdouble(j, "r_s", d.rd / secs);
-			json__kdouble(j, "w_s", d.wr / secs);
-			json__kdouble(j, "rkB_s", d.rd_sec / 2.0 / secs);
-			json__kdouble(j, "wkB_s", d.wr_sec / 2.0 / secs);
-			json__kdouble(j, "rrqm_s", d.rd_m / secs);
-			json__kdouble(j, "wrqm_s", d.wr_m / secs);
-			json__kdouble(j, "r_await", per(d.rd_t, d.rd));
-			json__kdouble(j, "w_await", per(d.wr_t, d.wr));
-			json__kdouble(j, "d_await", per(d.dc_t, d.dc));
-			json__kdouble(j, "f_await", per(d.fl_t, d.fl));
-			json__kdouble(j, "aqu_sz", d.q_t / 1000.0 / secs);
-			json__kdouble(j, "util", d.io_t / 10.0 / secs);
-			json__ku64(j, "bpf_reads", ic->h[i][0].count);
-			json__ku64(j, "bpf_writes", ic->h[i][1].count);
-			json__ku64(j, "r_p50_ns", rp50);
-			json__ku64(j, "r_p99_ns", rp99);
-			json__ku64(j, "w_p50_ns", wp50);
-			json__ku64(j, "w_p99_ns", wp99);
-			json__obj_end(j);
-		} else {
-			printf("%-12s %8.2f %8.2f %9.2f %9.2f %7.2f %7.2f %7.2f %7.2f %8.2f %8.2f %8.2f %8.2f %6.2f %6.2f "
-			       "%6.2f %6.2f\n", b->name, d.rd / secs, d.wr / secs, d.rd_sec / 2.0 / secs,
-			       d.wr_sec / 2.0 / secs, d.rd_m / secs, d.wr_m / secs, per(d.rd_t, d.rd),
-			       per(d.wr_t, d.wr), rp50 / 1e6, rp99 / 1e6, wp50 / 1e6, wp99 / 1e6, d.dc / secs,
-			       d.fl / secs, d.q_t / 1000.0 / secs, d.io_t / 10.0 / secs);
-		}
+		if (ic->o->c.json)
+			fields__json(&ic->j, &iostat_rec, &r, &fc);
+		else
+			fields__text(stdout, &iostat_rec, &r, &fc);
 	}
 	if (!ic->o->c.json)
 		putchar('\n');

@@ -8,6 +8,6 @@
 
 extern const struct rec top_rec, top_end_rec;
 #define TOP_MODES 7u	/* by process, cgroup, disk */
-extern const struct rec exec_rec;
+extern const struct rec exec_rec, iostat_rec;
 
 #endif

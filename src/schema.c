@@ -20,6 +20,7 @@ static const struct {
 	{ &top_rec, TOP_MODES },
 	{ &top_end_rec, TOP_MODES },
 	{ &exec_rec, 1 },
+	{ &iostat_rec, 0 },
 };
 
 #define NALL (sizeof(all) / sizeof(all[0]))
