@@ -20,11 +20,13 @@
 #include "counters.h"
 #include "hist_user.h"
 #include "histmap.h"
+#include "fields.h"
 #include "json.h"
 #include "log.h"
 #include "procfiles.h"
 #include "readahead.h"
 #include "rows.h"
+#include "recs.h"
 #include "run.h"
 #include "text.h"
 #include "readahead.skel.h"
@@ -97,89 +99,141 @@ static int take_use(void *ctx, const void *key, const struct hist *h)
 	return r ? 0 : -ENOMEM;
 }
 
-static void row_name(const struct ra_ctx *rc, const struct ra_row *r, char *buf, size_t len)
-{
-	char safe[TEXT_SAFE_LEN(4096)];
+/* ---- the row, declared once (fields.h): modes are 1 << by ---- */
 
-	if (rc->o->by == RA_BY_PROCESS)
-		snprintf(buf, len, "%-7llu %s", (unsigned long long)r->k.id, text__safe(r->k.comm, safe, sizeof(safe)));
-	else if (r->file.path)
-		snprintf(buf, len, "%s", text__safe(r->file.path, safe, sizeof(safe)));
-	else
-		snprintf(buf, len, "%u:%u ino %llu", r->k.dev >> 20, r->k.dev & 0xfffff, (unsigned long long)r->k.id);
+#define RR(f) offsetof(struct ra_row, f)
+#define M(by) (1u << (by))
+
+static void g_interval(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	v->k = V_U64;
+	v->u = ((const struct ra_ctx *)c->user)->interval;
 }
 
-static void row_json(struct ra_ctx *rc, const struct ra_row *r)
+static void g_by(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
 {
-	const struct ra_val *d = &r->d;
-	struct json *j = &rc->j;
-	char dev[32];
+	v->k = V_STR;
+	v->s = by_names[((const struct ra_ctx *)c->user)->o->by];
+}
 
-	json__obj_begin(j);
-	json__kstr(j, "type", "readahead");
-	json__ku64(j, "interval", rc->interval);
-	json__kstr(j, "by", by_names[rc->o->by]);
-	if (rc->o->by == RA_BY_PROCESS) {
-		json__ku64(j, "pid", r->k.id);
-		json__kstr(j, "comm", r->k.comm);
-	} else {
-		snprintf(dev, sizeof(dev), "%u:%u", r->k.dev >> 20, r->k.dev & 0xfffff);
-		json__kstr(j, "dev", dev);
-		json__ku64(j, "ino", r->k.id);
-		if (r->file.path)
-			json__kstr(j, "path", r->file.path);
-		else
-			json__knull(j, "path");
+static void g_dev(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	const struct ra_row *r = row;
+
+	snprintf(b, n, "%u:%u", r->k.dev >> 20, r->k.dev & 0xfffff);
+	v->k = V_STR;
+	v->s = b;
+}
+
+static void g_path(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	const struct ra_row *r = row;
+
+	if (r->file.path) {
+		v->k = V_STR;
+		v->s = r->file.path;
 	}
-	json__ku64(j, "sync_calls", d->calls[RA_SYNC]);
-	json__ku64(j, "async_calls", d->calls[RA_ASYNC]);
-	json__ku64(j, "sync_pages", d->pages[RA_SYNC]);
-	json__ku64(j, "async_pages", d->pages[RA_ASYNC]);
-	json__ku64(j, "demand_pages", d->demand);
-	json__ku64(j, "used", d->used);
-	json__ku64(j, "wasted", d->wasted);
-	json__ku64(j, "pending", pending(&r->total));
-	json__ku64(j, "random_reads", d->random);
-	json__ku64(j, "ra_max", d->ra_max);
-	json__key(j, "windows");
-	json__arr_begin(j);
-	for (int s = 0; s < RA_WIN_SLOTS; s++)
-		if (d->windows[s]) {
-			json__arr_begin(j);
-			json__u64(j, 1ULL << s);
-			json__u64(j, 1ULL << (s + 1));
-			json__u64(j, d->windows[s]);
-			json__arr_end(j);
-		}
-	json__arr_end(j);
-	json__key(j, "to_use");
+}
+
+static void g_pending(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	v->k = V_U64;
+	v->u = pending(&((const struct ra_row *)row)->total);
+}
+
+static void j_windows(struct json *j, const void *row, const struct fctx *c)
+{
+	hist__json_log2(j, (const uint64_t *)((const struct ra_row *)row)->d.windows, RA_WIN_SLOTS);
+}
+
+static void j_to_use(struct json *j, const void *row, const struct fctx *c)
+{
 	json__obj_begin(j);
-	hist__json(&r->to_use, j);
-	json__obj_end(j);
+	hist__json(&((const struct ra_row *)row)->to_use, j);
 	json__obj_end(j);
 }
 
-static void row_text(struct ra_ctx *rc, const struct ra_row *r)
+static void t_use(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
 {
-	const struct ra_val *d = &r->d;
-	char name[TEXT_SAFE_LEN(4096)], use[16], p50[32] = "-";
-	uint64_t win = 0;
+	const struct ra_val *d = &((const struct ra_row *)row)->d;
 
-	row_name(rc, r, name, sizeof(name));
-	if (d->used + d->wasted)
-		snprintf(use, sizeof(use), "%.1f%%", 100.0 * d->used / (d->used + d->wasted));
-	else
-		snprintf(use, sizeof(use), "-");
+	if (d->used + d->wasted) {
+		v->k = V_DBL;
+		v->d = 100.0 * d->used / (d->used + d->wasted);
+	}
+}
+
+/* the largest window chosen this interval */
+static void t_window(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	const struct ra_val *d = &((const struct ra_row *)row)->d;
+
+	v->k = V_U64;
+	v->u = 0;
 	for (int s = 0; s < RA_WIN_SLOTS; s++)
 		if (d->windows[s])
-			win = 1ULL << s;
-	if (r->to_use.count)
-		fmt_ns(p50, sizeof(p50), hist__percentile(&r->to_use, 0.5));
-	printf("%7llu %7llu %8llu %8llu %8llu %8llu %7s %7llu %6llu %6llu %9s  %s\n", (unsigned long long)d->pages[RA_SYNC],
-	       (unsigned long long)d->pages[RA_ASYNC], (unsigned long long)d->used, (unsigned long long)d->wasted,
-	       (unsigned long long)pending(&r->total), (unsigned long long)d->demand, use,
-	       (unsigned long long)d->random, (unsigned long long)win, (unsigned long long)d->ra_max, p50, name);
+			v->u = 1ULL << s;
 }
+
+static void t_to_use(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	const struct ra_row *r = row;
+
+	if (r->to_use.count) {
+		v->k = V_STR;
+		v->s = fmt_ns(b, n, hist__percentile(&r->to_use, 0.5));
+	}
+}
+
+/* pid and name, or the file: its path, else its device and inode */
+static void t_name(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	const struct ra_row *r = row;
+	char safe[TEXT_SAFE_LEN(4096)];
+
+	if (((const struct ra_ctx *)c->user)->o->by == RA_BY_PROCESS)
+		snprintf(b, n, "%-7llu %s", (unsigned long long)r->k.id, text__safe(r->k.comm, safe, sizeof(safe)));
+	else if (r->file.path)
+		snprintf(b, n, "%s", text__safe(r->file.path, safe, sizeof(safe)));
+	else
+		snprintf(b, n, "%u:%u ino %llu", r->k.dev >> 20, r->k.dev & 0xfffff, (unsigned long long)r->k.id);
+	v->k = V_STR;
+	v->s = b;
+}
+
+static const struct field ra_fields[] = {
+	{ "interval", FS_GET, .get = g_interval, .flags = FL_INT },
+	{ "by", FS_GET, .get = g_by, .flags = FL_STR },
+	{ "pid", FS_U64, RR(k.id), .only = M(RA_BY_PROCESS) },
+	{ "comm", FS_CHARS, RR(k.comm), .only = M(RA_BY_PROCESS) },
+	{ "dev", FS_GET, .get = g_dev, .flags = FL_STR, .only = M(RA_BY_FILE) },
+	{ "ino", FS_U64, RR(k.id), .only = M(RA_BY_FILE) },
+	{ "path", FS_GET, .get = g_path, .flags = FL_STR | FL_NULLABLE, .only = M(RA_BY_FILE) },
+	{ "sync_calls", FS_U64, RR(d.calls[RA_SYNC]) },
+	{ "async_calls", FS_U64, RR(d.calls[RA_ASYNC]) },
+	{ "sync_pages", FS_U64, RR(d.pages[RA_SYNC]), .head = "SYNC", .fmt = "%7llu" },
+	{ "async_pages", FS_U64, RR(d.pages[RA_ASYNC]), .head = "ASYNC", .fmt = "%7llu" },
+	{ NULL, FS_U64, RR(d.used), .head = "USED", .fmt = "%8llu" },
+	{ NULL, FS_U64, RR(d.wasted), .head = "WASTED", .fmt = "%8llu" },
+	{ NULL, FS_GET, .get = g_pending, .head = "PENDING", .fmt = "%8llu" },
+	{ "demand_pages", FS_U64, RR(d.demand), .head = "DEMAND", .fmt = "%8llu" },
+	{ NULL, FS_GET, .head = "USE%", .fmt = "%6.1f%%", .hw = 7, .tget = t_use },
+	{ "used", FS_U64, RR(d.used) },
+	{ "wasted", FS_U64, RR(d.wasted) },
+	{ "pending", FS_GET, .get = g_pending, .flags = FL_INT },
+	{ "random_reads", FS_U64, RR(d.random), .head = "RANDOM", .fmt = "%7llu" },
+	{ NULL, FS_GET, .head = "WINDOW", .fmt = "%6llu", .tget = t_window },
+	{ "ra_max", FS_U64, RR(d.ra_max), .head = "LIMIT", .fmt = "%6llu" },
+	{ "windows", FS_JSON, .jput = j_windows, .flags = FL_ARRAY },
+	{ "to_use", FS_JSON, .jput = j_to_use, .flags = FL_OBJECT, .head = "TO_USE", .fmt = "%9s", .tget = t_to_use },
+	{ NULL, FS_GET, .only = M(RA_BY_FILE), .head = " FILE", .fmt = " %s", .hw = -5, .tget = t_name,
+	  .flags = FL_SAFE },
+	{ NULL, FS_GET, .only = M(RA_BY_PROCESS), .head = " PID     COMM", .fmt = " %s", .hw = -13, .tget = t_name,
+	  .flags = FL_SAFE },
+};
+
+const struct rec ra_rec = REC("readahead", "readahead", "readahead: one row (a file or a process) of one interval, "
+			      "in pages; pending and ra_max since the start", ra_fields);
 
 struct ra_values {
 	uint64_t rows, map_full, track_full;
@@ -192,6 +246,24 @@ static const struct counter ra_counters[] = {
 	  "not followed: %llu read-ahead pages (no room to track them)" },
 };
 
+struct ra_end {
+	uint64_t interval, time, ts_ns;
+	struct ra_values v;
+	bool last;
+};
+
+#define RE(f) offsetof(struct ra_end, f)
+static const struct field ra_end_fields[] = {
+	{ "interval", FS_U64, RE(interval) },
+	{ "time", FS_U64, RE(time) },
+	{ "ts_ns", FS_U64, RE(ts_ns) },
+	{ "counters", FS_COUNTERS, RE(v), .sub = ra_counters, .nsub = COUNTERS_N(ra_counters) },
+	{ "last", FS_BOOL, RE(last) },
+};
+
+const struct rec ra_end_rec = REC("interval_end", "readahead.interval_end", "readahead: the counters of one interval",
+				  ra_end_fields);
+
 static int ra_report(void *ctx, bool last)
 {
 	struct ra_ctx *rc = ctx;
@@ -202,6 +274,7 @@ static int ra_report(void *ctx, bool last)
 	struct ra_values v;
 	__u32 old = histmap__flip(&sk->bss->epoch);
 	size_t shown = 0, active = 0;
+	struct fctx fc;
 
 	rc->interval++;
 	for (size_t i = 0; i < rc->n; i++) {
@@ -245,24 +318,19 @@ static int ra_report(void *ctx, bool last)
 		procfiles__name_rows(rc->rows, shown, sizeof(*rc->rows), offsetof(struct ra_row, file));
 	}
 	v = (struct ra_values){ shown, st.map_full - rc->last.map_full, st.track_full - rc->last.track_full };
+	fc = (struct fctx){ .mode = M(rc->o->by), .user = rc };
 	if (rc->o->c.json) {
+		struct ra_end e = { rc->interval, (uint64_t)time(NULL), run__mono_ns(), v, last };
+
 		for (size_t i = 0; i < shown; i++)
-			row_json(rc, &rc->rows[i]);
-		json__obj_begin(&rc->j);
-		json__kstr(&rc->j, "type", "interval_end");
-		json__ku64(&rc->j, "interval", rc->interval);
-		json__ku64(&rc->j, "time", (uint64_t)time(NULL));
-		json__ku64(&rc->j, "ts_ns", run__mono_ns());
-		counters__json(&rc->j, ra_counters, COUNTERS_N(ra_counters), &v, 0);
-		json__kbool(&rc->j, "last", last);
-		json__obj_end(&rc->j);
+			fields__json(&rc->j, &ra_rec, &rc->rows[i], &fc);
+		fields__json(&rc->j, &ra_end_rec, &e, &fc);
 	} else {
 		if (rc->o->loop.timestamp)
 			run__print_time(stdout);
-		printf("%7s %7s %8s %8s %8s %8s %7s %7s %6s %6s %9s  %s\n", "SYNC", "ASYNC", "USED", "WASTED", "PENDING",
-		       "DEMAND", "USE%", "RANDOM", "WINDOW", "LIMIT", "TO_USE", rc->o->by == RA_BY_FILE ? "FILE" : "PID     COMM");
+		fields__head(stdout, &ra_rec, &fc);
 		for (size_t i = 0; i < shown; i++)
-			row_text(rc, &rc->rows[i]);
+			fields__text(stdout, &ra_rec, &rc->rows[i], &fc);
 		if (!shown)
 			printf("no readahead%s\n", rc->o->loop.interval_ms ? " in this interval" : "");
 		counters__lines(stdout, ra_counters, COUNTERS_N(ra_counters), &v, 0);

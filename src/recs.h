@@ -9,5 +9,7 @@
 extern const struct rec top_rec, top_end_rec;
 #define TOP_MODES 7u	/* by process, cgroup, disk */
 extern const struct rec exec_rec, iostat_rec;
+extern const struct rec ra_rec, ra_end_rec;
+#define RA_MODES 3u	/* by file, process */
 
 #endif

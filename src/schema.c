@@ -21,6 +21,8 @@ static const struct {
 	{ &top_end_rec, TOP_MODES },
 	{ &exec_rec, 1 },
 	{ &iostat_rec, 0 },
+	{ &ra_rec, RA_MODES },
+	{ &ra_end_rec, RA_MODES },
 };
 
 #define NALL (sizeof(all) / sizeof(all[0]))

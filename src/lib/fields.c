@@ -115,7 +115,7 @@ static const char *conversion(const char *fmt, size_t *start, size_t *end, int *
 	return p;
 }
 
-static void format(char *out, size_t len, const char *fmt, const struct fval *v, bool safe)
+static void format(char *out, size_t len, const char *fmt, const struct fval *v, bool safe, int nullw)
 {
 	size_t start, end, n;
 	int width;
@@ -126,9 +126,8 @@ static void format(char *out, size_t len, const char *fmt, const struct fval *v,
 		snprintf(out, len, "%s", fmt);
 		return;
 	}
-	if (v->k == V_NULL) {	/* "-" in the conversion's width */
-		snprintf(f, sizeof(f), "%.*s%%%ds%s", (int)start, fmt, width, fmt + end);
-		snprintf(out, len, f, "-");
+	if (v->k == V_NULL) {	/* "-" in the column's width, without the literal text */
+		snprintf(out, len, "%*s", nullw ? nullw : width, "-");
 		return;
 	}
 	/* the spec without its length modifier, then ours */
@@ -162,7 +161,7 @@ static void format(char *out, size_t len, const char *fmt, const struct fval *v,
 
 void fields__format(char *out, size_t len, const char *fmt, const struct fval *v)
 {
-	format(out, len, fmt, v, false);
+	format(out, len, fmt, v, false, 0);
 }
 
 /* The field's text value: tget's or the JSON one, scaled, per second. */
@@ -225,7 +224,7 @@ void fields__text(FILE *out, const struct rec *r, const void *row, const struct 
 		if (!column(f, c))
 			continue;
 		text_value(f, row, c, &v, buf, sizeof(buf));
-		format(txt, sizeof(txt), f->fmt, &v, f->flags & FL_SAFE);
+		format(txt, sizeof(txt), f->fmt, &v, f->flags & FL_SAFE, f->hw);
 		fprintf(out, "%s%s", sep, txt);
 		sep = " ";
 	}
@@ -237,7 +236,7 @@ void fields__text(FILE *out, const struct rec *r, const void *row, const struct 
 		text_value(f, row, c, &v, buf, sizeof(buf));
 		if (v.k == V_NULL)
 			continue;
-		format(txt, sizeof(txt), f->fmt, &v, f->flags & FL_SAFE);
+		format(txt, sizeof(txt), f->fmt, &v, f->flags & FL_SAFE, f->hw);
 		fputs(txt, out);
 	}
 	fputc('\n', out);
@@ -257,6 +256,8 @@ static const char *kind(const struct field *f)
 		return "boolean";
 	if (f->flags & FL_ARRAY)
 		return "array";
+	if (f->flags & FL_OBJECT)
+		return "object";
 	switch (f->src) {
 	case FS_U64: case FS_U32: case FS_I64: case FS_I32: return "integer";
 	case FS_DBL: return "number";

@@ -67,6 +67,7 @@ enum {
 	FL_STR = 1 << 5,
 	FL_BOOL = 1 << 6,
 	FL_ARRAY = 1 << 7,
+	FL_OBJECT = 1 << 9,
 	FL_SAFE = 1 << 8,	/* text: tget's string is already escaped (text__safe) */
 };
 
@@ -80,7 +81,8 @@ struct field {
 	const char *head;	/* text column heading; NULL: not in text */
 	const char *fmt;	/* text: one printf conversion (%8.0f, %-16s, %7u: the
 				 * length modifier is added), literal text around it */
-	int hw;			/* heading width when not the conversion's (negative: left) */
+	int hw;			/* heading (and "-" for null) width when not the
+				 * conversion's (negative: left) */
 	double tscale;		/* text: the value times this (0: 1) */
 	fget_fn tget;		/* text: this value instead of the JSON one */
 	void (*jput)(struct json *j, const void *row, const struct fctx *c);	/* FS_JSON */

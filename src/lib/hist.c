@@ -241,3 +241,18 @@ void hist__json(const struct hist *h, struct json *j)
 	}
 	json__arr_end(j);
 }
+
+void hist__json_log2(struct json *j, const uint64_t *slots, int n)
+{
+	json__arr_begin(j);
+	for (int s = 0; s < n; s++) {
+		if (!slots[s])
+			continue;
+		json__arr_begin(j);
+		json__u64(j, 1ULL << s);
+		json__u64(j, 1ULL << (s + 1));
+		json__u64(j, slots[s]);
+		json__arr_end(j);
+	}
+	json__arr_end(j);
+}

@@ -32,6 +32,9 @@ void hist__print_columns(const struct hist *const *h, const char *const *names, 
 			 FILE *out, uint64_t unit_ns, const char *unit_name);
 /* JSON: the summary fields and the non-empty buckets as [lo_ns, hi_ns, count]. */
 void hist__json(const struct hist *h, struct json *j);
+/* Power-of-2 slots as [[low, high, count], ...], the non-empty ones:
+ * slot s holds values in [2^s, 2^(s+1)). */
+void hist__json_log2(struct json *j, const uint64_t *slots, int n);
 /* "812ns", "35.2us", "1.25ms", "2.00s" */
 const char *fmt_ns(char *buf, size_t len, uint64_t ns);
 
