@@ -22,10 +22,12 @@
 #include "cli.h"
 #include "cmds.h"
 #include "counters.h"
+#include "fields.h"
 #include "json.h"
 #include "log.h"
 #include "procfiles.h"
 #include "rows.h"
+#include "recs.h"
 #include "run.h"
 #include "text.h"
 #include "cache.skel.h"
@@ -122,95 +124,133 @@ static void meminfo_mb(uint64_t *buffers, uint64_t *cached)
 	fclose(f);
 }
 
-static void row_json(struct cache_ctx *cc, const struct cache_row *r)
-{
-	const struct cache_val *d = &r->d;
-	struct json *j = &cc->j;
-	char dev[32];
+/* ---- the row, declared once (fields.h): modes are 1 << by ---- */
 
-	json__obj_begin(j);
-	json__kstr(j, "type", "cache");
-	json__ku64(j, "interval", cc->interval);
-	json__kstr(j, "by", by_names[cc->o->by]);
-	switch (cc->o->by) {
+#define CR(f) offsetof(struct cache_row, f)
+#define M(by) (1u << (by))
+#define CTX(c) ((const struct cache_ctx *)(c)->user)
+
+static void g_interval(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	v->k = V_U64;
+	v->u = CTX(c)->interval;
+}
+
+static void g_by(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	v->k = V_STR;
+	v->s = by_names[CTX(c)->o->by];
+}
+
+static void g_dev(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	const struct cache_row *r = row;
+
+	snprintf(b, n, "%u:%u", r->k.dev >> 20, r->k.dev & 0xfffff);
+	v->k = V_STR;
+	v->s = b;
+}
+
+static void g_path(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	const struct cache_row *r = row;
+
+	if (r->file.path) {
+		v->k = V_STR;
+		v->s = r->file.path;
+	}
+}
+
+/* not measured (no tracepoint): null, never a 0 that looks like one */
+static void g_accesses(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	if (!CTX(c)->no_access) {
+		v->k = V_U64;
+		v->u = ((const struct cache_row *)row)->d.accesses;
+	}
+}
+
+static void g_hits(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	if (!CTX(c)->no_access) {
+		v->k = V_I64;
+		v->i = hits(&((const struct cache_row *)row)->d);
+	}
+}
+
+static void g_ratio(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	const struct cache_val *d = &((const struct cache_row *)row)->d;
+
+	if (d->accesses) {
+		v->k = V_DBL;
+		v->d = (double)hits(d) / d->accesses;
+	}
+}
+
+static void g_faults(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	if (!CTX(c)->no_fault) {
+		v->k = V_U64;
+		v->u = ((const struct cache_row *)row)->d.faults;
+	}
+}
+
+/* the row's name: pid and comm, cgroup id, the file, or (--by all) the meminfo columns */
+static void t_name(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	const struct cache_row *r = row;
+	char safe[TEXT_SAFE_LEN(4096)];
+
+	switch (CTX(c)->o->by) {
 	case CACHE_BY_PROCESS:
-		json__ku64(j, "pid", r->k.id);
-		json__kstr(j, "comm", r->k.comm);
+		snprintf(b, n, "%-7llu %s", (unsigned long long)r->k.id, text__safe(r->k.comm, safe, sizeof(safe)));
 		break;
 	case CACHE_BY_CGROUP:
-		json__ku64(j, "cgroup", r->k.id);
-		break;
-	case CACHE_BY_FILE:
-		snprintf(dev, sizeof(dev), "%u:%u", r->k.dev >> 20, r->k.dev & 0xfffff);
-		json__kstr(j, "dev", dev);
-		json__ku64(j, "ino", r->k.id);
-		if (r->file.path)
-			json__kstr(j, "path", r->file.path);
-		else
-			json__knull(j, "path");
-		break;
-	default:
-		break;
-	}
-	if (cc->no_access) {	/* not measured: null, never a 0 that looks like one */
-		json__knull(j, "accesses");
-		json__knull(j, "hits");
-	} else {
-		json__ku64(j, "accesses", d->accesses);
-		json__key(j, "hits");
-		json__i64(j, hits(d));
-	}
-	json__ku64(j, "misses", d->added);
-	if (d->accesses)
-		json__kdouble(j, "hit_ratio", (double)hits(d) / d->accesses);
-	else
-		json__knull(j, "hit_ratio");
-	json__ku64(j, "dirtied", d->dirtied);
-	json__ku64(j, "written", d->written);
-	json__ku64(j, "evicted", d->evicted);
-	if (cc->no_fault)
-		json__knull(j, "faults");
-	else
-		json__ku64(j, "faults", d->faults);
-	json__obj_end(j);
-}
-
-static void row_text(struct cache_ctx *cc, const struct cache_row *r)
-{
-	const struct cache_val *d = &r->d;
-	char name[TEXT_SAFE_LEN(4096)], ratio[16], acc[24], hit[24];
-
-	switch (cc->o->by) {
-	case CACHE_BY_PROCESS: {
-		char comm[TEXT_SAFE_LEN(CACHE_COMM_LEN)];
-
-		snprintf(name, sizeof(name), "%-7llu %s", (unsigned long long)r->k.id,
-			 text__safe(r->k.comm, comm, sizeof(comm)));
-		break;
-	}
-	case CACHE_BY_CGROUP:
-		snprintf(name, sizeof(name), "%llu", (unsigned long long)r->k.id);
+		snprintf(b, n, "%llu", (unsigned long long)r->k.id);
 		break;
 	case CACHE_BY_FILE:
 		if (r->file.path)
-			text__safe(r->file.path, name, sizeof(name));
+			snprintf(b, n, "%s", text__safe(r->file.path, safe, sizeof(safe)));
 		else
-			snprintf(name, sizeof(name), "%u:%u ino %llu", r->k.dev >> 20, r->k.dev & 0xfffff,
-				 (unsigned long long)r->k.id);
+			snprintf(b, n, "%u:%u ino %llu", r->k.dev >> 20, r->k.dev & 0xfffff, (unsigned long long)r->k.id);
 		break;
 	default:
-		snprintf(name, sizeof(name), "%s", cc->all_name);
+		snprintf(b, n, "%s", CTX(c)->all_name);
 	}
-	if (d->accesses)
-		snprintf(ratio, sizeof(ratio), "%.1f%%", 100.0 * hits(d) / d->accesses);
-	else
-		snprintf(ratio, sizeof(ratio), "-");
-	snprintf(acc, sizeof(acc), cc->no_access ? "-" : "%llu", (unsigned long long)d->accesses);
-	snprintf(hit, sizeof(hit), cc->no_access ? "-" : "%lld", (long long)hits(d));
-	printf("%10s %10s %10llu %7s %9llu %9llu %9llu %8llu  %s\n", acc, hit, (unsigned long long)d->added, ratio,
-	       (unsigned long long)d->dirtied,
-	       (unsigned long long)d->written, (unsigned long long)d->evicted, (unsigned long long)d->faults, name);
+	v->k = V_STR;
+	v->s = b;
 }
+
+#define NAME_COL(by, h) { NULL, FS_GET, .only = M(by), .head = " " h, .fmt = " %s", .hw = -(int)sizeof(h), \
+			  .tget = t_name, .flags = FL_SAFE }
+static const struct field cache_fields[] = {
+	{ "interval", FS_GET, .get = g_interval, .flags = FL_INT },
+	{ "by", FS_GET, .get = g_by, .flags = FL_STR },
+	{ "pid", FS_U64, CR(k.id), .only = M(CACHE_BY_PROCESS) },
+	{ "comm", FS_CHARS, CR(k.comm), .only = M(CACHE_BY_PROCESS) },
+	{ "cgroup", FS_U64, CR(k.id), .only = M(CACHE_BY_CGROUP) },
+	{ "dev", FS_GET, .get = g_dev, .flags = FL_STR, .only = M(CACHE_BY_FILE) },
+	{ "ino", FS_U64, CR(k.id), .only = M(CACHE_BY_FILE) },
+	{ "path", FS_GET, .get = g_path, .flags = FL_STR | FL_NULLABLE, .only = M(CACHE_BY_FILE) },
+	{ "accesses", FS_GET, .get = g_accesses, .flags = FL_INT | FL_NULLABLE, .head = "ACCESSES", .fmt = "%10llu" },
+	{ "hits", FS_GET, .get = g_hits, .flags = FL_INT | FL_NULLABLE, .head = "HITS", .fmt = "%10lld" },
+	{ "misses", FS_U64, CR(d.added), .head = "MISSES", .fmt = "%10llu" },
+	{ "hit_ratio", FS_GET, .get = g_ratio, .flags = FL_NUMBER | FL_NULLABLE, .head = "HIT%", .fmt = "%6.1f%%",
+	  .hw = 7, .tscale = 100 },
+	{ "dirtied", FS_U64, CR(d.dirtied), .head = "DIRTIED", .fmt = "%9llu" },
+	{ "written", FS_U64, CR(d.written), .head = "WRITTEN", .fmt = "%9llu" },
+	{ "evicted", FS_U64, CR(d.evicted), .head = "EVICTED", .fmt = "%9llu" },
+	{ "faults", FS_GET, .get = g_faults, .flags = FL_INT | FL_NULLABLE, .head = "FAULTS", .fmt = "%8llu" },
+	NAME_COL(CACHE_BY_ALL, "BUFFERS_MB CACHED_MB"),
+	NAME_COL(CACHE_BY_PROCESS, "PID     COMM"),
+	NAME_COL(CACHE_BY_CGROUP, "CGROUP"),
+	NAME_COL(CACHE_BY_FILE, "FILE"),
+};
+
+const struct rec cache_rec = REC("cache", "cache", "cache: one row (all, a process, a cgroup or a file) of one "
+				 "interval, in pages (accesses, hits and faults null on a kernel without their "
+				 "tracepoints, before 6.12)", cache_fields);
 
 struct cache_values {
 	uint64_t rows, map_full, beyond;
@@ -224,6 +264,23 @@ static const struct counter cache_counters[] = {
 	  "shown as negative hits" },
 };
 
+struct cache_end {
+	uint64_t interval, time, ts_ns;
+	struct cache_values v;
+	bool last;
+};
+
+#define CE(f) offsetof(struct cache_end, f)
+static const struct field cache_end_fields[] = {
+	{ "interval", FS_U64, CE(interval) },
+	{ "time", FS_U64, CE(time) },
+	{ "ts_ns", FS_U64, CE(ts_ns) },
+	{ "counters", FS_COUNTERS, CE(v), .sub = cache_counters, .nsub = COUNTERS_N(cache_counters) },
+	{ "last", FS_BOOL, CE(last) },
+};
+
+const struct rec cache_end_rec = REC("interval_end", "cache.interval_end", "cache: the counters of one interval", cache_end_fields);
+
 static int cache_report(void *ctx, bool last)
 {
 	struct cache_ctx *cc = ctx;
@@ -232,6 +289,7 @@ static int cache_report(void *ctx, bool last)
 	struct cache_values v = {};
 	size_t shown = 0, active = 0;
 	uint64_t mf = cc->sk->bss->stats.map_full;
+	struct fctx fc;
 
 	cc->interval++;
 	for (size_t i = 0; i < cc->n; i++)
@@ -272,17 +330,13 @@ static int cache_report(void *ctx, bool last)
 				v.beyond += -hits(&cc->rows[i].d);
 	v.map_full = mf - cc->map_full_last;
 	cc->map_full_last = mf;
+	fc = (struct fctx){ .mode = M(cc->o->by), .user = cc };
 	if (cc->o->c.json) {
+		struct cache_end e = { cc->interval, (uint64_t)time(NULL), run__mono_ns(), v, last };
+
 		for (size_t i = 0; i < shown; i++)
-			row_json(cc, &cc->rows[i]);
-		json__obj_begin(&cc->j);
-		json__kstr(&cc->j, "type", "interval_end");
-		json__ku64(&cc->j, "interval", cc->interval);
-		json__ku64(&cc->j, "time", (uint64_t)time(NULL));
-		json__ku64(&cc->j, "ts_ns", run__mono_ns());
-		counters__json(&cc->j, cache_counters, COUNTERS_N(cache_counters), &v, 0);
-		json__kbool(&cc->j, "last", last);
-		json__obj_end(&cc->j);
+			fields__json(&cc->j, &cache_rec, &cc->rows[i], &fc);
+		fields__json(&cc->j, &cache_end_rec, &e, &fc);
 		return 0;
 	}
 	if (cc->o->loop.timestamp)
@@ -294,17 +348,14 @@ static int cache_report(void *ctx, bool last)
 
 		meminfo_mb(&buffers, &cached);
 		if (cc->interval == 1)
-			printf("%10s %10s %10s %7s %9s %9s %9s %8s  %s\n", "ACCESSES", "HITS", "MISSES", "HIT%",
-			       "DIRTIED", "WRITTEN", "EVICTED", "FAULTS", "BUFFERS_MB CACHED_MB");
+			fields__head(stdout, &cache_rec, &fc);
 		snprintf(cc->all_name, sizeof(cc->all_name), "%10llu %9llu", (unsigned long long)buffers,
 			 (unsigned long long)cached);
-		row_text(cc, &all);
+		fields__text(stdout, &cache_rec, &all, &fc);
 	} else {
-		printf("%10s %10s %10s %7s %9s %9s %9s %8s  %s\n", "ACCESSES", "HITS", "MISSES", "HIT%", "DIRTIED",
-		       "WRITTEN", "EVICTED", "FAULTS", cc->o->by == CACHE_BY_FILE ? "FILE" :
-		       cc->o->by == CACHE_BY_CGROUP ? "CGROUP" : "PID     COMM");
+		fields__head(stdout, &cache_rec, &fc);
 		for (size_t i = 0; i < shown; i++)
-			row_text(cc, &cc->rows[i]);
+			fields__text(stdout, &cache_rec, &cc->rows[i], &fc);
 		if (!shown)
 			printf("no page-cache activity%s\n", cc->o->loop.interval_ms ? " in this interval" : "");
 		putchar('\n');
@@ -326,18 +377,38 @@ struct cachestat {
 #define __NR_cachestat 451
 #endif
 
+struct snap_row {
+	const char *path;
+	struct cachestat cs;
+};
+
+#define SR(f) offsetof(struct snap_row, f)
+static const struct field snap_fields[] = {
+	{ "path", FS_PSTR, SR(path) },
+	{ "cached", FS_U64, SR(cs.nr_cache), .head = "CACHED", .fmt = "%10llu" },
+	{ "dirty", FS_U64, SR(cs.nr_dirty), .head = "DIRTY", .fmt = "%10llu" },
+	{ "writeback", FS_U64, SR(cs.nr_writeback), .head = "WRITEBACK", .fmt = "%10llu" },
+	{ "evicted", FS_U64, SR(cs.nr_evicted), .head = "EVICTED", .fmt = "%10llu" },
+	{ "recently_evicted", FS_U64, SR(cs.nr_recently_evicted), .head = "RECENT_EV", .fmt = "%10llu" },
+	{ NULL, FS_PSTR, SR(path), .head = " FILE", .fmt = " %s", .hw = -5 },
+};
+
+const struct rec snap_rec = REC("snapshot", "cache.snapshot", "cache --snapshot: cachestat(2) of one file, in pages",
+				snap_fields);
+
 static int snapshot(struct cache_opts *o)
 {
+	struct fctx fc = {};
+	struct snap_row sr;
 	struct json j;
 	int err = 0;
 
 	json__init(&j, stdout);
 	if (!o->c.json)
-		printf("%10s %10s %10s %10s %10s  %s\n", "CACHED", "DIRTY", "WRITEBACK", "EVICTED", "RECENT_EV", "FILE");
+		fields__head(stdout, &snap_rec, &fc);
 	for (int i = 0; i < o->nfiles; i++) {
 		struct cachestat_range range = { 0, 0 };	/* len 0: to the end */
 		struct cachestat cs;
-		char safe[TEXT_SAFE_LEN(4096)];
 		int fd = open(o->files[i], O_RDONLY | O_CLOEXEC);
 
 		if (fd < 0) {
@@ -354,22 +425,11 @@ static int snapshot(struct cache_opts *o)
 			continue;
 		}
 		close(fd);
-		if (o->c.json) {
-			json__obj_begin(&j);
-			json__kstr(&j, "type", "snapshot");
-			json__kstr(&j, "path", o->files[i]);
-			json__ku64(&j, "cached", cs.nr_cache);
-			json__ku64(&j, "dirty", cs.nr_dirty);
-			json__ku64(&j, "writeback", cs.nr_writeback);
-			json__ku64(&j, "evicted", cs.nr_evicted);
-			json__ku64(&j, "recently_evicted", cs.nr_recently_evicted);
-			json__obj_end(&j);
-		} else {
-			printf("%10llu %10llu %10llu %10llu %10llu  %s\n", (unsigned long long)cs.nr_cache,
-			       (unsigned long long)cs.nr_dirty, (unsigned long long)cs.nr_writeback,
-			       (unsigned long long)cs.nr_evicted, (unsigned long long)cs.nr_recently_evicted,
-			       text__safe(o->files[i], safe, sizeof(safe)));
-		}
+		sr = (struct snap_row){ o->files[i], cs };
+		if (o->c.json)
+			fields__json(&j, &snap_rec, &sr, &fc);
+		else
+			fields__text(stdout, &snap_rec, &sr, &fc);
 	}
 	return run__flush() ? 1 : err;
 }

@@ -11,5 +11,7 @@ extern const struct rec top_rec, top_end_rec;
 extern const struct rec exec_rec, iostat_rec;
 extern const struct rec ra_rec, ra_end_rec;
 #define RA_MODES 3u	/* by file, process */
+extern const struct rec cache_rec, cache_end_rec, snap_rec;
+#define CACHE_MODES 15u	/* by all, process, cgroup, file */
 
 #endif

@@ -23,6 +23,9 @@ static const struct {
 	{ &iostat_rec, 0 },
 	{ &ra_rec, RA_MODES },
 	{ &ra_end_rec, RA_MODES },
+	{ &cache_rec, CACHE_MODES },
+	{ &cache_end_rec, CACHE_MODES },
+	{ &snap_rec, 0 },
 };
 
 #define NALL (sizeof(all) / sizeof(all[0]))
