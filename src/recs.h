@@ -13,5 +13,6 @@ extern const struct rec ra_rec, ra_end_rec;
 #define RA_MODES 3u	/* by file, process */
 extern const struct rec cache_rec, cache_end_rec, snap_rec;
 #define CACHE_MODES 15u	/* by all, process, cgroup, file */
+extern const struct rec size_rec, size_end_rec;
 
 #endif

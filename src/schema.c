@@ -26,6 +26,8 @@ static const struct {
 	{ &cache_rec, CACHE_MODES },
 	{ &cache_end_rec, CACHE_MODES },
 	{ &snap_rec, 0 },
+	{ &size_rec, 0 },
+	{ &size_end_rec, 0 },
 };
 
 #define NALL (sizeof(all) / sizeof(all[0]))

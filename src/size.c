@@ -13,10 +13,14 @@
 #include "bpfenv.h"
 #include "cli.h"
 #include "cmds.h"
+#include "counters.h"
 #include "disks.h"
+#include "fields.h"
 #include "filter.h"
+#include "hist_user.h"
 #include "json.h"
 #include "log.h"
+#include "recs.h"
 #include "rows.h"
 #include "run.h"
 #include "size.h"
@@ -59,61 +63,99 @@ static int cmp_rows(const void *a, const void *b)
 	return x->d.bytes != y->d.bytes ? (x->d.bytes > y->d.bytes ? -1 : 1) : (int)x->k.pid - (int)y->k.pid;
 }
 
-static void print_row(struct size_ctx *sc, const struct size_row *r)
+/* ---- the row, declared once (fields.h) ---- */
+
+#define SZ(f) offsetof(struct size_row, f)
+
+static void g_interval(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	v->k = V_U64;
+	v->u = ((const struct size_ctx *)c->user)->interval;
+}
+
+static void g_disk(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	v->k = V_STR;
+	v->s = disks__name(((const struct size_row *)row)->k.dev);
+}
+
+static void g_op(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	unsigned op = ((const struct size_row *)row)->k.op;
+
+	v->k = V_STR;
+	v->s = op_names[op < 3 ? op : 2];
+}
+
+static void g_random(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	const struct size_val *d = &((const struct size_row *)row)->d;
+
+	v->k = V_U64;
+	v->u = d->count - d->seq;
+}
+
+static void j_buckets(struct json *j, const void *row, const struct fctx *c)
+{
+	hist__json_log2(j, (const uint64_t *)((const struct size_row *)row)->d.slots, SIZE_SLOTS);
+}
+
+static const struct field size_fields[] = {
+	{ "interval", FS_GET, .get = g_interval, .flags = FL_INT },
+	{ "pid", FS_U32, SZ(k.pid) },
+	{ "comm", FS_CHARS, SZ(k.comm) },
+	{ "disk", FS_GET, .get = g_disk, .flags = FL_STR },
+	{ "op", FS_GET, .get = g_op, .flags = FL_STR },
+	{ "count", FS_U64, SZ(d.count) },
+	{ "bytes", FS_U64, SZ(d.bytes) },
+	{ "sequential", FS_U64, SZ(d.seq) },
+	{ "random", FS_GET, .get = g_random, .flags = FL_INT },
+	{ "buckets", FS_JSON, .jput = j_buckets, .flags = FL_ARRAY },
+};
+
+const struct rec size_rec = REC("size", "size", "size: one process, disk and op over one report", size_fields);
+
+/* Text: a line naming the row, then bitesize's table of its sizes. */
+static void print_row(struct size_ctx *sc, const struct size_row *r, const struct fctx *fc)
 {
 	const struct size_val *d = &r->d;
-	const char *op = op_names[r->k.op < 3 ? r->k.op : 2];
-	double seq = d->count ? 100.0 * d->seq / d->count : 0;
 	char comm[TEXT_SAFE_LEN(SIZE_COMM_LEN)];
-	uint64_t most = 0;
+	struct fval op;
 
 	if (sc->o->c.json) {
-		struct json *j = &sc->j;
-
-		json__obj_begin(j);
-		json__kstr(j, "type", "size");
-		json__ku64(j, "interval", sc->interval);
-		json__ku64(j, "pid", r->k.pid);
-		json__kstr(j, "comm", r->k.comm);
-		json__kstr(j, "disk", disks__name(r->k.dev));
-		json__kstr(j, "op", op);
-		json__ku64(j, "count", d->count);
-		json__ku64(j, "bytes", d->bytes);
-		json__ku64(j, "sequential", d->seq);
-		json__ku64(j, "random", d->count - d->seq);
-		json__key(j, "buckets");
-		json__arr_begin(j);
-		for (int s = 0; s < SIZE_SLOTS; s++)
-			if (d->slots[s]) {
-				json__arr_begin(j);
-				json__u64(j, 1ULL << s);
-				json__u64(j, 1ULL << (s + 1));
-				json__u64(j, d->slots[s]);
-				json__arr_end(j);
-			}
-		json__arr_end(j);
-		json__obj_end(j);
+		fields__json(&sc->j, &size_rec, r, fc);
 		return;
 	}
+	g_op(r, fc, &op, NULL, 0);
 	printf("%s [%u] %s %s: %llu I/Os, %llu bytes, %.1f%% sequential\n", text__safe(r->k.comm, comm, sizeof(comm)),
-	       r->k.pid, disks__name(r->k.dev), op, (unsigned long long)d->count, (unsigned long long)d->bytes, seq);
-	printf("%21s : %-9s distribution\n", "bytes", "count");
-	for (int s = 0; s < SIZE_SLOTS; s++)
-		if (d->slots[s] > most)
-			most = d->slots[s];
-	for (int s = 0; s < SIZE_SLOTS; s++) {
-		char bar[41];
-		int w = most ? (int)(40 * d->slots[s] / most) : 0;
-
-		if (!d->slots[s])
-			continue;
-		memset(bar, '*', w);
-		bar[w] = '\0';
-		printf("%10llu -> %-8llu : %-9llu |%-40s|\n", 1ULL << s, (1ULL << (s + 1)) - 1,
-		       (unsigned long long)d->slots[s], bar);
-	}
+	       r->k.pid, disks__name(r->k.dev), op.s, (unsigned long long)d->count, (unsigned long long)d->bytes,
+	       d->count ? 100.0 * d->seq / d->count : 0);
+	hist__print_log2(stdout, (const uint64_t *)d->slots, SIZE_SLOTS, "bytes");
 	putchar('\n');
 }
+
+struct size_values {
+	uint64_t rows, map_full;	/* map_full: since the start */
+};
+
+static const struct counter size_counters[] = {
+	{ "rows", offsetof(struct size_values, rows), NULL },
+	{ "map_full", offsetof(struct size_values, map_full), "lost: %llu bios found the table full" },
+};
+
+struct size_end {
+	uint64_t interval, ts_ns;
+	struct size_values v;
+};
+
+static const struct field size_end_fields[] = {
+	{ "interval", FS_U64, offsetof(struct size_end, interval) },
+	{ "ts_ns", FS_U64, offsetof(struct size_end, ts_ns) },
+	{ "counters", FS_COUNTERS, offsetof(struct size_end, v), .sub = size_counters, .nsub = COUNTERS_N(size_counters) },
+};
+
+const struct rec size_end_rec = REC("interval_end", "size.interval_end", "size: the end of a report, with its counters",
+				    size_end_fields);
 
 static int size_report(void *ctx, bool last)
 {
@@ -122,6 +164,8 @@ static int size_report(void *ctx, bool last)
 	struct size_key k, next, *prev = NULL;
 	struct size_val v;
 	size_t shown = 0;
+	struct fctx fc = { .user = sc };
+	struct size_end e;
 
 	(void)last;
 	sc->interval++;
@@ -146,22 +190,16 @@ static int size_report(void *ctx, bool last)
 	qsort(sc->rows, sc->n, sizeof(*sc->rows), cmp_rows);
 	for (size_t i = 0; i < sc->n; i++)
 		if (sc->rows[i].d.count) {
-			print_row(sc, &sc->rows[i]);
+			print_row(sc, &sc->rows[i], &fc);
 			shown++;
 		}
+	e = (struct size_end){ sc->interval, run__mono_ns(), { shown, sc->sk->bss->stats.map_full } };
 	if (sc->o->c.json) {
-		json__obj_begin(&sc->j);
-		json__kstr(&sc->j, "type", "interval_end");
-		json__ku64(&sc->j, "interval", sc->interval);
-		json__ku64(&sc->j, "ts_ns", run__mono_ns());
-		json__ku64(&sc->j, "rows", shown);
-		json__ku64(&sc->j, "map_full", sc->sk->bss->stats.map_full);
-		json__obj_end(&sc->j);
+		fields__json(&sc->j, &size_end_rec, &e, &fc);
 	} else {
 		if (!shown)
 			printf("no block I/O submitted\n");
-		if (sc->sk->bss->stats.map_full)
-			printf("lost: %llu bios found the table full\n", (unsigned long long)sc->sk->bss->stats.map_full);
+		counters__lines(stdout, size_counters, COUNTERS_N(size_counters), &e.v, 0);
 	}
 	return 0;
 }

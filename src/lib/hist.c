@@ -256,3 +256,24 @@ void hist__json_log2(struct json *j, const uint64_t *slots, int n)
 	}
 	json__arr_end(j);
 }
+
+void hist__print_log2(FILE *out, const uint64_t *slots, int n, const char *unit)
+{
+	uint64_t most = 0;
+
+	fprintf(out, "%21s : %-9s distribution\n", unit, "count");
+	for (int s = 0; s < n; s++)
+		if (slots[s] > most)
+			most = slots[s];
+	for (int s = 0; s < n; s++) {
+		char bar[41];
+		int w = most ? (int)(40 * slots[s] / most) : 0;
+
+		if (!slots[s])
+			continue;
+		memset(bar, '*', w);
+		bar[w] = '\0';
+		fprintf(out, "%10llu -> %-8llu : %-9llu |%-40s|\n", 1ULL << s, (1ULL << (s + 1)) - 1,
+			(unsigned long long)slots[s], bar);
+	}
+}

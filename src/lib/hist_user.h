@@ -35,6 +35,8 @@ void hist__json(const struct hist *h, struct json *j);
 /* Power-of-2 slots as [[low, high, count], ...], the non-empty ones:
  * slot s holds values in [2^s, 2^(s+1)). */
 void hist__json_log2(struct json *j, const uint64_t *slots, int n);
+/* Text: power-of-2 slots as bcc's log2 table (bitesize): "low -> high : count |***|". */
+void hist__print_log2(FILE *out, const uint64_t *slots, int n, const char *unit);
 /* "812ns", "35.2us", "1.25ms", "2.00s" */
 const char *fmt_ns(char *buf, size_t len, uint64_t ns);
 

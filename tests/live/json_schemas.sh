@@ -53,6 +53,7 @@ check top "$T/top.json" top
 check top.interval_end "$T/top.json" interval_end
 check iostat "$T/iostat.json" iostat
 check size "$T/size.json" size
+check size.interval_end "$T/size.json" interval_end
 for f in cache cachef cachep; do
 	check cache "$T/$f.json" cache
 	check cache.interval_end "$T/$f.json" interval_end
