@@ -196,6 +196,16 @@ static void g_faults(const void *row, const struct fctx *c, struct fval *v, char
 	}
 }
 
+static void t_percent(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	const struct cache_val *d = &((const struct cache_row *)row)->d;
+
+	if (d->accesses) {
+		v->k = V_DBL;
+		v->d = 100.0 * hits(d) / d->accesses;
+	}
+}
+
 /* the row's name: pid and comm, cgroup id, the file, or (--by all) the meminfo columns */
 static void t_name(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
 {
@@ -237,7 +247,7 @@ static const struct field cache_fields[] = {
 	{ "hits", FS_GET, .get = g_hits, .flags = FL_INT | FL_NULLABLE, .head = "HITS", .fmt = "%10lld" },
 	{ "misses", FS_U64, CR(d.added), .head = "MISSES", .fmt = "%10llu" },
 	{ "hit_ratio", FS_GET, .get = g_ratio, .flags = FL_NUMBER | FL_NULLABLE, .head = "HIT%", .fmt = "%6.1f%%",
-	  .hw = 7, .tscale = 100 },
+	  .hw = 7, .tget = t_percent },
 	{ "dirtied", FS_U64, CR(d.dirtied), .head = "DIRTIED", .fmt = "%9llu" },
 	{ "written", FS_U64, CR(d.written), .head = "WRITTEN", .fmt = "%9llu" },
 	{ "evicted", FS_U64, CR(d.evicted), .head = "EVICTED", .fmt = "%9llu" },

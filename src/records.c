@@ -8,7 +8,9 @@
 #include "bpfenv.h"
 #include "counters.h"
 #include "disks.h"
+#include "fields.h"
 #include "log.h"
+#include "recs.h"
 #include "records.h"
 #include "frames.h"
 #include "ksyms.h"
@@ -80,37 +82,59 @@ void printer__value(const char *in, char *out, size_t len)
 	out[strcspn(out, "\n")] = '\0';
 }
 
+/* ---- a queue write, declared once (fields.h) ---- */
+
+struct qw_view {
+	struct life_sysfs w;
+	char val[SYSFS_VALUE_LEN];	/* the value up to its first newline */
+	uint64_t duration_ns;
+};
+
+#define QW(f) offsetof(struct qw_view, f)
+
+/* text: one sentence */
+static void t_qw(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	const struct qw_view *q = row;
+	const struct req_printer *p = c->user;
+	char comm[TEXT_SAFE_LEN(LIFE_COMM_LEN)], disk[TEXT_SAFE_LEN(SYSFS_NAME_LEN)],
+	     attr[TEXT_SAFE_LEN(SYSFS_NAME_LEN)], value[TEXT_SAFE_LEN(SYSFS_VALUE_LEN)];
+
+	snprintf(b, n, "%-9.3f # queue write: %s[%u] (ppid %u) %s/queue/%s = \"%s\" took %.3f ms%s",
+		 (q->w.start - p->t0) / 1e9, text__safe(q->w.comm, comm, sizeof(comm)), q->w.pid, q->w.ppid,
+		 text__safe(q->w.disk, disk, sizeof(disk)), text__safe(q->w.attr, attr, sizeof(attr)),
+		 text__safe(q->val, value, sizeof(value)), q->duration_ns / 1e6, q->w.ret < 0 ? " (failed)" : "");
+	v->k = V_STR;
+	v->s = b;
+}
+
+static const struct field qw_fields[] = {
+	{ "ts_ns", FS_U64, QW(w.start) },
+	{ "comm", FS_CHARS, QW(w.comm) },
+	{ "pid", FS_U32, QW(w.pid) },
+	{ "ppid", FS_U32, QW(w.ppid) },
+	{ "disk", FS_CHARS, QW(w.disk) },
+	{ "attr", FS_CHARS, QW(w.attr) },
+	{ "value", FS_CHARS, QW(val) },
+	{ "duration_ns", FS_U64, QW(duration_ns) },
+	{ "ret", FS_I64, QW(w.ret) },
+	{ NULL, FS_GET, .tget = t_qw, .flags = FL_TAIL | FL_SAFE, .fmt = "%s" },
+};
+
+const struct rec queue_write_rec = REC("queue_write", "queue_write", "slow, sysfs, replay: one write to a queue attribute",
+				       qw_fields);
+
 void printer__sysfs(struct req_printer *p, const struct life_sysfs *w)
 {
-	char val[SYSFS_VALUE_LEN];
+	struct qw_view q = { *w, "", w->end - w->start };
+	struct fctx c = { .user = p };
 
-	printer__value(w->value, val, sizeof(val));
-	if (p->json) {
-		json__obj_begin(&p->j);
-		json__kstr(&p->j, "type", "queue_write");
-		json__ku64(&p->j, "ts_ns", w->start);
-		json__kstr(&p->j, "comm", w->comm);
-		json__ku64(&p->j, "pid", w->pid);
-		json__ku64(&p->j, "ppid", w->ppid);
-		json__kstr(&p->j, "disk", w->disk);
-		json__kstr(&p->j, "attr", w->attr);
-		json__kstr(&p->j, "value", val);
-		json__ku64(&p->j, "duration_ns", w->end - w->start);
-		json__key(&p->j, "ret");
-		json__i64(&p->j, w->ret);
-		json__obj_end(&p->j);
-		return;
-	}
-	{
-		char comm[TEXT_SAFE_LEN(LIFE_COMM_LEN)], disk[TEXT_SAFE_LEN(sizeof(w->disk))],
-		     attr[TEXT_SAFE_LEN(sizeof(w->attr))], value[TEXT_SAFE_LEN(SYSFS_VALUE_LEN)];
-
-		printf("%-9.3f # queue write: %s[%u] (ppid %u) %s/queue/%s = \"%s\" took %.3f ms%s\n",
-		       (w->start - p->t0) / 1e9, text__safe(w->comm, comm, sizeof(comm)), w->pid,
-		       w->ppid, text__safe(w->disk, disk, sizeof(disk)),
-		       text__safe(w->attr, attr, sizeof(attr)), text__safe(val, value, sizeof(value)),
-		       (w->end - w->start) / 1e6, w->ret < 0 ? " (failed)" : "");
-	}
+	q.w.comm[LIFE_COMM_LEN - 1] = q.w.disk[SYSFS_NAME_LEN - 1] = q.w.attr[SYSFS_NAME_LEN - 1] = '\0';
+	printer__value(w->value, q.val, sizeof(q.val));
+	if (p->json)
+		fields__json(&p->j, &queue_write_rec, &q, &c);
+	else
+		fields__text(stdout, &queue_write_rec, &q, &c);
 }
 
 int printer__stacks(struct req_printer *p, bool kernel, bool user)
@@ -182,108 +206,241 @@ static const struct frames *req_stack(struct req_printer *p, const struct life_r
 	return kept;
 }
 
+/* ---- a request, declared once (fields.h): mode M_STACK with -K/-U ---- */
+
+enum { M_PLAIN = 1, M_STACK = 2 };
+
+struct req_view {
+	struct life_req r;
+	__u64 ph[PH_NR];
+	bool complete, has_w;
+	const char *dom, *disk, *op;
+	struct life_sysfs w;		/* has_w: the queue write that stalled it */
+	char val[SYSFS_VALUE_LEN], ob[16], flags[200], seen[8];
+};
+
+#define RV(f) offsetof(struct req_view, f)
+#define VIEW(row) ((const struct req_view *)(row))
+
+static void t_time(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	v->k = V_DBL;
+	v->d = (VIEW(row)->r.c - ((const struct req_printer *)c->user)->t0) / 1e9;
+}
+
+/* who submitted it, where it was seen (else null) */
+static void g_comm(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	if (VIEW(row)->r.seen & SEEN_WHO) {
+		v->k = V_STR;
+		v->s = VIEW(row)->r.comm;
+	}
+}
+
+static void t_comm(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	v->k = V_STR;
+	v->s = VIEW(row)->r.seen & SEEN_WHO ? VIEW(row)->r.comm : "?";
+}
+
+static void g_pid(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	if (VIEW(row)->r.seen & SEEN_WHO) {
+		v->k = V_U64;
+		v->u = VIEW(row)->r.pid;
+	}
+}
+
+static void g_tid(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	if (VIEW(row)->r.seen & SEEN_WHO) {
+		v->k = V_U64;
+		v->u = VIEW(row)->r.tid;
+	}
+}
+
+static int w_disk(const struct fctx *c)
+{
+	return ((const struct req_printer *)c->user)->disk_w;
+}
+
+static int w_sector(const struct fctx *c)
+{
+	return ((const struct req_printer *)c->user)->sector_w;
+}
+
+static void j_flags(struct json *j, const void *row, const struct fctx *c)
+{
+	json__words(j, VIEW(row)->flags);
+}
+
+static void t_dominant(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	v->k = V_STR;
+	v->s = VIEW(row)->dom ? VIEW(row)->dom : "partial";
+}
+
+static void g_bool(struct fval *v, bool b)
+{
+	v->k = V_BOOL;
+	v->b = b;
+}
+
+static void g_partial(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	g_bool(v, !VIEW(row)->complete);
+}
+
+static void g_inserted(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	g_bool(v, VIEW(row)->r.seen & SEEN_I);
+}
+
+static void g_issued(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	g_bool(v, VIEW(row)->r.seen & SEEN_D);
+}
+
+static void g_split(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	g_bool(v, VIEW(row)->r.seen & SEEN_SPLIT);
+}
+
+static void g_status(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	v->k = V_STR;
+	v->s = reqflags__status(VIEW(row)->r.error, b, n);
+}
+
+static void t_seen(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	if (!VIEW(row)->complete) {
+		v->k = V_STR;
+		v->s = VIEW(row)->seen;
+	}
+}
+
+static void t_error(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	if (VIEW(row)->r.error)
+		g_status(row, c, v, b, n);
+}
+
+static void g_has_w(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	if (VIEW(row)->has_w)
+		v->k = V_BOOL;
+}
+
+/* text: who froze the queue while the request waited */
+static void t_frozen(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	const struct req_view *q = row;
+	char comm[TEXT_SAFE_LEN(LIFE_COMM_LEN)], attr[TEXT_SAFE_LEN(SYSFS_NAME_LEN)],
+	     value[TEXT_SAFE_LEN(SYSFS_VALUE_LEN)];
+
+	if (!q->has_w)
+		return;
+	snprintf(b, n, "%s[%u]: %s/queue/%s = \"%s\"", text__safe(q->w.comm, comm, sizeof(comm)), q->w.pid,
+		 q->disk, text__safe(q->w.attr, attr, sizeof(attr)), text__safe(q->val, value, sizeof(value)));
+	v->k = V_STR;
+	v->s = b;
+}
+
+static const struct frames *req_stack(struct req_printer *p, const struct life_req *r, bool user);
+
+static void j_stack(struct json *j, const void *row, const struct fctx *c)
+{
+	struct req_printer *p = (struct req_printer *)c->user;
+
+	json__obj_begin(j);
+	if (p->kstack)
+		frames__json(req_stack(p, &VIEW(row)->r, false), j, "kernel");
+	if (p->ustack) {
+		const struct frames *uf = req_stack(p, &VIEW(row)->r, true);
+
+		frames__json(uf, j, "user");
+		json__kbool(j, "user_cut_short", uf->cut);
+	}
+	json__obj_end(j);
+}
+
+static const struct field qw_short_fields[] = {
+	{ "comm", FS_CHARS, RV(w.comm) },
+	{ "pid", FS_U32, RV(w.pid) },
+	{ "attr", FS_CHARS, RV(w.attr) },
+	{ "value", FS_CHARS, RV(val) },
+};
+static const struct rec qw_short = REC(NULL, NULL, NULL, qw_short_fields);
+
+#define PHASE(name, k, h, f) \
+	{ name, FS_U64, RV(ph[k]), .head = h, .fmt = f, .tdiv = 1e6 }
+static const struct field req_fields[] = {
+	{ NULL, FS_GET, .head = "TIME(s)", .fmt = "%-9.3f", .tget = t_time },
+	{ "ts_ns", FS_U64, RV(r.c) },
+	{ "comm", FS_GET, .get = g_comm, .flags = FL_STR | FL_NULLABLE, .head = "COMM", .fmt = "%-15s", .tget = t_comm },
+	{ "pid", FS_GET, .get = g_pid, .flags = FL_INT | FL_NULLABLE },
+	{ NULL, FS_U32, RV(r.pid), .head = "PID", .fmt = "%-7u" },
+	{ "tid", FS_GET, .get = g_tid, .flags = FL_INT | FL_NULLABLE },
+	{ "disk", FS_PSTR, RV(disk), .head = "DISK", .fmt = "%-s", .width = w_disk },
+	{ "op", FS_PSTR, RV(op), .head = "OP", .fmt = "%-7s" },
+	{ "flags", FS_JSON, .jput = j_flags, .flags = FL_ARRAY },
+	{ "sector", FS_U64, RV(r.sector), .head = "SECTOR", .fmt = "%-llu", .width = w_sector },
+	{ "bytes", FS_U32, RV(r.bytes), .head = "BYTES", .fmt = "%-8u" },
+	PHASE("q2g_ns", PH_Q2G, "Q2G(ms)", "%8.3f"),
+	PHASE("g2i_ns", PH_G2I, "G2I(ms)", "%8.3f"),
+	PHASE("i2d_ns", PH_I2D, "I2D(ms)", "%8.3f"),
+	PHASE("d2c_ns", PH_D2C, "D2C(ms)", "%8.3f"),
+	PHASE("q2c_ns", PH_Q2C, "Q2C(ms)", "%9.3f"),
+	{ "dominant", FS_PSTR, RV(dom), .flags = FL_NULLABLE, .head = "DOMINANT", .fmt = "%s", .tget = t_dominant },
+	{ "partial", FS_GET, .get = g_partial, .flags = FL_BOOL },
+	{ "seen", FS_CHARS, RV(seen), .tget = t_seen, .flags = FL_TAIL, .fmt = " (seen %s)" },
+	{ "inserted", FS_GET, .get = g_inserted, .flags = FL_BOOL },
+	{ "issued", FS_GET, .get = g_issued, .flags = FL_BOOL },
+	{ "split", FS_GET, .get = g_split, .flags = FL_BOOL },
+	{ "requeues", FS_U16, RV(r.requeues) },
+	{ "cgroup", FS_U64, RV(r.cgroup) },
+	{ "error", FS_I32, RV(r.error) },
+	{ "status", FS_GET, .get = g_status, .flags = FL_STR, .tget = t_error, .fmt = " error=%s" },
+	{ "queue_write", FS_OBJ, .get = g_has_w, .flags = FL_OMIT_NULL, .sub = &qw_short },
+	{ NULL, FS_GET, .tget = t_frozen, .flags = FL_TAIL | FL_SAFE, .fmt = "  <- queue frozen by %s" },
+	{ "stack", FS_JSON, .jput = j_stack, .flags = FL_OBJECT, .only = M_STACK },
+};
+
+const struct rec request_rec = REC("request", "request", "slow, snoop, replay: one block request", req_fields);
+
+static struct fctx req_ctx(const struct req_printer *p)
+{
+	return (struct fctx){ .mode = p->kstack || p->ustack ? M_STACK : M_PLAIN, .user = p };
+}
+
 static void print_req(struct req_printer *p, const struct life_req *r)
 {
-	__u64 ph[PH_NR];
-	int complete = life_phases(r->q, r->g, r->i, r->d, r->c, r->seen, ph);
-	const char *dom = life__dominant(ph, complete), *disk = disks__name(r->dev), *op;
+	struct req_view q = { .r = *r };
+	struct fctx c = req_ctx(p);
 	const struct life_sysfs *w;
-	char ob[16], flags[200], seen[8], comm[TEXT_SAFE_LEN(LIFE_COMM_LEN)], sb[16];
 
+	q.r.comm[LIFE_COMM_LEN - 1] = '\0';
+	q.complete = life_phases(r->q, r->g, r->i, r->d, r->c, r->seen, q.ph);
+	q.dom = life__dominant(q.ph, q.complete);
+	q.disk = disks__name(r->dev);
 	/* stalled before allocation while this disk's queue attributes were
 	 * being written: name the writer */
-	if ((w = printer__culprit(p, r, ph)))
+	if ((w = printer__culprit(p, r, q.ph))) {
 		p->attributed++;
+		q.has_w = true;
+		q.w = *w;
+		printer__value(w->value, q.val, sizeof(q.val));
+	}
 	p->shown++;
-	op = reqflags__op_name(&p->rf, r->cmd_flags, ob, sizeof(ob));
-	reqflags__flags_str(&p->rf, r->cmd_flags, flags, sizeof(flags));
-	life__seen_str(r->seen, seen);
-
+	q.op = reqflags__op_name(&p->rf, r->cmd_flags, q.ob, sizeof(q.ob));
+	reqflags__flags_str(&p->rf, r->cmd_flags, q.flags, sizeof(q.flags));
+	life__seen_str(r->seen, q.seen);
 	if (p->json) {
-		struct json *j = &p->j;
-
-		json__obj_begin(j);
-		json__kstr(j, "type", "request");
-		json__ku64(j, "ts_ns", r->c);
-		if (r->seen & SEEN_WHO) {
-			json__kstr(j, "comm", r->comm);
-			json__ku64(j, "pid", r->pid);
-			json__ku64(j, "tid", r->tid);
-		} else {	/* who submitted it was not seen */
-			json__knull(j, "comm");
-			json__knull(j, "pid");
-			json__knull(j, "tid");
-		}
-		json__kstr(j, "disk", disk);
-		json__kstr(j, "op", op);
-		json__kwords(j, "flags", flags);
-		json__ku64(j, "sector", r->sector);
-		json__ku64(j, "bytes", r->bytes);
-		for (int p = 0; p < PH_NR; p++)
-			json__ku64(j, life__phase_key(p), ph[p]);
-		if (dom)
-			json__kstr(j, "dominant", dom);
-		else
-			json__knull(j, "dominant");
-		json__kbool(j, "partial", !complete);
-		json__kstr(j, "seen", seen);
-		json__kbool(j, "inserted", r->seen & SEEN_I);
-		json__kbool(j, "issued", r->seen & SEEN_D);
-		json__kbool(j, "split", r->seen & SEEN_SPLIT);
-		json__ku64(j, "requeues", r->requeues);
-		json__ku64(j, "cgroup", r->cgroup);
-		json__key(j, "error");
-		json__i64(j, r->error);
-		json__kstr(j, "status", reqflags__status(r->error, sb, sizeof(sb)));
-		if (w) {
-			char val[SYSFS_VALUE_LEN];
-
-			printer__value(w->value, val, sizeof(val));
-			json__key(j, "queue_write");
-			json__obj_begin(j);
-			json__kstr(j, "comm", w->comm);
-			json__ku64(j, "pid", w->pid);
-			json__kstr(j, "attr", w->attr);
-			json__kstr(j, "value", val);
-			json__obj_end(j);
-		}
-		if (p->kstack || p->ustack) {
-			json__key(j, "stack");
-			json__obj_begin(j);
-			if (p->kstack)
-				frames__json(req_stack(p, r, false), j, "kernel");
-			if (p->ustack) {
-				const struct frames *uf = req_stack(p, r, true);
-
-				frames__json(uf, j, "user");
-				json__kbool(j, "user_cut_short", uf->cut);
-			}
-			json__obj_end(j);
-		}
-		json__obj_end(j);
+		fields__json(&p->j, &request_rec, &q, &c);
 		return;
 	}
-	printf("%-9.3f %-15s %-7u %-*s %-7s %-*llu %-8u %8.3f %8.3f %8.3f %8.3f %9.3f %s",
-	       (r->c - p->t0) / 1e9,
-	       (r->seen & SEEN_WHO) ? text__safe(r->comm, comm, sizeof(comm)) : "?", r->pid,
-	       p->disk_w, disk, op, p->sector_w, (unsigned long long)r->sector, r->bytes,
-	       ph[PH_Q2G] / 1e6, ph[PH_G2I] / 1e6, ph[PH_I2D] / 1e6, ph[PH_D2C] / 1e6,
-	       ph[PH_Q2C] / 1e6, dom ? dom : "partial");
-	if (!complete)
-		printf(" (seen %s)", seen);
-	if (r->error)
-		printf(" error=%s", reqflags__status(r->error, sb, sizeof(sb)));
-	if (w) {
-		char val[SYSFS_VALUE_LEN];
-
-		printer__value(w->value, val, sizeof(val));
-		char attr[TEXT_SAFE_LEN(sizeof(w->attr))], value[TEXT_SAFE_LEN(SYSFS_VALUE_LEN)];
-
-		printf("  <- queue frozen by %s[%u]: %s/queue/%s = \"%s\"",
-		       text__safe(w->comm, comm, sizeof(comm)), w->pid, disk,
-		       text__safe(w->attr, attr, sizeof(attr)), text__safe(val, value, sizeof(value)));
-	}
-	putchar('\n');
+	fields__text(stdout, &request_rec, &q, &c);
 	if (p->kstack || p->ustack) {
 		static const struct frames none;
 		const struct frames *kf = p->kstack ? req_stack(p, r, false) : &none,
@@ -400,10 +557,10 @@ void printer__summary(struct req_printer *p, const struct req_summary *sum)
 
 void printer__header(struct req_printer *p)
 {
+	struct fctx c = req_ctx(p);
+
 	if (!p->json)
-		printf("%-9s %-15s %-7s %-*s %-7s %-*s %-8s %8s %8s %8s %8s %9s %s\n", "TIME(s)", "COMM",
-		       "PID", p->disk_w, "DISK", "OP", p->sector_w, "SECTOR", "BYTES", "Q2G(ms)", "G2I(ms)",
-		       "I2D(ms)", "D2C(ms)", "Q2C(ms)", "DOMINANT");
+		fields__head(stdout, &request_rec, &c);
 }
 
 /* The tables a replay needs, first in the file: what the printer reads

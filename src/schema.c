@@ -28,6 +28,8 @@ static const struct {
 	{ &snap_rec, 0 },
 	{ &size_rec, 0 },
 	{ &size_end_rec, 0 },
+	{ &request_rec, REQUEST_MODES },
+	{ &queue_write_rec, 0 },
 };
 
 #define NALL (sizeof(all) / sizeof(all[0]))

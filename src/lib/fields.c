@@ -19,6 +19,7 @@ static void value(const struct field *f, const void *row, const struct fctx *c, 
 	switch (f->src) {
 	case FS_U64: v->k = V_U64; memcpy(&v->u, p, sizeof(v->u)); break;
 	case FS_U32: { uint32_t x; memcpy(&x, p, sizeof(x)); v->k = V_U64; v->u = x; break; }
+	case FS_U16: { uint16_t x; memcpy(&x, p, sizeof(x)); v->k = V_U64; v->u = x; break; }
 	case FS_I64: v->k = V_I64; memcpy(&v->i, p, sizeof(v->i)); break;
 	case FS_I32: { int32_t x; memcpy(&x, p, sizeof(x)); v->k = V_I64; v->i = x; break; }
 	case FS_DBL: v->k = V_DBL; memcpy(&v->d, p, sizeof(v->d)); break;
@@ -63,12 +64,15 @@ void fields__json_members(struct json *j, const struct rec *r, const void *row, 
 			counters__json(j, f->sub, f->nsub, (const char *)row + f->off, c->mode);
 			continue;
 		}
-		json__key(j, f->name);
 		if (f->src == FS_JSON) {
+			json__key(j, f->name);
 			f->jput(j, row, c);
 			continue;
 		}
 		value(f, row, c, &v, buf, sizeof(buf));
+		if (v.k == V_NULL && (f->flags & FL_OMIT_NULL))
+			continue;
+		json__key(j, f->name);
 		if (f->src == FS_OBJ && v.k != V_NULL) {
 			json__obj_begin(j);
 			fields__json_members(j, f->sub, row, c);
@@ -174,16 +178,31 @@ static void text_value(const struct field *f, const void *row, const struct fctx
 	} else {
 		value(f, row, c, v, buf, len);
 	}
-	if (v->k == V_NULL || v->k == V_STR || v->k == V_BOOL || (!f->tscale && !(f->flags & FL_RATE)))
+	if (v->k == V_NULL || v->k == V_STR || v->k == V_BOOL || (!f->tdiv && !(f->flags & FL_RATE)))
 		return;
 	double d = v->k == V_DBL ? v->d : v->k == V_I64 ? (double)v->i : (double)v->u;
 
-	if (f->tscale)
-		d *= f->tscale;
+	if (f->tdiv)
+		d /= f->tdiv;
 	if (f->flags & FL_RATE)
 		d = c->secs > 0 ? d / c->secs : 0;
 	v->k = V_DBL;
 	v->d = d;
+}
+
+/* The field's conversion, with its width from f->width() if it has one:
+ * "%-s" and a width of 12 make "%-12s". */
+static const char *field_fmt(const struct field *f, const struct fctx *c, char *tmp, size_t len)
+{
+	size_t start, end, k;
+	int w;
+
+	if (!f->width || !conversion(f->fmt, &start, &end, &w))
+		return f->fmt;
+	for (k = start + 1; k < end && strchr("-+ #0", f->fmt[k]); k++)
+		;
+	snprintf(tmp, len, "%.*s%d%s", (int)k, f->fmt, f->width(c), f->fmt + k);
+	return tmp;
 }
 
 static bool column(const struct field *f, const struct fctx *c)
@@ -198,6 +217,7 @@ void fields__head(FILE *out, const struct rec *r, const struct fctx *c)
 	for (size_t i = 0; i < r->n; i++) {
 		const struct field *f = &r->f[i];
 		size_t s, e;
+		char tmp[64];
 		int w = 0;
 
 		if (!column(f, c))
@@ -205,7 +225,7 @@ void fields__head(FILE *out, const struct rec *r, const struct fctx *c)
 		if (f->hw)
 			w = f->hw;
 		else
-			conversion(f->fmt, &s, &e, &w);
+			conversion(field_fmt(f, c, tmp, sizeof(tmp)), &s, &e, &w);
 		fprintf(out, "%s%*s", sep, w, f->head);
 		sep = " ";
 	}
@@ -215,7 +235,7 @@ void fields__head(FILE *out, const struct rec *r, const struct fctx *c)
 void fields__text(FILE *out, const struct rec *r, const void *row, const struct fctx *c)
 {
 	const char *sep = "";
-	char buf[FIELDS_BUF], txt[TEXT_SAFE_LEN(FIELDS_BUF) + 64];
+	char buf[FIELDS_BUF], txt[TEXT_SAFE_LEN(FIELDS_BUF) + 64], tmp[64];
 	struct fval v;
 
 	for (size_t i = 0; i < r->n; i++) {
@@ -224,7 +244,7 @@ void fields__text(FILE *out, const struct rec *r, const void *row, const struct 
 		if (!column(f, c))
 			continue;
 		text_value(f, row, c, &v, buf, sizeof(buf));
-		format(txt, sizeof(txt), f->fmt, &v, f->flags & FL_SAFE, f->hw);
+		format(txt, sizeof(txt), field_fmt(f, c, tmp, sizeof(tmp)), &v, f->flags & FL_SAFE, f->hw);
 		fprintf(out, "%s%s", sep, txt);
 		sep = " ";
 	}
@@ -259,7 +279,7 @@ static const char *kind(const struct field *f)
 	if (f->flags & FL_OBJECT)
 		return "object";
 	switch (f->src) {
-	case FS_U64: case FS_U32: case FS_I64: case FS_I32: return "integer";
+	case FS_U64: case FS_U32: case FS_U16: case FS_I64: case FS_I32: return "integer";
 	case FS_DBL: return "number";
 	case FS_BOOL: return "boolean";
 	case FS_CHARS: case FS_PSTR: return "string";
@@ -282,7 +302,7 @@ static void schema_fields(FILE *out, const struct rec *r, unsigned modes, bool o
 		schema_entry(out, &sep, "type", "string", false);
 	for (size_t i = 0; i < r->n; i++) {
 		const struct field *f = &r->f[i];
-		bool opt = f->only && (f->only & modes) != modes;
+		bool opt = (f->only && (f->only & modes) != modes) || (f->flags & FL_OMIT_NULL);
 
 		if (!f->name || opt != optional)
 			continue;
@@ -294,7 +314,7 @@ static void schema_fields(FILE *out, const struct rec *r, unsigned modes, bool o
 			continue;
 		}
 		schema_entry(out, &sep, f->name, kind(f),
-			     f->flags & FL_NULLABLE || f->src == FS_OBJ);
+			     f->flags & FL_NULLABLE || (f->src == FS_OBJ && !(f->flags & FL_OMIT_NULL)));
 	}
 	fputs(*sep ? "\n }" : "}", out);
 }

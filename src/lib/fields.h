@@ -10,7 +10,7 @@
  * A field is where its value is (a C type at an offset of the row, or a
  * getter), its JSON name (NULL: a text column only) and its text column
  * (head NULL: JSON only).  The text value is the JSON value, or tget's,
- * times tscale, per second of the interval with FL_RATE.
+ * divided by tdiv, per second of the interval with FL_RATE.
  */
 #ifndef IODIG_FIELDS_H
 #define IODIG_FIELDS_H
@@ -48,7 +48,7 @@ struct fctx {
 typedef void (*fget_fn)(const void *row, const struct fctx *c, struct fval *v, char *buf, size_t len);
 
 enum fsrc {
-	FS_U64, FS_U32, FS_I64, FS_I32, FS_DBL, FS_BOOL,
+	FS_U64, FS_U32, FS_U16, FS_I64, FS_I32, FS_DBL, FS_BOOL,
 	FS_CHARS,	/* a char array in the row (a task's name), NUL-terminated */
 	FS_PSTR,	/* a const char * in the row */
 	FS_GET,		/* get() */
@@ -69,6 +69,7 @@ enum {
 	FL_ARRAY = 1 << 7,
 	FL_OBJECT = 1 << 9,
 	FL_SAFE = 1 << 8,	/* text: tget's string is already escaped (text__safe) */
+	FL_OMIT_NULL = 1 << 10,	/* JSON: no member at all when null (the schema: optional) */
 };
 
 struct field {
@@ -83,9 +84,11 @@ struct field {
 				 * length modifier is added), literal text around it */
 	int hw;			/* heading (and "-" for null) width when not the
 				 * conversion's (negative: left) */
-	double tscale;		/* text: the value times this (0: 1) */
+	double tdiv;		/* text: the value divided by this (0: as it is) */
 	fget_fn tget;		/* text: this value instead of the JSON one */
 	void (*jput)(struct json *j, const void *row, const struct fctx *c);	/* FS_JSON */
+	int (*width)(const struct fctx *c);	/* text: the conversion's width, when it
+						 * depends on the run (disk names present) */
 	const void *sub;	/* FS_OBJ: its struct rec; FS_COUNTERS: the counter table */
 	size_t nsub;		/* FS_COUNTERS: the table's length */
 };

@@ -158,6 +158,11 @@ void json__knull(struct json *j, const char *k) { json__key(j, k); json__null(j)
 void json__kwords(struct json *j, const char *key, const char *s)
 {
 	json__key(j, key);
+	json__words(j, s);
+}
+
+void json__words(struct json *j, const char *s)
+{
 	json__arr_begin(j);
 	while (*s) {
 		size_t n = strcspn(s, " ");

@@ -38,6 +38,7 @@ void json__kbool(struct json *j, const char *key, bool v);
 void json__knull(struct json *j, const char *key);
 /* key: an array of the space-separated words of s (s is not changed) */
 void json__kwords(struct json *j, const char *key, const char *s);
+void json__words(struct json *j, const char *s);	/* the array alone */
 /* Write s as a quoted JSON string (exposed for tests). */
 void json__escape(FILE *out, const char *s);
 

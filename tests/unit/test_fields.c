@@ -52,7 +52,7 @@ static const struct field f[] = {
 	{ "pid", FS_U32, offsetof(struct row, pid), .head = "PID", .fmt = "%6u" },
 	{ "comm", FS_CHARS, offsetof(struct row, comm), .head = "COMM", .fmt = "%-8s", .only = 1 },
 	{ "reads", FS_U64, offsetof(struct row, reads), .head = "R/s", .fmt = "%6.1f", .flags = FL_RATE },
-	{ "bytes", FS_U64, offsetof(struct row, bytes), .head = "KB", .fmt = "%5.0f", .tscale = 1 / 1024.0 },
+	{ "bytes", FS_U64, offsetof(struct row, bytes), .head = "KB", .fmt = "%5.0f", .tdiv = 1024 },
 	{ "per_read", FS_GET, .get = g_ratio, .flags = FL_NUMBER | FL_NULLABLE, .head = "AVG", .fmt = "%5.0f" },
 	{ "rem", FS_I64, offsetof(struct row, rem), .head = "REM", .fmt = "%+5d%%", .hw = 6 },
 	{ "me", FS_OBJ, .only = 2, .sub = &sub },
