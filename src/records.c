@@ -530,6 +530,22 @@ static const struct counter summary_counters[] = {
 	{ "queue_write_stalls", SV(queue_write_stalls), "%llu stalls named a queue write" },
 };
 
+struct sum_view {
+	const char *tracking, *q_stamp;
+	struct summary_values v;
+	bool sysfs_on;
+};
+
+static const struct field summary_fields[] = {
+	{ "tracking", FS_PSTR, offsetof(struct sum_view, tracking) },
+	{ "q_stamp", FS_PSTR, offsetof(struct sum_view, q_stamp) },
+	{ "counters", FS_COUNTERS, offsetof(struct sum_view, v), .sub = summary_counters,
+	  .nsub = COUNTERS_N(summary_counters) },
+	{ "queue_writes_watched", FS_BOOL, offsetof(struct sum_view, sysfs_on) },
+};
+
+const struct rec summary_rec = REC("summary", "summary", "slow, snoop, replay: the end of a run", summary_fields);
+
 void printer__summary(struct req_printer *p, const struct req_summary *sum)
 {
 	const struct life_stats *s = &sum->s;
@@ -541,13 +557,11 @@ void printer__summary(struct req_printer *p, const struct req_summary *sum)
 	unsigned mode = sum->followed ? FOLLOWED : WATCHED;
 
 	if (p->json) {
-		json__obj_begin(&p->j);
-		json__kstr(&p->j, "type", "summary");
-		json__kstr(&p->j, "tracking", sum->followed ? "followed" : "watched");
-		json__kstr(&p->j, "q_stamp", sum->kernel_q ? "kernel" : "iodig");
-		counters__json(&p->j, summary_counters, COUNTERS_N(summary_counters), &v, mode);
-		json__kbool(&p->j, "queue_writes_watched", sum->sysfs_on);
-		json__obj_end(&p->j);
+		struct sum_view sv = { sum->followed ? "followed" : "watched", sum->kernel_q ? "kernel" : "iodig",
+				       v, sum->sysfs_on };
+		struct fctx c = { .mode = mode };
+
+		fields__json(&p->j, &summary_rec, &sv, &c);
 		return;
 	}
 	fflush(stdout);

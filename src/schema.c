@@ -30,6 +30,7 @@ static const struct {
 	{ &size_end_rec, 0 },
 	{ &request_rec, REQUEST_MODES },
 	{ &queue_write_rec, 0 },
+	{ &summary_rec, SUMMARY_MODES },
 };
 
 #define NALL (sizeof(all) / sizeof(all[0]))
