@@ -130,37 +130,6 @@ static void meminfo_mb(uint64_t *buffers, uint64_t *cached)
 #define M(by) (1u << (by))
 #define CTX(c) ((const struct cache_ctx *)(c)->user)
 
-static void g_interval(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
-{
-	v->k = V_U64;
-	v->u = CTX(c)->interval;
-}
-
-static void g_by(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
-{
-	v->k = V_STR;
-	v->s = by_names[CTX(c)->o->by];
-}
-
-static void g_dev(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
-{
-	const struct cache_row *r = row;
-
-	snprintf(b, n, "%u:%u", r->k.dev >> 20, r->k.dev & 0xfffff);
-	v->k = V_STR;
-	v->s = b;
-}
-
-static void g_path(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
-{
-	const struct cache_row *r = row;
-
-	if (r->file.path) {
-		v->k = V_STR;
-		v->s = r->file.path;
-	}
-}
-
 /* not measured (no tracepoint): null, never a 0 that looks like one */
 static void g_accesses(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
 {
@@ -235,14 +204,14 @@ static void t_name(const void *row, const struct fctx *c, struct fval *v, char *
 #define NAME_COL(by, h) { NULL, FS_GET, .only = M(by), .head = " " h, .fmt = " %s", .hw = -(int)sizeof(h), \
 			  .tget = t_name, .flags = FL_SAFE }
 static const struct field cache_fields[] = {
-	{ "interval", FS_GET, .get = g_interval, .flags = FL_INT },
-	{ "by", FS_GET, .get = g_by, .flags = FL_STR },
+	{ "interval", FS_INTERVAL },
+	{ "by", FS_BY },
 	{ "pid", FS_U64, CR(k.id), .only = M(CACHE_BY_PROCESS) },
 	{ "comm", FS_CHARS, CR(k.comm), .only = M(CACHE_BY_PROCESS) },
 	{ "cgroup", FS_U64, CR(k.id), .only = M(CACHE_BY_CGROUP) },
-	{ "dev", FS_GET, .get = g_dev, .flags = FL_STR, .only = M(CACHE_BY_FILE) },
+	{ "dev", FS_DEVT, CR(k.dev), .only = M(CACHE_BY_FILE) },
 	{ "ino", FS_U64, CR(k.id), .only = M(CACHE_BY_FILE) },
-	{ "path", FS_GET, .get = g_path, .flags = FL_STR | FL_NULLABLE, .only = M(CACHE_BY_FILE) },
+	{ "path", FS_PSTR, CR(file.path), .flags = FL_NULLABLE, .only = M(CACHE_BY_FILE) },
 	{ "accesses", FS_GET, .get = g_accesses, .flags = FL_INT | FL_NULLABLE, .head = "ACCESSES", .fmt = "%10llu" },
 	{ "hits", FS_GET, .get = g_hits, .flags = FL_INT | FL_NULLABLE, .head = "HITS", .fmt = "%10lld" },
 	{ "misses", FS_U64, CR(d.added), .head = "MISSES", .fmt = "%10llu" },
@@ -340,7 +309,8 @@ static int cache_report(void *ctx, bool last)
 				v.beyond += -hits(&cc->rows[i].d);
 	v.map_full = mf - cc->map_full_last;
 	cc->map_full_last = mf;
-	fc = (struct fctx){ .mode = M(cc->o->by), .user = cc };
+	fc = (struct fctx){ .mode = M(cc->o->by), .interval = cc->interval, .by = by_names[cc->o->by],
+			    .user = cc };
 	if (cc->o->c.json) {
 		struct cache_end e = { cc->interval, (uint64_t)time(NULL), run__mono_ns(), v, last };
 

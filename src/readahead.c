@@ -104,37 +104,6 @@ static int take_use(void *ctx, const void *key, const struct hist *h)
 #define RR(f) offsetof(struct ra_row, f)
 #define M(by) (1u << (by))
 
-static void g_interval(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
-{
-	v->k = V_U64;
-	v->u = ((const struct ra_ctx *)c->user)->interval;
-}
-
-static void g_by(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
-{
-	v->k = V_STR;
-	v->s = by_names[((const struct ra_ctx *)c->user)->o->by];
-}
-
-static void g_dev(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
-{
-	const struct ra_row *r = row;
-
-	snprintf(b, n, "%u:%u", r->k.dev >> 20, r->k.dev & 0xfffff);
-	v->k = V_STR;
-	v->s = b;
-}
-
-static void g_path(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
-{
-	const struct ra_row *r = row;
-
-	if (r->file.path) {
-		v->k = V_STR;
-		v->s = r->file.path;
-	}
-}
-
 static void g_pending(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
 {
 	v->k = V_U64;
@@ -202,13 +171,13 @@ static void t_name(const void *row, const struct fctx *c, struct fval *v, char *
 }
 
 static const struct field ra_fields[] = {
-	{ "interval", FS_GET, .get = g_interval, .flags = FL_INT },
-	{ "by", FS_GET, .get = g_by, .flags = FL_STR },
+	{ "interval", FS_INTERVAL },
+	{ "by", FS_BY },
 	{ "pid", FS_U64, RR(k.id), .only = M(RA_BY_PROCESS) },
 	{ "comm", FS_CHARS, RR(k.comm), .only = M(RA_BY_PROCESS) },
-	{ "dev", FS_GET, .get = g_dev, .flags = FL_STR, .only = M(RA_BY_FILE) },
+	{ "dev", FS_DEVT, RR(k.dev), .only = M(RA_BY_FILE) },
 	{ "ino", FS_U64, RR(k.id), .only = M(RA_BY_FILE) },
-	{ "path", FS_GET, .get = g_path, .flags = FL_STR | FL_NULLABLE, .only = M(RA_BY_FILE) },
+	{ "path", FS_PSTR, RR(file.path), .flags = FL_NULLABLE, .only = M(RA_BY_FILE) },
 	{ "sync_calls", FS_U64, RR(d.calls[RA_SYNC]) },
 	{ "async_calls", FS_U64, RR(d.calls[RA_ASYNC]) },
 	{ "sync_pages", FS_U64, RR(d.pages[RA_SYNC]), .head = "SYNC", .fmt = "%7llu" },
@@ -318,7 +287,8 @@ static int ra_report(void *ctx, bool last)
 		procfiles__name_rows(rc->rows, shown, sizeof(*rc->rows), offsetof(struct ra_row, file));
 	}
 	v = (struct ra_values){ shown, st.map_full - rc->last.map_full, st.track_full - rc->last.track_full };
-	fc = (struct fctx){ .mode = M(rc->o->by), .user = rc };
+	fc = (struct fctx){ .mode = M(rc->o->by), .interval = rc->interval, .by = by_names[rc->o->by],
+			    .user = rc };
 	if (rc->o->c.json) {
 		struct ra_end e = { rc->interval, (uint64_t)time(NULL), run__mono_ns(), v, last };
 

@@ -31,6 +31,8 @@ static const struct {
 	{ &request_rec, REQUEST_MODES },
 	{ &queue_write_rec, 0 },
 	{ &summary_rec, SUMMARY_MODES },
+	{ &why_call_rec, WHY_CALL_MODES },
+	{ &why_summary_rec, 0 },
 };
 
 #define NALL (sizeof(all) / sizeof(all[0]))

@@ -67,12 +67,6 @@ static int cmp_rows(const void *a, const void *b)
 
 #define SZ(f) offsetof(struct size_row, f)
 
-static void g_interval(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
-{
-	v->k = V_U64;
-	v->u = ((const struct size_ctx *)c->user)->interval;
-}
-
 static void g_disk(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
 {
 	v->k = V_STR;
@@ -101,7 +95,7 @@ static void j_buckets(struct json *j, const void *row, const struct fctx *c)
 }
 
 static const struct field size_fields[] = {
-	{ "interval", FS_GET, .get = g_interval, .flags = FL_INT },
+	{ "interval", FS_INTERVAL },
 	{ "pid", FS_U32, SZ(k.pid) },
 	{ "comm", FS_CHARS, SZ(k.comm) },
 	{ "disk", FS_GET, .get = g_disk, .flags = FL_STR },
@@ -168,7 +162,7 @@ static int size_report(void *ctx, bool last)
 	struct size_end e;
 
 	(void)last;
-	sc->interval++;
+	fc.interval = ++sc->interval;
 	for (size_t i = 0; i < sc->n; i++)
 		memset(&sc->rows[i].d, 0, sizeof(sc->rows[i].d));
 	while (!bpf_map_get_next_key(fd, prev, &next)) {

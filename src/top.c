@@ -282,18 +282,6 @@ static const char *row_disk(const struct top_opts *o, const struct top_row *r, c
 #define ROW(f) offsetof(struct top_row, f)
 #define M(by) (1u << (by))
 
-static void g_interval(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
-{
-	v->k = V_U64;
-	v->u = ((const struct top_ctx *)c->user)->interval;
-}
-
-static void g_by(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
-{
-	v->k = V_STR;
-	v->s = by_names[((const struct top_ctx *)c->user)->o->by];
-}
-
 static void g_disk(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
 {
 	v->k = V_STR;
@@ -388,8 +376,8 @@ static const struct field wb_fields[] = {
 static const struct rec wb_rec = REC(NULL, NULL, NULL, wb_fields);
 
 static const struct field top_fields[] = {
-	{ "interval", FS_GET, .get = g_interval, .flags = FL_INT },
-	{ "by", FS_GET, .get = g_by, .flags = FL_STR },
+	{ "interval", FS_INTERVAL },
+	{ "by", FS_BY },
 	{ "pid", FS_U32, ROW(pid), .only = M(BY_PROCESS), .head = "PID", .fmt = "%7u" },
 	{ "comm", FS_CHARS, ROW(comm), .only = M(BY_PROCESS), .head = "COMM", .fmt = "%-16s", .tget = g_comm },
 	{ "writeback_for", FS_OBJ, .get = g_wb_obj, .only = M(BY_PROCESS), .sub = &wb_rec },
@@ -477,7 +465,8 @@ static int top_report(void *ctx, bool last)
 			v.unattributed += tc->rows[i].q2c.count;
 	shown = tc->o->rows && (int)tc->o->rows < tc->nrows ? (int)tc->o->rows : tc->nrows;
 	tc->interval++;
-	fc = (struct fctx){ .mode = M(tc->o->by), .secs = secs, .user = tc };
+	fc = (struct fctx){ .mode = M(tc->o->by), .secs = secs, .interval = tc->interval,
+			    .by = by_names[tc->o->by], .user = tc };
 	if (tc->o->c.json) {
 		for (int i = 0; i < shown; i++)
 			fields__json(&tc->j, &top_rec, &tc->rows[i], &fc);

@@ -26,6 +26,17 @@ static void value(const struct field *f, const void *row, const struct fctx *c, 
 	case FS_BOOL: v->k = V_BOOL; v->b = *(const bool *)p; break;
 	case FS_CHARS: v->k = V_STR; v->s = p; break;
 	case FS_PSTR: v->k = V_STR; memcpy(&v->s, p, sizeof(v->s)); if (!v->s) v->k = V_NULL; break;
+	case FS_DEVT: {
+		uint32_t d;
+
+		memcpy(&d, p, sizeof(d));
+		snprintf(buf, len, "%u:%u", d >> 20, d & 0xfffff);
+		v->k = V_STR;
+		v->s = buf;
+		break;
+	}
+	case FS_INTERVAL: v->k = V_U64; v->u = c->interval; break;
+	case FS_BY: v->k = V_STR; v->s = c->by ? c->by : "?"; break;
 	case FS_GET:
 	case FS_OBJ:
 		v->k = V_NULL;
@@ -279,10 +290,10 @@ static const char *kind(const struct field *f)
 	if (f->flags & FL_OBJECT)
 		return "object";
 	switch (f->src) {
-	case FS_U64: case FS_U32: case FS_U16: case FS_I64: case FS_I32: return "integer";
+	case FS_U64: case FS_U32: case FS_U16: case FS_I64: case FS_I32: case FS_INTERVAL: return "integer";
 	case FS_DBL: return "number";
 	case FS_BOOL: return "boolean";
-	case FS_CHARS: case FS_PSTR: return "string";
+	case FS_CHARS: case FS_PSTR: case FS_DEVT: case FS_BY: return "string";
 	case FS_OBJ: return "object";
 	default: return "?";	/* FS_GET without its type in the flags */
 	}
@@ -314,7 +325,7 @@ static void schema_fields(FILE *out, const struct rec *r, unsigned modes, bool o
 			continue;
 		}
 		schema_entry(out, &sep, f->name, kind(f),
-			     f->flags & FL_NULLABLE || (f->src == FS_OBJ && !(f->flags & FL_OMIT_NULL)));
+			     f->flags & FL_NULLABLE || (f->src == FS_OBJ && f->get && !(f->flags & FL_OMIT_NULL)));
 	}
 	fputs(*sep ? "\n }" : "}", out);
 }

@@ -39,6 +39,8 @@ struct fval {
 struct fctx {
 	unsigned mode;		/* a bit: fields with `only` keep to the modes they name */
 	double secs;		/* the interval, for FL_RATE */
+	uint64_t interval;	/* FS_INTERVAL: the report's number */
+	const char *by;		/* FS_BY: what the rows are keyed by */
 	const void *user;	/* the command's own, for its getters */
 };
 
@@ -50,7 +52,10 @@ typedef void (*fget_fn)(const void *row, const struct fctx *c, struct fval *v, c
 enum fsrc {
 	FS_U64, FS_U32, FS_U16, FS_I64, FS_I32, FS_DBL, FS_BOOL,
 	FS_CHARS,	/* a char array in the row (a task's name), NUL-terminated */
-	FS_PSTR,	/* a const char * in the row */
+	FS_PSTR,	/* a const char * in the row (NULL: null) */
+	FS_DEVT,	/* a kernel dev_t (u32) in the row, as "major:minor" */
+	FS_INTERVAL,	/* fctx.interval */
+	FS_BY,		/* fctx.by */
 	FS_GET,		/* get() */
 	FS_OBJ,		/* a nested object: sub's fields of the same row; null when get() says V_NULL */
 	FS_COUNTERS,	/* the members of a counter table (counters.h) over the struct at off */

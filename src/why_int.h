@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* iodig why's own parts: the front end (why.c: options, attach, the join of
+ * calls with their requests) and the printer (why_print.c: the call record
+ * and the summary, through field tables). */
+#ifndef IODIG_WHY_INT_H
+#define IODIG_WHY_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "attach.h"
+#include "cli.h"
+#include "disks.h"
+#include "frames.h"
+#include "hist_user.h"
+#include "json.h"
+#include "ksyms.h"
+#include "life_user.h"
+#include "filter.h"
+#include "records.h"
+#include "usyms.h"
+#include "why.h"
+
+struct sysc {
+	const char *name;
+	int nr;
+	enum why_args args;
+	const char *event;	/* its syscalls:sys_enter_ event, where not NAME */
+};
+
+
+#define NSYSC 33	/* why_syscalls[]: checked where it is defined */
+extern const struct sysc why_syscalls[NSYSC];
+
+#define WHY_MAX_PIDS 8
+#define REQ_RING (1 << 16)	/* recent requests kept for the join */
+#define CALLS_MAX 4096		/* calls waiting for their join */
+#define LINK_SHOWN 8
+
+#define STACK_IPS WHY_STACK_DEPTH
+
+struct why_opts {
+	struct cli_common c;
+	const char *pids[WHY_MAX_PIDS];
+	int npids;
+	const char *comm, *cgroup, *disk, *syscalls;
+	bool summary_only, no_queue_writes, kstack, ustack;
+	const char *call;		/* --call TARGET */
+	char *into[WHY_CHILDREN];	/* --into CHILD,... */
+	int ninto;
+	char into_buf[1024];
+	char into_spec[WHY_CHILDREN][512];	/* BINARY:SYMBOL, TARGET's binary by default */
+	uint64_t min_ns;
+	int interval_s;
+};
+
+/* Per syscall, over the slow calls: wall and each part. */
+struct sys_agg {
+	uint64_t calls;
+	struct hist wall, part[WP_NR];
+	struct hist child[WHY_CHILDREN], self;	/* --into */
+	uint64_t reqs;
+	struct { uint32_t dev; uint64_t n, ph[PH_NR]; } disk[8];
+	int ndisks;
+};
+
+/* A call waiting for its join, with its file named when it arrived (the
+ * process may be gone one poll later). */
+struct pending {
+	struct why_call c;
+	char file[512];
+	struct frames kf, uf;	/* -K/-U: the stacks of its longest wait, named on arrival */
+};
+
+/* Files named before, by (pid, fd, dev, inode): a process that exits right
+ * after its last call keeps the name its earlier calls had. */
+#define NAMES_MAX 256
+struct named {
+	uint32_t pid, dev;
+	int32_t fd;
+	uint64_t ino;
+	char file[512];
+};
+
+struct why_ctx {
+	struct why_opts *o;
+	struct why_bpf *skel;
+	struct life l;
+	struct req_printer pr;		/* op/flag names, queue-write windows: not printing */
+	struct json j;
+	struct life_req *reqs;		/* ring of recent requests */
+	uint64_t nreq;			/* requests ever received */
+	struct pending *calls;		/* waiting for the join */
+	struct named names[NAMES_MAX];
+	unsigned int next_name;
+	int ncalls, ready;		/* ready: those there before the last poll */
+	struct sys_agg agg[NSYSC + 1];	/* the last: --call's TARGET */
+	struct attacher at;
+	struct ksyms ks;		/* -K */
+	struct usyms *us;		/* -U */
+	const struct pending *cur;	/* the call being printed */
+	struct bpf_link *sc_links[2 * NSYSC];	/* per-syscall tracepoints */
+	int nsc_links;
+	bool raw;			/* raw syscall tracepoints instead */
+	struct disk_sel sel;
+	uint64_t linked, unlinked_io, disk_skipped, calls_full, shown;
+	uint64_t t0;
+};
+
+/* why_join.c */
+int why__on_call(void *ctx, void *data, size_t size);	/* the call ring's callback */
+int why__on_life(void *ctx, void *data, size_t size);	/* the request ring's */
+void why__join_ready(struct why_ctx *wc);	/* the calls that arrived before the last poll */
+
+/* why_attach.c */
+struct why_bpf;
+int why__set_syscalls(struct why_bpf *sk, const char *list);
+void why__sc_choose(struct why_ctx *wc);
+int why__sc_attach(struct why_ctx *wc);
+void why__sc_detach(struct why_ctx *wc);
+int why__fn_select(struct why_ctx *wc);
+int why__fn_attach(struct why_ctx *wc, uint32_t pid);
+
+/* why_print.c */
+extern const char *const why_part_names[WP_NR];	/* cpu, runq, ... */
+const char *why__target(const struct why_opts *o);	/* --call's function name */
+void why__print_call(struct why_ctx *wc, const struct why_call *c, const char *file, const struct sysc *s,
+		     const struct life_req **rs, int nrs, int total);
+void why__summary(struct why_ctx *wc);	/* why_summary.c */
+
+#endif

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iodig why: each slow call joined with the block requests its thread
+ * submitted while in it (same tid, Q between the call's entry and exit),
+ * its file named while the process lives, its stacks named on arrival,
+ * and its parts added to the summary.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "attach.h"
+#include "bpfenv.h"
+#include "disks.h"
+#include "log.h"
+#include "why_int.h"
+#include "why.skel.h"
+
+static const struct sysc *sysc_of(uint32_t nr)
+{
+	for (int i = 0; i < NSYSC; i++)
+		if (why_syscalls[i].nr == (int)nr)
+			return &why_syscalls[i];
+	return NULL;
+}
+
+static void file_name(struct why_ctx *wc, const struct why_call *c, char *buf, size_t len)
+{
+	char link[64], target[512];
+	struct stat st;
+	ssize_t n;
+
+	/* the bytes as they are: the text printer escapes them, JSON keeps them */
+	if (c->path[0]) {
+		snprintf(buf, len, "%.*s", WHY_PATH_LEN, c->path);
+		return;
+	}
+	if (c->fd < 0) {
+		buf[0] = '\0';
+		return;
+	}
+	/* Resolved now, from the fd: right while the process keeps that fd
+	 * open on the same file; checked against the kernel's dev and inode,
+	 * else the numbers are shown. */
+	snprintf(link, sizeof(link), "/proc/%u/fd/%d", c->pid, c->fd);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n > 0 && !stat(link, &st) && st.st_ino == c->ino &&
+	    st.st_dev == makedev(c->dev >> 20, c->dev & 0xfffff)) {
+		struct named *nm = &wc->names[wc->next_name++ % NAMES_MAX];
+
+		target[n] = '\0';
+		snprintf(buf, len, "%s", target);
+		*nm = (struct named){ c->pid, c->dev, c->fd, c->ino };
+		snprintf(nm->file, sizeof(nm->file), "%s", buf);
+		return;
+	}
+	for (int i = 0; i < NAMES_MAX; i++) {
+		const struct named *nm = &wc->names[i];
+
+		if (nm->pid == c->pid && nm->fd == c->fd && nm->dev == c->dev && nm->ino == c->ino &&
+		    nm->file[0]) {
+			snprintf(buf, len, "%s", nm->file);
+			return;
+		}
+	}
+	if (c->dev)
+		snprintf(buf, len, "dev %u:%u ino %llu", c->dev >> 20, c->dev & 0xfffff,
+			 (unsigned long long)c->ino);
+	else
+		snprintf(buf, len, "fd %d", c->fd);
+}
+
+static int read_stack(struct why_ctx *wc, int id, uint64_t *ips)
+{
+	return frames__read(bpf_map__fd(wc->skel->maps.stacks), id, ips, STACK_IPS);
+}
+
+/* -K/-U: now, while the process lives (user frames need its mappings). */
+static void name_stacks(struct why_ctx *wc, struct pending *p)
+{
+	uint64_t ips[STACK_IPS];
+
+	memset(&p->kf, 0, sizeof(p->kf));
+	memset(&p->uf, 0, sizeof(p->uf));
+	if (wc->o->kstack)
+		frames__kernel(&p->kf, &wc->ks, ips, read_stack(wc, p->c.kstack, ips));
+	if (wc->o->ustack)
+		frames__user(&p->uf, wc->us, p->c.pid, ips, read_stack(wc, p->c.ustack, ips));
+}
+
+int why__on_call(void *ctx, void *data, size_t size)
+{
+	struct why_ctx *wc = ctx;
+
+	if (size < sizeof(struct why_call))
+		return 0;
+	if (wc->ncalls == CALLS_MAX) {
+		wc->calls_full++;
+		return 0;
+	}
+	memcpy(&wc->calls[wc->ncalls].c, data, sizeof(struct why_call));
+	file_name(wc, &wc->calls[wc->ncalls].c, wc->calls[wc->ncalls].file, sizeof(wc->calls[0].file));
+	name_stacks(wc, &wc->calls[wc->ncalls]);
+	wc->ncalls++;
+	return 0;
+}
+
+int why__on_life(void *ctx, void *data, size_t size)
+{
+	struct why_ctx *wc = ctx;
+	const struct life_req *r = data;
+
+	if (size >= sizeof(struct life_sysfs) && (r->type == REC_SYSFS_START || r->type == REC_SYSFS_END)) {
+		printer__remember(&wc->pr, data);
+		return 0;
+	}
+	if (size < sizeof(*r) || r->type != REC_REQ || !(r->seen & SEEN_WHO))
+		return 0;
+	wc->reqs[wc->nreq++ % REQ_RING] = *r;
+	return 0;
+}
+
+/* The requests tid submitted in [start, end], newest first; records come
+ * in completion order, and a request that completed before start was
+ * submitted before it too (a small margin covers CPUs racing for the ring). */
+static int find_reqs(struct why_ctx *wc, const struct why_call *c, const struct life_req **out, int max,
+		     int *total)
+{
+	uint64_t n = wc->nreq, lo = n > REQ_RING ? n - REQ_RING : 0;
+	int k = 0;
+
+	*total = 0;
+	for (uint64_t i = n; i-- > lo;) {
+		const struct life_req *r = &wc->reqs[i % REQ_RING];
+
+		if (r->c + 1000000 < c->start)
+			break;
+		if (r->tid != c->tid || r->q < c->start || r->q > c->end)
+			continue;
+		if (k < max)
+			out[k++] = r;
+		(*total)++;
+	}
+	return k;
+}
+
+static void aggregate(struct why_ctx *wc, const struct why_call *c, const struct life_req **rs, int nrs)
+{
+	const struct sysc *s = sysc_of(c->nr);
+	struct sys_agg *a = &wc->agg[c->nr == WHY_NR_FUNC ? NSYSC : s ? s - why_syscalls : 0];
+
+	a->calls++;
+	hist__add(&a->wall, c->end - c->start);
+	for (int p = 0; p < WP_NR; p++)
+		hist__add(&a->part[p], c->part[p]);
+	if (c->nr == WHY_NR_FUNC) {
+		for (int i = 0; i < wc->o->ninto; i++)
+			hist__add(&a->child[i], c->child_ns[i]);
+		hist__add(&a->self, c->end - c->start - c->in_children);
+	}
+	for (int i = 0; i < nrs; i++) {
+		const struct life_req *r = rs[i];
+		__u64 ph[PH_NR];
+		int d;
+
+		if (!life_phases(r->q, r->g, r->i, r->d, r->c, r->seen, ph))
+			continue;
+		for (d = 0; d < a->ndisks && a->disk[d].dev != r->dev; d++)
+			;
+		if (d == a->ndisks) {
+			if (d == 8)
+				continue;
+			a->disk[a->ndisks++].dev = r->dev;
+		}
+		a->reqs++;
+		a->disk[d].n++;
+		for (int p = 0; p < PH_NR; p++)
+			a->disk[d].ph[p] += ph[p];
+	}
+}
+
+static bool touches_disk(struct why_ctx *wc, const struct life_req **rs, int nrs)
+{
+	for (int i = 0; i < nrs; i++)
+		if (rs[i]->dev == wc->sel.disk &&
+		    (!wc->sel.part || wc->sel.part == rs[i]->dev))
+			return true;
+	return false;
+}
+
+/* The calls that were there before the last poll: their requests are in. */
+void why__join_ready(struct why_ctx *wc)
+{
+	for (int i = 0; i < wc->ready; i++) {
+		const struct why_call *c = &wc->calls[i].c;
+		const char *file = wc->calls[i].file;
+		const struct life_req *rs[256];
+		int total, nrs = find_reqs(wc, c, rs, 256, &total);
+
+		wc->cur = &wc->calls[i];
+		if (wc->o->disk && !touches_disk(wc, rs, nrs)) {
+			wc->disk_skipped++;
+			continue;
+		}
+		wc->linked += total;
+		if (c->part[WP_IO] && !total)
+			wc->unlinked_io++;
+		aggregate(wc, c, rs, nrs);
+		if (wc->o->summary_only)
+			continue;
+		wc->shown++;
+		why__print_call(wc, c, file, sysc_of(c->nr), rs, nrs < LINK_SHOWN ? nrs : LINK_SHOWN, total);
+	}
+	for (int i = 0; i < wc->ready; i++) {
+		frames__free(&wc->calls[i].kf);
+		frames__free(&wc->calls[i].uf);
+	}
+	memmove(wc->calls, wc->calls + wc->ready, (wc->ncalls - wc->ready) * sizeof(*wc->calls));
+	wc->ncalls -= wc->ready;
+	wc->ready = wc->ncalls;
+}
+
