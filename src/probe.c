@@ -8,8 +8,10 @@
 #include "attach.h"
 #include "bpfenv.h"
 #include "cli.h"
+#include "fields.h"
 #include "json.h"
 #include "log.h"
+#include "recs.h"
 
 /* A C-ish name for a BTF type: "struct request *", "unsigned int". */
 static void type_name(const struct btf *btf, __u32 id, char *buf, size_t len)
@@ -68,6 +70,144 @@ static int block_tracepoints(struct tp *tps, int max)
 	return n;
 }
 
+/* ---- what it prints, declared once (fields.h) ---- */
+
+#define NCMDS 4
+
+/* text: a command (or a few), and what it will use here */
+struct cmd_line {
+	const char *label, *text;
+};
+
+struct probe_view {
+	const char *kernel;
+	struct features f;
+	const char *why_fentry, *why_kprobe, *why_kprobe_multi, *why_uprobe;	/* NULL: available */
+	const struct tp *tps;
+	int ntp;
+	const char *lat, *slow, *snoop, *func_kernel, *func_user;	/* JSON: what each uses */
+	struct cmd_line cmds[NCMDS];
+};
+
+#define PV(x) offsetof(struct probe_view, x)
+static const struct field feature_fields[] = {
+	{ "btf", FS_BOOL, PV(f.btf) },
+	{ "tp_btf", FS_BOOL, PV(f.tp_btf) },
+	{ "raw_tp", FS_BOOL, PV(f.btf) },
+	{ "fentry", FS_BOOL, PV(f.fentry) },
+	{ "kprobes", FS_BOOL, PV(f.kprobe) },
+	{ "kprobe_multi", FS_BOOL, PV(f.kprobe_multi) },
+	{ "uprobes", FS_BOOL, PV(f.uprobe) },
+	{ "ringbuf", FS_BOOL, PV(f.ringbuf) },
+	{ "bpf_cookie", FS_BOOL, PV(f.cookie) },
+	{ "bpf_stats", FS_BOOL, PV(f.bpf_stats) },
+};
+static const struct rec feature_rec = REC(NULL, NULL, NULL, feature_fields);
+
+static const struct field why_not_fields[] = {
+	{ "fentry", FS_PSTR, PV(why_fentry), .flags = FL_OMIT_NULL },
+	{ "kprobes", FS_PSTR, PV(why_kprobe), .flags = FL_OMIT_NULL },
+	{ "kprobe_multi", FS_PSTR, PV(why_kprobe_multi), .flags = FL_OMIT_NULL },
+	{ "uprobes", FS_PSTR, PV(why_uprobe), .flags = FL_OMIT_NULL },
+};
+static const struct rec why_not_rec = REC(NULL, NULL, NULL, why_not_fields);
+
+static const struct field tp_fields[] = {
+	{ "name", FS_CHARS, offsetof(struct tp, name), .head = "", .fmt = "  %s" },
+	{ "args", FS_CHARS, offsetof(struct tp, args), .flags = FL_TAIL, .fmt = "(%s)" },
+};
+static const struct rec tp_line_rec = REC(NULL, NULL, NULL, tp_fields);
+
+static void j_tps(struct json *j, const void *row, const struct fctx *c)
+{
+	const struct probe_view *pv = row;
+
+	json__arr_begin(j);
+	for (int i = 0; i < pv->ntp; i++)
+		fields__json(j, &tp_line_rec, &pv->tps[i], c);
+	json__arr_end(j);
+}
+
+static const struct field cmds_fields[] = {
+	{ "lat", FS_PSTR, PV(lat) },
+	{ "slow", FS_PSTR, PV(slow) },
+	{ "snoop", FS_PSTR, PV(snoop) },
+	{ "func_kernel", FS_PSTR, PV(func_kernel) },
+	{ "func_user", FS_PSTR, PV(func_user) },
+};
+static const struct rec cmds_rec = REC(NULL, NULL, NULL, cmds_fields);
+
+static const struct field probe_fields[] = {
+	{ "kernel", FS_PSTR, PV(kernel) },
+	{ "features", FS_OBJ, .sub = &feature_rec, .flags = FL_OBJECT },
+	{ "why_not", FS_OBJ, .sub = &why_not_rec, .flags = FL_OBJECT },
+	{ "block_tracepoints", FS_JSON, .jput = j_tps, .flags = FL_ARRAY },
+	{ "commands", FS_OBJ, .sub = &cmds_rec, .flags = FL_OBJECT },
+};
+
+const struct rec probe_rec = REC(NULL, "probe", "probe --json: what this kernel offers", probe_fields);
+
+/* text: one line a feature, with why not where it is missing */
+struct feature_line {
+	const char *label;
+	bool ok;
+	const char *why;
+};
+
+static void t_yes(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	v->k = V_STR;
+	v->s = ((const struct feature_line *)row)->ok ? "yes" : "no";
+}
+
+static const struct field feature_line_fields[] = {
+	{ NULL, FS_PSTR, offsetof(struct feature_line, label), .head = "", .fmt = "  %-16s" },
+	{ NULL, FS_GET, .tget = t_yes, .head = "", .fmt = "%-4s" },
+	{ NULL, FS_PSTR, offsetof(struct feature_line, why), .head = "", .fmt = "%s" },
+};
+static const struct rec feature_line_rec = REC(NULL, NULL, NULL, feature_line_fields);
+
+static const struct {
+	const char *label;
+	size_t ok, why_off;	/* why_off: the kernel's own reason, in struct features */
+	const char *why;
+} feature_rows[] = {
+	{ "BTF", offsetof(struct features, btf), 0, "/sys/kernel/btf/vmlinux missing (CONFIG_DEBUG_INFO_BTF)" },
+	{ "tp_btf, raw_tp", offsetof(struct features, tp_btf), 0, "needs BTF" },
+	{ "fentry/fexit", offsetof(struct features, fentry), offsetof(struct features, why_fentry) },
+	{ "kprobes", offsetof(struct features, kprobe), offsetof(struct features, why_kprobe) },
+	{ "kprobe-multi", offsetof(struct features, kprobe_multi), offsetof(struct features, why_kprobe_multi) },
+	{ "uprobes", offsetof(struct features, uprobe), offsetof(struct features, why_uprobe) },
+	{ "ring buffer", offsetof(struct features, ringbuf), 0, "needs 5.8" },
+	{ "BPF cookies", offsetof(struct features, cookie), 0, "needs 5.15" },
+	{ "bpf_stats", offsetof(struct features, bpf_stats), 0, "no kernel.bpf_stats_enabled" },
+};
+
+static const struct field cmd_line_fields[] = {
+	{ NULL, FS_PSTR, offsetof(struct cmd_line, label), .head = "", .fmt = "  %-22s" },
+	{ NULL, FS_PSTR, offsetof(struct cmd_line, text), .head = "", .fmt = "%s" },
+};
+static const struct rec cmd_line_rec = REC(NULL, NULL, NULL, cmd_line_fields);
+
+/* what each command will use on this kernel, in JSON's words and text's */
+static void commands(struct probe_view *pv)
+{
+	const struct features *f = &pv->f;
+	bool kfunc = f->fentry || f->kprobe;
+
+	pv->lat = pv->snoop = f->btf ? "tp_btf" : "unavailable";
+	pv->slow = f->btf ? "tp_btf, syscalls tracepoints" : "unavailable";
+	pv->func_kernel = f->fentry ? "fentry (one function), kprobe-multi or kprobe (many)" :
+			  f->kprobe_multi ? "kprobe-multi" : f->kprobe ? "kprobe" : "unavailable";
+	pv->func_user = f->uprobe ? "uprobe" : "unavailable";
+	pv->cmds[0] = (struct cmd_line){ "lat, slow, snoop", f->btf ? "yes: block tracepoints (tp_btf)" : "no: needs BTF" };
+	pv->cmds[1] = (struct cmd_line){ "sysfs", "yes if tracefs has syscalls:sys_enter_write" };
+	pv->cmds[2] = (struct cmd_line){ "func KERNEL_FUNCTION", kfunc ? (f->fentry ? "yes: fentry for one function, "
+									     "kprobes for many" : "yes: kprobes")
+									: "no: this kernel has neither kprobes nor fentry" };
+	pv->cmds[3] = (struct cmd_line){ "func BINARY:SYMBOL", f->uprobe ? "yes: uprobes" : "no: no uprobes" };
+}
+
 int cmd_probe(int argc, char **argv)
 {
 	static const struct cli_cmd cmd = {
@@ -79,8 +219,9 @@ int cmd_probe(int argc, char **argv)
 	const struct features *f;
 	struct utsname u;
 	struct tp tps[64];
+	struct probe_view pv;
+	struct fctx fc = {};
 	int ntp, err;
-	bool kfunc;
 
 	if ((err = cli__prologue(&cmd, argc, argv, &c, NULL)) >= 0)
 		return err;
@@ -92,74 +233,33 @@ int cmd_probe(int argc, char **argv)
 	uname(&u);
 	f = features__get();
 	ntp = block_tracepoints(tps, 64);
-	kfunc = f->fentry || f->kprobe;
 
+	pv = (struct probe_view){ .kernel = u.release, .f = *f, .tps = tps, .ntp = ntp };
+	pv.why_fentry = f->fentry ? NULL : f->why_fentry;
+	pv.why_kprobe = f->kprobe ? NULL : f->why_kprobe;
+	pv.why_kprobe_multi = f->kprobe_multi ? NULL : f->why_kprobe_multi;
+	pv.why_uprobe = f->uprobe ? NULL : f->why_uprobe;
+	commands(&pv);
 	if (c.json) {
 		struct json j;
 
 		json__init(&j, stdout);
-		json__obj_begin(&j);
-		json__kstr(&j, "kernel", u.release);
-		json__key(&j, "features");
-		json__obj_begin(&j);
-		json__kbool(&j, "btf", f->btf);
-		json__kbool(&j, "tp_btf", f->tp_btf);
-		json__kbool(&j, "raw_tp", f->btf);
-		json__kbool(&j, "fentry", f->fentry);
-		json__kbool(&j, "kprobes", f->kprobe);
-		json__kbool(&j, "kprobe_multi", f->kprobe_multi);
-		json__kbool(&j, "uprobes", f->uprobe);
-		json__kbool(&j, "ringbuf", f->ringbuf);
-		json__kbool(&j, "bpf_cookie", f->cookie);
-		json__kbool(&j, "bpf_stats", f->bpf_stats);
-		json__obj_end(&j);
-		json__key(&j, "why_not");
-		json__obj_begin(&j);
-		if (!f->fentry) json__kstr(&j, "fentry", f->why_fentry);
-		if (!f->kprobe) json__kstr(&j, "kprobes", f->why_kprobe);
-		if (!f->kprobe_multi) json__kstr(&j, "kprobe_multi", f->why_kprobe_multi);
-		if (!f->uprobe) json__kstr(&j, "uprobes", f->why_uprobe);
-		json__obj_end(&j);
-		json__key(&j, "block_tracepoints");
-		json__arr_begin(&j);
-		for (int i = 0; i < ntp; i++) {
-			json__obj_begin(&j);
-			json__kstr(&j, "name", tps[i].name);
-			json__kstr(&j, "args", tps[i].args);
-			json__obj_end(&j);
-		}
-		json__arr_end(&j);
-		json__key(&j, "commands");
-		json__obj_begin(&j);
-		json__kstr(&j, "lat", f->btf ? "tp_btf" : "unavailable");
-		json__kstr(&j, "slow", f->btf ? "tp_btf, syscalls tracepoints" : "unavailable");
-		json__kstr(&j, "snoop", f->btf ? "tp_btf" : "unavailable");
-		json__kstr(&j, "func_kernel", f->fentry ? "fentry (one function), kprobe-multi or kprobe (many)" :
-			   f->kprobe_multi ? "kprobe-multi" : f->kprobe ? "kprobe" : "unavailable");
-		json__kstr(&j, "func_user", f->uprobe ? "uprobe" : "unavailable");
-		json__obj_end(&j);
-		json__obj_end(&j);
+		fields__json(&j, &probe_rec, &pv, &fc);
 		return 0;
 	}
 	printf("kernel %s\n\n", u.release);
-#define ROW(name, ok, why) printf("  %-16s %-4s %s\n", name, (ok) ? "yes" : "no", (ok) ? "" : (why))
-	ROW("BTF", f->btf, "/sys/kernel/btf/vmlinux missing (CONFIG_DEBUG_INFO_BTF)");
-	ROW("tp_btf, raw_tp", f->tp_btf, "needs BTF");
-	ROW("fentry/fexit", f->fentry, f->why_fentry);
-	ROW("kprobes", f->kprobe, f->why_kprobe);
-	ROW("kprobe-multi", f->kprobe_multi, f->why_kprobe_multi);
-	ROW("uprobes", f->uprobe, f->why_uprobe);
-	ROW("ring buffer", f->ringbuf, "needs 5.8");
-	ROW("BPF cookies", f->cookie, "needs 5.15");
-	ROW("bpf_stats", f->bpf_stats, "no kernel.bpf_stats_enabled");
+	for (size_t k = 0; k < FIELDS_N(feature_rows); k++) {
+		struct feature_line fl = { feature_rows[k].label, *(const bool *)((const char *)f + feature_rows[k].ok) };
+
+		fl.why = fl.ok ? "" : feature_rows[k].why_off ? (const char *)f + feature_rows[k].why_off
+							      : feature_rows[k].why;
+		fields__text(stdout, &feature_line_rec, &fl, &fc);
+	}
 	printf("\nblock tracepoints (arguments from BTF):\n");
-	for (int i = 0; i < ntp; i++)
-		printf("  %s(%s)\n", tps[i].name, tps[i].args);
+	for (int k = 0; k < ntp; k++)
+		fields__text(stdout, &tp_line_rec, &tps[k], &fc);
 	printf("\ncommands here:\n");
-	printf("  %-22s %s\n", "lat, slow, snoop", f->btf ? "yes: block tracepoints (tp_btf)" : "no: needs BTF");
-	printf("  %-22s %s\n", "sysfs", "yes if tracefs has syscalls:sys_enter_write");
-	printf("  %-22s %s\n", "func KERNEL_FUNCTION", kfunc ? (f->fentry ? "yes: fentry for one function, kprobes for many" : "yes: kprobes") :
-	       "no: this kernel has neither kprobes nor fentry");
-	printf("  %-22s %s\n", "func BINARY:SYMBOL", f->uprobe ? "yes: uprobes" : "no: no uprobes");
+	for (int k = 0; k < NCMDS; k++)
+		fields__text(stdout, &cmd_line_rec, &pv.cmds[k], &fc);
 	return 0;
 }

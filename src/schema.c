@@ -33,6 +33,7 @@ static const struct {
 	{ &summary_rec, SUMMARY_MODES },
 	{ &why_call_rec, WHY_CALL_MODES },
 	{ &why_summary_rec, 0 },
+	{ &probe_rec, 0 },
 };
 
 #define NALL (sizeof(all) / sizeof(all[0]))
