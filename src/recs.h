@@ -18,6 +18,8 @@ extern const struct rec request_rec, queue_write_rec, summary_rec;
 #define SUMMARY_MODES 3u	/* followed, watched */
 extern const struct rec why_call_rec, why_summary_rec;
 extern const struct rec probe_rec;
+extern const struct rec stack_rec, stacks_summary_rec;
+#define STACKS_MODES 3u	/* any event, block submission */
 #define WHY_CALL_MODES 7u	/* a system call or --call, -K/-U */
 #define REQUEST_MODES 3u	/* without, with -K/-U */
 

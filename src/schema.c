@@ -34,6 +34,8 @@ static const struct {
 	{ &why_call_rec, WHY_CALL_MODES },
 	{ &why_summary_rec, 0 },
 	{ &probe_rec, 0 },
+	{ &stack_rec, STACKS_MODES },
+	{ &stacks_summary_rec, STACKS_MODES },
 };
 
 #define NALL (sizeof(all) / sizeof(all[0]))

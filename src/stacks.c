@@ -24,9 +24,11 @@
 #include "frames.h"
 #include "hist_user.h"
 #include "filter.h"
+#include "fields.h"
 #include "json.h"
 #include "ksyms.h"
 #include "log.h"
+#include "recs.h"
 #include "run.h"
 #include "stacks.h"
 #include "stacks.skel.h"
@@ -147,6 +149,89 @@ out:
 	return err;
 }
 
+/* ---- a stack's row, declared once (fields.h): block submission or any event ---- */
+
+enum { M_EVENT = 1, M_BLOCK = 2 };
+
+struct stack_view {
+	const struct entry *e;
+	const struct frames *kf, *uf;
+};
+
+#define STV(row) ((const struct stack_view *)(row))
+
+static void g_count(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	v->k = V_U64;
+	v->u = STV(row)->e->v.count;
+}
+
+static void g_bytes(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	v->k = V_U64;
+	v->u = STV(row)->e->v.bytes;
+}
+
+static void g_pid(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	v->k = V_U64;
+	v->u = STV(row)->e->k.pid;
+}
+
+static void g_comm(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	v->k = V_STR;
+	v->s = STV(row)->e->k.comm;
+}
+
+static void g_disk(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	if (STV(row)->e->k.dev) {
+		v->k = V_STR;
+		v->s = disks__name(STV(row)->e->k.dev);
+	}
+}
+
+static void j_kernel(struct json *j, const void *row, const struct fctx *c)
+{
+	frames__json_array(STV(row)->kf, j);
+}
+
+static void j_user(struct json *j, const void *row, const struct fctx *c)
+{
+	frames__json_array(STV(row)->uf, j);
+}
+
+static void g_cut(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	v->k = V_BOOL;
+	v->b = STV(row)->uf->cut;
+}
+
+static void j_q2c(struct json *j, const void *row, const struct fctx *c)
+{
+	json__obj_begin(j);
+	hist__json(&STV(row)->e->v.lat, j);
+	json__obj_end(j);
+}
+
+static const struct field stack_fields[] = {
+	{ "count", FS_GET, .get = g_count, .flags = FL_INT },
+	{ "bytes", FS_GET, .get = g_bytes, .flags = FL_INT },
+	{ "pid", FS_GET, .get = g_pid, .flags = FL_INT },
+	{ "comm", FS_GET, .get = g_comm, .flags = FL_STR },
+	{ "disk", FS_GET, .get = g_disk, .flags = FL_STR | FL_NULLABLE },
+	{ "kernel", FS_JSON, .jput = j_kernel, .flags = FL_ARRAY },
+	{ "user", FS_JSON, .jput = j_user, .flags = FL_ARRAY },
+	{ "user_cut_short", FS_GET, .get = g_cut, .flags = FL_BOOL },
+	/* block: each bio from submission to its end */
+	{ "q2c", FS_JSON, .jput = j_q2c, .flags = FL_OBJECT, .only = M_BLOCK },
+};
+
+const struct rec stack_rec = REC("stack", "stack", "stacks: one (process, kernel stack, user stack, disk) and what was "
+				 "counted at it; q2c for block submission: its bios' time from submission to their end "
+				 "(a histogram's fields)", stack_fields);
+
 static void print_entry(struct stacks_ctx *sc, const struct entry *e, const struct frames *kf,
 			const struct frames *uf)
 {
@@ -157,26 +242,10 @@ static void print_entry(struct stacks_ctx *sc, const struct entry *e, const stru
 	if (!uf)
 		uf = &none;
 	if (o->c.json) {
-		json__obj_begin(&sc->j);
-		json__kstr(&sc->j, "type", "stack");
-		json__ku64(&sc->j, "count", e->v.count);
-		json__ku64(&sc->j, "bytes", e->v.bytes);
-		json__ku64(&sc->j, "pid", e->k.pid);
-		json__kstr(&sc->j, "comm", e->k.comm);
-		if (e->k.dev)
-			json__kstr(&sc->j, "disk", disks__name(e->k.dev));
-		else
-			json__knull(&sc->j, "disk");
-		frames__json(kf, &sc->j, "kernel");
-		frames__json(uf, &sc->j, "user");
-		json__kbool(&sc->j, "user_cut_short", uf->cut);
-		if (!event_mode(o)) {	/* block: each bio from submission to its end */
-			json__key(&sc->j, "q2c");
-			json__obj_begin(&sc->j);
-			hist__json(&e->v.lat, &sc->j);
-			json__obj_end(&sc->j);
-		}
-		json__obj_end(&sc->j);
+		struct stack_view v = { e, kf, uf };
+		struct fctx c = { .mode = event_mode(o) ? M_EVENT : M_BLOCK };
+
+		fields__json(&sc->j, &stack_rec, &v, &c);
 		return;
 	}
 	frames__text(kf, stdout, "    ");
@@ -222,6 +291,13 @@ static const struct counter stacks_counters[] = {
 	{ "inflight_full", SV(st.inflight_full), "%llu of them for want of room", 2 },
 	{ "unmatched", SV(st.unmatched), "%llu bio ends whose submission was before the start", 2 },
 };
+
+static const struct field summary_fields[] = {
+	{ "counters", FS_COUNTERS, 0, .sub = stacks_counters, .nsub = COUNTERS_N(stacks_counters) },
+};
+
+const struct rec stacks_summary_rec = REC("summary", "stacks.summary", "stacks: the counters of a run (untimed, "
+					  "inflight_full and unmatched: block submission only, else null)", summary_fields);
 
 static int report(struct stacks_ctx *sc)
 {
@@ -308,10 +384,9 @@ static int report(struct stacks_ctx *sc)
 	for (size_t i = 0; i < n; i++)
 		v.untimed += es[i].v.count - es[i].v.lat.count;
 	if (sc->o->c.json) {
-		json__obj_begin(&sc->j);
-		json__kstr(&sc->j, "type", "summary");
-		counters__json(&sc->j, stacks_counters, COUNTERS_N(stacks_counters), &v, block ? 2 : 1);
-		json__obj_end(&sc->j);
+		struct fctx c = { .mode = block ? 2 : 1 };
+
+		fields__json(&sc->j, &stacks_summary_rec, &v, &c);
 	} else {
 		counters__sentence(stderr, stacks_counters, COUNTERS_N(stacks_counters), &v, block ? 2 : 1);
 	}

@@ -154,6 +154,11 @@ void frames__text(const struct frames *fr, FILE *out, const char *indent)
 void frames__json(const struct frames *fr, struct json *j, const char *key)
 {
 	json__key(j, key);
+	frames__json_array(fr, j);
+}
+
+void frames__json_array(const struct frames *fr, struct json *j)
+{
 	json__arr_begin(j);
 	for (int i = 0; i < fr->n; i++) {
 		const struct frame *f = &fr->f[i];

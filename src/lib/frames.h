@@ -50,6 +50,7 @@ void frames__user(struct frames *fr, struct usyms *us, uint32_t pid, const uint6
 /* One line per frame, innermost first, each after indent. */
 void frames__text(const struct frames *fr, FILE *out, const char *indent);
 void frames__json(const struct frames *fr, struct json *j, const char *key);
+void frames__json_array(const struct frames *fr, struct json *j);	/* the array alone */
 void frames__free(struct frames *fr);
 
 /*
