@@ -229,7 +229,7 @@ int cmd_probe(int argc, char **argv)
 	 * every answer would be a wrong "no" */
 	if (bpfenv__check_caps())
 		return 1;
-	bpfenv__setup(NULL);	/* routes libbpf's log; a missing BTF is reported below */
+	bpfenv__setup();	/* routes libbpf's log; a missing BTF is reported below */
 	uname(&u);
 	f = features__get();
 	ntp = block_tracepoints(tps, 64);

@@ -133,7 +133,7 @@ static void io_scan(struct top_ctx *tc)
 		struct proc_io io = {};
 		FILE *f;
 
-		if (!cli__is_decimal(e->d_name, false))
+		if (!text__is_decimal(e->d_name, false))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/io", e->d_name);
 		if (!(f = fopen(path, "r")))

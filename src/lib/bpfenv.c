@@ -14,7 +14,6 @@
 #include <bpf/libbpf.h>
 #include "bpfenv.h"
 #include "log.h"
-#include "run.h"
 
 static char last_msg[256];
 
@@ -73,14 +72,12 @@ int bpfenv__check_caps(void)
 		    c & (1ULL << CAP_PERFMON_) ? "" : "CAP_PERFMON");
 }
 
-int bpfenv__setup(const char *ready_file)
+int bpfenv__setup(void)
 {
 	int err;
 
 	libbpf_set_print(print_fn);
 	if ((err = bpfenv__check_caps()))
-		return err;
-	if ((err = run__check_ready_file(ready_file)))
 		return err;
 	if (!bpfenv__have_btf())
 		return fail("kernel BTF", "/sys/kernel/btf/vmlinux is missing: this kernel was built "

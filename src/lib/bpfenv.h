@@ -6,10 +6,10 @@
 
 #include <stdbool.h>
 
-/* Routes libbpf's log through iodig's (shown with -v); checks capabilities,
- * that the ready file can be written, and kernel BTF.
+/* Routes libbpf's log through iodig's (shown with -v); checks capabilities
+ * and kernel BTF (the ready file: cli__prologue, through run.h).
  * Returns 0, or the exit status after printing why. */
-int bpfenv__setup(const char *ready_file);
+int bpfenv__setup(void);
 /* CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN: 0, or 1 after saying which
  * are missing. */
 int bpfenv__check_caps(void);

@@ -6,6 +6,8 @@
 #include "bpfenv.h"
 #include "cli.h"
 #include "log.h"
+#include "run.h"
+#include "text.h"
 
 int cli__common(int opt, struct cli_common *c)
 {
@@ -32,27 +34,6 @@ int cli__bad_option(int opt, char **argv)
 	return usage_error("unknown option '%s'", arg);
 }
 
-bool cli__is_decimal(const char *s, bool fraction)
-{
-	const char *p = s;
-
-	if (!s)
-		return false;
-	while (*p >= '0' && *p <= '9')
-		p++;
-	if (p == s)
-		return false;
-	if (fraction && *p == '.') {
-		const char *f = ++p;
-
-		while (*p >= '0' && *p <= '9')
-			p++;
-		if (p == f)
-			return false;
-	}
-	return *p == '\0';
-}
-
 int cli__min_ms(int argc, char **argv, int *optind, uint64_t *min_ns)
 {
 	char *end;
@@ -61,7 +42,7 @@ int cli__min_ms(int argc, char **argv, int *optind, uint64_t *min_ns)
 	if (*optind >= argc)
 		return 0;
 	ms = strtod(argv[*optind], &end);
-	if (!cli__is_decimal(argv[*optind], true) || *end || ms > 3600e3)
+	if (!text__is_decimal(argv[*optind], true) || *end || ms > 3600e3)
 		return usage_error("invalid MIN_MS '%s': milliseconds, 0 or more", argv[*optind]);
 	*min_ns = (uint64_t)(ms * 1e6);
 	(*optind)++;
@@ -74,7 +55,7 @@ bool cli__uint(const char *s, unsigned long long min, unsigned long long max,
 	char *end;
 	unsigned long long v;
 
-	if (!cli__is_decimal(s, false))
+	if (!text__is_decimal(s, false))
 		return false;
 	errno = 0;
 	v = strtoull(s, &end, 10);
@@ -180,7 +161,9 @@ int cli__prologue(const struct cli_cmd *cmd, int argc, char **argv, struct cli_c
 	else if (optind < argc)
 		err = usage_error("unexpected argument '%s'", argv[optind]);
 	if (!err && cmd->tracing)
-		err = bpfenv__setup(c->ready_file);
+		err = bpfenv__setup();
+	if (!err && cmd->tracing)
+		err = run__check_ready_file(c->ready_file);
 	return err ? err : -1;
 }
 

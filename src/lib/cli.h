@@ -64,9 +64,6 @@ int cli__common(int opt, struct cli_common *c);
 /* For getopt's '?' and ':' results: prints the usage error, returns 2.
  * optstring must start with ':' so missing values are told apart. */
 int cli__bad_option(int opt, char **argv);
-/* Digits only ("12"), or with fraction also "12.5": no sign, no blanks,
- * no hex, no exponent, no nan. */
-bool cli__is_decimal(const char *s, bool fraction);
 /* An optional positional MIN_MS (milliseconds, fractions allowed, at most an
  * hour) at argv[*optind], consumed if there: min_ns keeps its default
  * otherwise.  0 or the usage exit status. */

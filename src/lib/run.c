@@ -5,9 +5,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "cli.h"
 #include "log.h"
 #include "run.h"
+#include "text.h"
 
 static volatile sig_atomic_t stopping;
 
@@ -181,7 +181,7 @@ static int parse_pos(const char *s, const char *what, int *out)
 
 	errno = 0;
 	v = strtol(s, &end, 10);
-	if (!cli__is_decimal(s, false) || errno || *end || v <= 0 || v > 1000000)
+	if (!text__is_decimal(s, false) || errno || *end || v <= 0 || v > 1000000)
 		return usage_error("invalid %s '%s': a positive whole number", what, s);
 	*out = (int)v;
 	return 0;

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <string.h>
+#include <stdbool.h>
 #include "text.h"
 
 size_t text__utf8_len(const unsigned char *p)
@@ -75,4 +76,25 @@ const char *text__ret(int64_t ret, char *buf, size_t len)
 		return n;
 	snprintf(buf, len, "%lld", (long long)ret);
 	return buf;
+}
+
+bool text__is_decimal(const char *s, bool fraction)
+{
+	const char *p = s;
+
+	if (!s)
+		return false;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (p == s)
+		return false;
+	if (fraction && *p == '.') {
+		const char *f = ++p;
+
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (p == f)
+			return false;
+	}
+	return *p == '\0';
 }

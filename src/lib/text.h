@@ -4,6 +4,7 @@
 #ifndef IODIG_TEXT_H
 #define IODIG_TEXT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,5 +21,8 @@ const char *text__safe(const char *s, char *buf, size_t len);
 /* A system call's return as people read it: an errno's name (ENOENT) for
  * -4095..-1, else the number. */
 const char *text__ret(int64_t ret, char *buf, size_t len);
+
+/* s is a decimal number: digits, and with fraction a dot and digits after them. */
+bool text__is_decimal(const char *s, bool fraction);
 
 #endif

@@ -61,6 +61,34 @@ static const struct field f[] = {
 };
 static const struct rec rec = REC("t", "t", "a test row", f);
 
+/* the rest of the sources: a dev_t, the report's interval and key, a
+ * member left out when null, a run-sized width, a value written by hand */
+struct row2 {
+	uint32_t dev;
+	const char *maybe;
+	uint64_t sector;
+};
+
+static int w_sector(const struct fctx *c)
+{
+	return 6;
+}
+
+static void j_arr(struct json *j, const void *row, const struct fctx *c)
+{
+	json__words(j, "a b");
+}
+
+static const struct field f2[] = {
+	{ "interval", FS_INTERVAL },
+	{ "by", FS_BY },
+	{ "dev", FS_DEVT, offsetof(struct row2, dev), .head = "DEV", .fmt = "%-6s" },
+	{ "maybe", FS_PSTR, offsetof(struct row2, maybe), .flags = FL_OMIT_NULL },
+	{ "sector", FS_U64, offsetof(struct row2, sector), .head = "SECTOR", .fmt = "%-llu", .width = w_sector },
+	{ "words", FS_JSON, .jput = j_arr, .flags = FL_ARRAY },
+};
+static const struct rec rec2 = REC("t2", "t2", "more", f2);
+
 static char buf[4096];
 
 static FILE *open_buf(void)
@@ -114,8 +142,33 @@ int main(void)
 			   "  \"pid\": \"integer\",\n  \"reads\": \"integer\",\n  \"bytes\": \"integer\",\n"
 			   "  \"per_read\": \"number|null\",\n  \"rem\": \"integer\",\n  \"seen\": \"integer\",\n"
 			   "  \"lost\": \"integer\"\n },\n \"optional\": {\n  \"comm\": \"string\",\n"
-			   "  \"me\": \"object|null\"\n }\n}\n"), "schema:\n%s", buf);
+			   "  \"me\": \"object\"\n }\n}\n"), "schema (an object without a getter is never null):\n%s", buf);
 
+	{
+		struct row2 r2 = { (8u << 20) | 17, NULL, 42 };
+		struct fctx c3 = { .interval = 3, .by = "disk" };
+
+		out = open_buf();
+		json__init(&j, out);
+		fields__json(&j, &rec2, &r2, &c3);
+		r2.maybe = "x";
+		fields__json(&j, &rec2, &r2, &c3);
+		fclose(out);
+		CHECK(!strcmp(buf, "{\"type\":\"t2\",\"interval\":3,\"by\":\"disk\",\"dev\":\"8:17\",\"sector\":42,\"words\":[\"a\",\"b\"]}\n"
+				   "{\"type\":\"t2\",\"interval\":3,\"by\":\"disk\",\"dev\":\"8:17\",\"maybe\":\"x\",\"sector\":42,\"words\":[\"a\",\"b\"]}\n"),
+		      "json: dev_t, interval, by, a null left out, an array: %s", buf);
+		out = open_buf();
+		fields__head(out, &rec2, &c3);
+		fields__text(out, &rec2, &r2, &c3);
+		fclose(out);
+		CHECK(!strcmp(buf, "DEV    SECTOR\n8:17   42    \n"), "text, a run-sized width: '%s'", buf);
+		out = open_buf();
+		fields__schema(out, &rec2, 0);
+		fclose(out);
+		CHECK(strstr(buf, "\"maybe\": \"string\"") && strstr(buf, "\"words\": \"array\"") &&
+		      strstr(buf, "\"dev\": \"string\"") && strstr(buf, "\"interval\": \"integer\""), "schema: %s", buf);
+		CHECK(strstr(buf, "\"optional\": {\n  \"maybe\""), "a member left out when null is optional: %s", buf);
+	}
 	{
 		struct fval v = { .k = V_U64, .u = 18446744073709551615ull };
 		char s[64];
