@@ -13,7 +13,7 @@ BUILD  := build
 # build needs is apart from it.
 CFLAGS ?= -O2 -g
 WARNINGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
-INCLUDES := -I$(BUILD) -Isrc -Isrc/lib
+INCLUDES := -I$(BUILD) -Isrc -Isrc/lib -Isrc/engine -Isrc/cmd
 IODIG_CFLAGS = $(WARNINGS) $(INCLUDES) -DIODIG_VERSION='"$(VERSION)"' -MMD -MP $(CFLAGS)
 LDFLAGS += -static
 LDLIBS  := -lbpf -ldw -lelf -lz -llzma -lbz2 -lzstd -lm
@@ -28,7 +28,7 @@ LIFE_PARTS := life_block life_sysfs
 SKELS     := $(patsubst src/bpf/%.bpf.c,$(BUILD)/%.skel.h,\
 		$(filter-out $(patsubst %,src/bpf/%.bpf.c,$(LIFE_PARTS)),$(BPF_SRCS))) $(BUILD)/life.skel.h
 LIB_SRCS  := $(wildcard src/lib/*.c)
-CMD_SRCS  := $(wildcard src/*.c)
+CMD_SRCS  := $(wildcard src/*.c src/engine/*.c src/cmd/*.c)
 OBJS      := $(patsubst src/%.c,$(BUILD)/%.o,$(CMD_SRCS) $(LIB_SRCS))
 LIB_OBJS  := $(patsubst src/%.c,$(BUILD)/%.o,$(LIB_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
@@ -138,4 +138,4 @@ $(BUILD)/bench/%: bench/%.c $(LIB_OBJS)
 clean:
 	rm -rf $(BUILD) iodig
 
--include $(wildcard $(BUILD)/*.d $(BUILD)/lib/*.d $(BUILD)/tests/*.d)
+-include $(wildcard $(BUILD)/*.d $(BUILD)/lib/*.d $(BUILD)/engine/*.d $(BUILD)/cmd/*.d $(BUILD)/tests/*.d)

@@ -2,7 +2,7 @@
 /*
  * iodig cache: page-cache accesses, additions (misses), dirtied, written
  * back and evicted pages, per row (all, process, cgroup or file).  Shared by
- * src/bpf/cache.bpf.c and src/cache.c.
+ * src/bpf/cache.bpf.c and src/cmd/cache.c.
  */
 #ifndef IODIG_CACHE_H
 #define IODIG_CACHE_H

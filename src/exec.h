@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * iodig exec: every exec on the machine, failures too.  Shared by the
- * kernel side (src/bpf/exec.bpf.c) and the user side (src/exec.c).
+ * kernel side (src/bpf/exec.bpf.c) and the user side (src/cmd/exec.c).
  */
 #ifndef IODIG_EXEC_H
 #define IODIG_EXEC_H

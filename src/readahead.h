@@ -2,7 +2,7 @@
 /*
  * iodig readahead: pages read ahead (sync, async), used before eviction or
  * wasted, time to first use, window sizes, per file or process.  Shared by
- * src/bpf/readahead.bpf.c and src/readahead.c.
+ * src/bpf/readahead.bpf.c and src/cmd/readahead.c.
  */
 #ifndef IODIG_READAHEAD_H
 #define IODIG_READAHEAD_H

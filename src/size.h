@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * iodig size: I/O sizes and access pattern per process, disk and op, at bio
- * submission.  Shared by src/bpf/size.bpf.c and src/size.c.
+ * submission.  Shared by src/bpf/size.bpf.c and src/cmd/size.c.
  */
 #ifndef IODIG_SIZE_H
 #define IODIG_SIZE_H

@@ -2,7 +2,7 @@
 /*
  * iodig stacks: kernel and user stacks counted at an event (block I/O
  * submission, a tracepoint, a user function).  Shared by the kernel side
- * (src/bpf/stacks.bpf.c) and the user side (src/stacks.c).
+ * (src/bpf/stacks.bpf.c) and the user side (src/cmd/stacks.c).
  */
 #ifndef IODIG_STACKS_H
 #define IODIG_STACKS_H

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * iodig why: where a slow system call's time went.  Shared by the kernel
- * side (src/bpf/why.bpf.c) and the user side (src/why.c).
+ * side (src/bpf/why.bpf.c) and the user side (src/cmd/why.c).
  *
  * Between a traced call's entry and exit, every moment of the calling
  * thread is in exactly one part, switched by scheduler, lock, writeback,

@@ -6,7 +6,7 @@
 #include "cli.h"
 
 /* slow and snoop: the same options and engine, in the watched or the
- * followed mode (src/life.c); synopsis and about are the command's own
+ * followed mode (src/engine/life.c); synopsis and about are the command's own
  * lines of help, before the options they share. */
 int slow__main(int argc, char **argv, bool snoop, const char *synopsis, const char *about);
 

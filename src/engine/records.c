@@ -10,7 +10,6 @@
 #include "disks.h"
 #include "fields.h"
 #include "log.h"
-#include "recs.h"
 #include "records.h"
 #include "frames.h"
 #include "ksyms.h"

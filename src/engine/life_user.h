@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* User side of the request-life engine (src/life.c) that slow, snoop,
+/* User side of the request-life engine (src/engine/life.c) that slow, snoop,
  * sysfs and lat --phases drive in their own modes. */
 #ifndef IODIG_LIFE_USER_H
 #define IODIG_LIFE_USER_H

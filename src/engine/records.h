@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "fields.h"
 #include "frames.h"
 #include "json.h"
 #include "life_user.h"
@@ -74,5 +75,8 @@ void printer__summary_of(struct life *l, struct req_summary *sum);
 void printer__summary(struct req_printer *p, const struct req_summary *sum);
 /* The tables a replay needs, first in the recording (created already). */
 int printer__record_tables(struct req_printer *p, const char *path);
+
+/* Its records, declared once (fields.h): for iodig schema. */
+extern const struct rec request_rec, queue_write_rec, summary_rec;
 
 #endif
