@@ -4,6 +4,7 @@
 #ifndef IODIG_RECS_H
 #define IODIG_RECS_H
 
+#include <stdbool.h>
 #include "fields.h"
 
 extern const struct rec top_rec, top_end_rec;
@@ -12,6 +13,7 @@ extern const struct rec exec_rec, iostat_rec;
 extern const struct rec ra_rec, ra_end_rec;
 #define RA_MODES 3u	/* by file, process */
 extern const struct rec cache_rec, cache_end_rec, snap_rec;
+int cache__snapshot(char **files, int nfiles, bool json);	/* cache_snapshot.c */
 #define CACHE_MODES 15u	/* by all, process, cgroup, file */
 extern const struct rec size_rec, size_end_rec;
 #include "records.h"	/* request_rec, queue_write_rec, summary_rec */

@@ -19,6 +19,7 @@
 #include "bpfenv.h"
 #include "cli.h"
 #include "cmds.h"
+#include "top_int.h"
 #include "counters.h"
 #include "disks.h"
 #include "fields.h"
@@ -30,143 +31,13 @@
 #include "life_user.h"
 #include "life.skel.h"
 #include "log.h"
+#include "procio.h"
 #include "run.h"
 #include "text.h"
 
-enum top_by { BY_PROCESS, BY_CGROUP, BY_DISK };
-enum top_sort { SORT_BYTES, SORT_IOS, SORT_AVG, SORT_P99, SORT_Q2G, SORT_PID };
 enum { OPT_BY = OPT_FIRST_CMD, OPT_SORT };
 
-static const char *const by_names[] = { "process", "cgroup", "disk" };
 static const char *const sort_names[] = { "bytes", "ios", "avg", "p99", "q2g", "pid" };
-
-struct top_opts {
-	struct cli_common c;
-	enum top_by by;
-	enum top_sort sort;
-	unsigned long long rows, pid;
-	bool batch;
-	const char *disk, *cgroup, *comm;
-	struct disk_sel sel;
-	struct run_loop loop;
-};
-
-/* One line of the table: what the key's requests did this interval. */
-struct top_row {
-	uint32_t pid, dev, ndisks;	/* ndisks: other disks besides dev */
-	uint32_t wb_pid;		/* writeback of pages this process dirtied, or 0 */
-	char wb_comm[LIFE_COMM_LEN];
-	uint32_t devs[8];
-	uint64_t cgroup;
-	char comm[LIFE_COMM_LEN];
-	uint64_t ios[3], bytes[3];	/* read, write, other (flush, discard, ...) */
-	uint64_t q2g_ns;
-	struct hist q2c;
-	int64_t proc_read, proc_write;	/* /proc/PID/io deltas; -1: unknown */
-};
-
-/* A process's /proc/PID/io, kept from one interval to the next. */
-struct proc_io {
-	uint32_t pid;
-	uint64_t read, write;
-};
-
-struct top_ctx {
-	struct top_opts *o;
-	struct life l;
-	struct top_row *rows;
-	int nrows, cap;
-	struct proc_io *io, *io_last;
-	int nio, nio_last, io_cap, io_last_cap;
-	struct life_stats last;
-	struct json j;
-	uint64_t interval;
-	uint64_t t_last;	/* the last report (or the start), monotonic ns */
-	bool tty;
-};
-
-struct top_values {
-	uint64_t completed, map_full, unattributed;
-	int64_t skipped;
-};
-
-#define TV(f) offsetof(struct top_values, f)
-static const struct counter top_counters[] = {
-	{ "completed", TV(completed), NULL },
-	{ "unattributed", TV(unattributed), "unattributed: %llu requests not seen at submission "
-	  "(started before tracing, or a flush): pid 0" },
-	{ "map_full", TV(map_full), "lost: %llu requests found the table full" },
-	{ "skipped", TV(skipped), "skipped: %lld requests completed that the kernel ran no BPF "
-	  "program for (a perf counter of block_rq_complete saw them): in no row", 0, 1 },
-};
-
-static int cmp_io(const void *a, const void *b)
-{
-	uint32_t x = ((const struct proc_io *)a)->pid, y = ((const struct proc_io *)b)->pid;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Every process's read_bytes and write_bytes now, sorted by pid: a
- * process's row is its delta since the last scan (0 before, if it did not
- * exist then: its counters started at 0). */
-static void io_scan(struct top_ctx *tc)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-
-	{	/* this scan's table becomes the last one */
-		struct proc_io *p = tc->io_last;
-		int c = tc->io_last_cap;
-
-		tc->io_last = tc->io;
-		tc->nio_last = tc->nio;
-		tc->io_last_cap = tc->io_cap;
-		tc->io = p;
-		tc->io_cap = c;
-		tc->nio = 0;
-	}
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		char path[300], buf[512];
-		struct proc_io io = {};
-		FILE *f;
-
-		if (!text__is_decimal(e->d_name, false))
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/io", e->d_name);
-		if (!(f = fopen(path, "r")))
-			continue;
-		io.pid = strtoul(e->d_name, NULL, 10);
-		while (fgets(buf, sizeof(buf), f)) {
-			unsigned long long v;
-
-			if (sscanf(buf, "read_bytes: %llu", &v) == 1)
-				io.read = v;
-			else if (sscanf(buf, "write_bytes: %llu", &v) == 1)
-				io.write = v;
-		}
-		fclose(f);
-		if (tc->nio == tc->io_cap) {
-			void *p = realloc(tc->io, (tc->io_cap = tc->io_cap ? 2 * tc->io_cap : 512) * sizeof(*tc->io));
-
-			if (!p)
-				break;
-			tc->io = p;
-		}
-		tc->io[tc->nio++] = io;
-	}
-	closedir(d);
-	qsort(tc->io, tc->nio, sizeof(*tc->io), cmp_io);
-}
-
-static const struct proc_io *io_find(const struct proc_io *t, int n, uint32_t pid)
-{
-	struct proc_io k = { .pid = pid };
-
-	return n ? bsearch(&k, t, n, sizeof(*t), cmp_io) : NULL;
-}
 
 static struct top_row *row_of(struct top_ctx *tc, const struct life_top_key *k)
 {
@@ -266,165 +137,6 @@ static int cmp_rows(const void *a, const void *b)
 	return (int)((const struct top_row *)a)->pid - (int)((const struct top_row *)b)->pid;
 }
 
-static const char *row_disk(const struct top_opts *o, const struct top_row *r, char *buf, size_t len)
-{
-	const char *name = o->sel.part ? o->sel.name : disks__name(r->dev);
-
-	if (r->ndisks)
-		snprintf(buf, len, "%s+%u", name, r->ndisks);
-	else
-		snprintf(buf, len, "%s", name);
-	return buf;
-}
-
-/* ---- the row, declared once (fields.h): modes are 1 << by ---- */
-
-#define ROW(f) offsetof(struct top_row, f)
-#define M(by) (1u << (by))
-
-static void g_disk(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
-{
-	v->k = V_STR;
-	v->s = row_disk(((const struct top_ctx *)c->user)->o, row, b, n);
-}
-
-static void g_writeback(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
-{
-	const struct top_row *r = row;
-
-	if (r->wb_pid) {
-		v->k = V_STR;
-		snprintf(b, n, "%.*s[%u]", LIFE_COMM_LEN, r->wb_comm, r->wb_pid);
-		v->s = b;
-	}
-}
-
-static void g_wb_obj(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
-{
-	if (((const struct top_row *)row)->wb_pid)
-		v->k = V_BOOL;
-}
-
-static void g_comm(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
-{
-	const struct top_row *r = row;
-
-	v->k = V_STR;
-	v->s = r->pid ? r->comm : "[not seen at Q]";
-}
-
-static void g_secs(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
-{
-	v->k = V_DBL;
-	v->d = c->secs;
-}
-
-static void g_avg(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
-{
-	const struct top_row *r = row;
-
-	v->k = V_U64;
-	v->u = r->q2c.count ? r->q2c.sum / r->q2c.count : 0;
-}
-
-static void t_avg_ms(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
-{
-	const struct top_row *r = row;
-
-	v->k = V_DBL;
-	v->d = r->q2c.count ? r->q2c.sum / 1e6 / r->q2c.count : 0;
-}
-
-static void g_p99(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
-{
-	v->k = V_U64;
-	v->u = hist__percentile(&((const struct top_row *)row)->q2c, 0.99);
-}
-
-static void t_q2g_share(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
-{
-	const struct top_row *r = row;
-
-	v->k = V_DBL;
-	v->d = r->q2c.sum ? 100.0 * r->q2g_ns / r->q2c.sum : 0;
-}
-
-static void g_proc(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n, bool w)
-{
-	const struct top_row *r = row;
-
-	if (((const struct top_ctx *)c->user)->o->by == BY_PROCESS && r->proc_read >= 0) {
-		v->k = V_U64;
-		v->u = w ? r->proc_write : r->proc_read;
-	}
-}
-
-static void g_proc_r(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
-{
-	g_proc(row, c, v, b, n, false);
-}
-
-static void g_proc_w(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
-{
-	g_proc(row, c, v, b, n, true);
-}
-
-static const struct field wb_fields[] = {
-	{ "pid", FS_U32, ROW(wb_pid) },
-	{ "comm", FS_CHARS, ROW(wb_comm) },
-};
-static const struct rec wb_rec = REC(NULL, NULL, NULL, wb_fields);
-
-static const struct field top_fields[] = {
-	{ "interval", FS_INTERVAL },
-	{ "by", FS_BY },
-	{ "pid", FS_U32, ROW(pid), .only = M(BY_PROCESS), .head = "PID", .fmt = "%7u" },
-	{ "comm", FS_CHARS, ROW(comm), .only = M(BY_PROCESS), .head = "COMM", .fmt = "%-16s", .tget = g_comm },
-	{ "writeback_for", FS_OBJ, .get = g_wb_obj, .only = M(BY_PROCESS), .sub = &wb_rec },
-	{ "cgroup", FS_U64, ROW(cgroup), .only = M(BY_CGROUP), .head = "CGROUP", .fmt = "%24llu" },
-	{ "disk", FS_GET, .get = g_disk, .flags = FL_STR, .only = M(BY_PROCESS) | M(BY_DISK) },
-	{ NULL, FS_GET, .get = g_disk, .only = M(BY_DISK), .head = "DISK", .fmt = "%-24s" },
-	{ "reads", FS_U64, ROW(ios[0]), .head = "R/s", .fmt = "%8.0f", .flags = FL_RATE },
-	{ "writes", FS_U64, ROW(ios[1]), .head = "W/s", .fmt = "%8.0f", .flags = FL_RATE },
-	{ "others", FS_U64, ROW(ios[2]) },
-	{ "read_bytes", FS_U64, ROW(bytes[0]), .head = "RKB/s", .fmt = "%9.0f", .flags = FL_RATE, .tdiv = 1024 },
-	{ "write_bytes", FS_U64, ROW(bytes[1]), .head = "WKB/s", .fmt = "%9.0f", .flags = FL_RATE, .tdiv = 1024 },
-	{ "seconds", FS_GET, .get = g_secs, .flags = FL_NUMBER },
-	{ "avg_ns", FS_GET, .get = g_avg, .flags = FL_INT, .head = "AVG_ms", .fmt = "%8.2f", .tget = t_avg_ms },
-	{ "p99_ns", FS_GET, .get = g_p99, .flags = FL_INT, .head = "P99_ms", .fmt = "%8.2f", .tdiv = 1e6 },
-	{ "max_ns", FS_U64, ROW(q2c.max) },
-	{ "q2g_ns", FS_U64, ROW(q2g_ns) },
-	{ NULL, FS_GET, .head = "Q2G", .fmt = "%5.1f%%", .hw = 6, .tget = t_q2g_share },
-	{ "q2c_ns", FS_U64, ROW(q2c.sum) },
-	{ NULL, FS_GET, .get = g_disk, .only = M(BY_PROCESS), .head = "DISK", .fmt = "%-10s" },
-	{ "proc_read_bytes", FS_GET, .get = g_proc_r, .flags = FL_INT | FL_NULLABLE },
-	{ "proc_write_bytes", FS_GET, .get = g_proc_w, .flags = FL_INT | FL_NULLABLE },
-	{ NULL, FS_GET, .get = g_proc_r, .flags = FL_RATE, .only = M(BY_PROCESS),
-	  .head = "IO_RKB/s", .fmt = "%9.0f", .tdiv = 1024 },
-	{ NULL, FS_GET, .get = g_proc_w, .flags = FL_RATE, .only = M(BY_PROCESS),
-	  .head = "IO_WKB/s", .fmt = "%9.0f", .tdiv = 1024 },
-	{ NULL, FS_GET, .tget = g_writeback, .flags = FL_TAIL, .fmt = "  writeback for %s" },
-};
-
-const struct rec top_rec = REC("top", "top", "top: one row (process, cgroup or disk) of one interval", top_fields);
-
-struct top_end {
-	uint64_t interval, ts_ns, time, rows;
-	struct top_values v;
-};
-
-#define END(f) offsetof(struct top_end, f)
-static const struct field top_end_fields[] = {
-	{ "interval", FS_U64, END(interval) },
-	{ "ts_ns", FS_U64, END(ts_ns) },
-	{ "time", FS_U64, END(time) },
-	{ "rows", FS_U64, END(rows) },
-	{ "counters", FS_COUNTERS, END(v), .sub = top_counters, .nsub = COUNTERS_N(top_counters) },
-};
-
-const struct rec top_end_rec = REC("interval_end", "top.interval_end", "top: the end of an interval, with its counters",
-				   top_end_fields);
-
 static int top_report(void *ctx, bool last)
 {
 	struct top_ctx *tc = ctx;
@@ -443,17 +155,12 @@ static int top_report(void *ctx, bool last)
 			     sizeof(struct life_top_key), top_take, tc);
 	if (err)
 		return err < 0 ? fail("collecting rows", "%s", strerror(-err)) : err;
-	io_scan(tc);
+	procio__scan(&tc->io);
 	for (int i = 0; i < tc->nrows; i++) {
 		struct top_row *r = &tc->rows[i];
-		const struct proc_io *now_io = io_find(tc->io, tc->nio, r->pid);
-		const struct proc_io *was = io_find(tc->io_last, tc->nio_last, r->pid);
 
-		r->proc_read = r->proc_write = -1;
-		if (now_io && r->pid) {
-			r->proc_read = now_io->read - (was ? was->read : 0);
-			r->proc_write = now_io->write - (was ? was->write : 0);
-		}
+		if (!r->pid || !procio__delta(&tc->io, r->pid, &r->proc_read, &r->proc_write))
+			r->proc_read = r->proc_write = -1;
 	}
 	sort_by = tc->o->sort;
 	qsort(tc->rows, tc->nrows, sizeof(*tc->rows), cmp_rows);
@@ -466,7 +173,7 @@ static int top_report(void *ctx, bool last)
 	shown = tc->o->rows && (int)tc->o->rows < tc->nrows ? (int)tc->o->rows : tc->nrows;
 	tc->interval++;
 	fc = (struct fctx){ .mode = M(tc->o->by), .secs = secs, .interval = tc->interval,
-			    .by = by_names[tc->o->by], .user = tc };
+			    .by = top_by_names[tc->o->by], .user = tc };
 	if (tc->o->c.json) {
 		for (int i = 0; i < shown; i++)
 			fields__json(&tc->j, &top_rec, &tc->rows[i], &fc);
@@ -484,7 +191,7 @@ static int top_report(void *ctx, bool last)
 
 		strftime(ts, sizeof(ts), "%H:%M:%S", localtime_r(&t, &tm));
 		printf("%s  %.1f s, %llu requests, by %s%s\n", ts, secs, (unsigned long long)d.completed,
-		       by_names[tc->o->by], last ? " (last)" : "");
+		       top_by_names[tc->o->by], last ? " (last)" : "");
 	}
 	fields__head(stdout, &top_rec, &fc);
 	for (int i = 0; i < shown; i++)
@@ -525,7 +232,7 @@ static int top_opt(void *ctx, int opt, const char *arg)
 			return usage_error("-n '%s': a number of rows (0: all)", arg);
 		return 0;
 	case OPT_BY:
-		if ((i = cli__pick("--by", arg, by_names, 3)) < 0)
+		if ((i = cli__pick("--by", arg, top_by_names, 3)) < 0)
 			return -i;
 		o->by = i;
 		return 0;
@@ -595,7 +302,7 @@ int cmd_top(int argc, char **argv)
 	json__init(&tc.j, stdout);
 	if ((err = life__start(&tc.l, &cfg, NULL, NULL)))
 		goto out;
-	io_scan(&tc);
+	procio__scan(&tc.io);
 	tc.t_last = run__mono_ns();
 	run__signals();
 	if ((err = run__ready(o.c.ready_file, "Tracing block I/O per process... Hit Ctrl-C to end.")))
@@ -607,7 +314,6 @@ int cmd_top(int argc, char **argv)
 out:
 	life__stop(&tc.l);
 	free(tc.rows);
-	free(tc.io);
-	free(tc.io_last);
+	procio__free(&tc.io);
 	return err;
 }

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* iodig report's own parts: reading the recording (report.c) and writing the
+ * page (report_html.c). */
+#ifndef IODIG_REPORT_INT_H
+#define IODIG_REPORT_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "life_user.h"
+#include "records.h"
+
+#define COLS	60		/* heatmap time columns at most */
+#define ROWS	32		/* log2 of Q2C in us: row k holds [2^(k-1), 2^k) us, row 0 under 1 us */
+#define SLOWEST	50
+#define TOPPROC	15
+
+struct rq {
+	uint64_t t;		/* completion, ns since the first record */
+	__u64 ph[PH_NR];
+	uint32_t dev, bytes, cmd_flags, pid, seen;
+	int32_t kstack, ustack;	/* -K/-U recordings: ids of stacks the recording names */
+	char comm[LIFE_COMM_LEN];
+	int culprit;		/* index in writes, or -1 */
+};
+
+struct proc {
+	uint32_t pid;
+	char comm[LIFE_COMM_LEN];
+	uint64_t n, bytes, q2c_sum, q2c_max;
+};
+
+struct rep {
+	struct rq *r;
+	size_t n, cap;
+	struct life_sysfs *w;	/* queue writes, as recorded (ends) */
+	size_t nw, capw;
+	struct req_printer pr;	/* op names and the culprit windows of the recording */
+	struct req_summary sum;
+	bool have_sum;
+	char command[16];
+	bool stacks;		/* the recording names stacks (-K/-U) */
+	uint64_t first_c;
+	FILE *out;
+};
+
+void report__put(struct rep *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void report__esc(struct rep *p, const char *s);	/* s as HTML text */
+int report__row_of(uint64_t ns);	/* the heatmap row of a Q2C */
+const char *report__fmt(uint64_t ns);	/* "812ns", "1.25ms": in a static buffer */
+int report__write_html(struct rep *p, const char *src);
+
+#endif
