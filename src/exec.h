@@ -14,7 +14,7 @@
 #define EXEC_PATH_LEN	256
 #define EXEC_ARG_LEN	256			/* one argument, NUL included */
 #define EXEC_ARGS_LEN	4096			/* all of them */
-#define EXEC_ARGS_MAX	64			/* the most --max-args allows */
+#define EXEC_ARGS_MAX	64			/* the most --max-args allows (its usage error says 64) */
 #define REC_EXEC	32
 
 /* One exec, as it ended.  args: argv[0..nargs) as NUL-separated strings,

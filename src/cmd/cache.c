@@ -344,35 +344,6 @@ static int cache_report(void *ctx, bool last)
 	return 0;
 }
 
-static int cache_opt(void *ctx, int opt, const char *arg)
-{
-	struct cache_opts *o = ctx;
-	int i;
-
-	switch (opt) {
-	case OPT_BY:
-		if ((i = cli__pick("--by", arg, by_names, 4)) < 0)
-			return -i;
-		o->by = i;
-		return 0;
-	case 'n':
-		if (!cli__uint(arg, 0, 1000000, &o->top))
-			return usage_error("-n '%s': a number of rows", arg);
-		return 0;
-	case 'p':
-		if (!cli__uint(arg, 1, 0x7fffffff, &o->pid))
-			return usage_error("-p '%s': a process id", arg);
-		return 0;
-	case 'T':
-		o->loop.timestamp = true;
-		return 0;
-	case OPT_SNAPSHOT:
-		o->snapshot = true;
-		return 0;
-	}
-	return -1;
-}
-
 static int cache_args(void *ctx, int argc, char **argv, int optind)
 {
 	struct cache_opts *o = ctx;
@@ -388,12 +359,14 @@ static int cache_args(void *ctx, int argc, char **argv, int optind)
 int cmd_cache(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {
-		{ "by", OPT_BY, "KEY", "rows by all (default: one line), process, cgroup or file" },
-		{ "top", 'n', "N", "text: the N busiest rows (default 10; 0: all)" },
-		{ "pid", 'p', "PID", "only what this process does" },
-		{ "timestamp", 'T', NULL, "a time line before each interval" },
+		{ "by", OPT_BY, "KEY", "rows by all (default: one line), process, cgroup or file",
+		  CLI_PICK_AT(struct cache_opts, by, by_names, 4) },
+		{ "top", 'n', "N", "text: the N busiest rows (default 10; 0: all)",
+		  CLI_UINT_AT(struct cache_opts, top, 0, 1000000, "a number of rows") },
+		{ "pid", 'p', "PID", "only what this process does", CLI_UINT_AT(struct cache_opts, pid, 1, 0x7fffffff, "a process id") },
+		{ "timestamp", 'T', NULL, "a time line before each interval", CLI_FLAG_AT(struct cache_opts, loop.timestamp) },
 		{ "snapshot", OPT_SNAPSHOT, NULL, "FILE...: each file's cached, dirty and evicted pages now\n"
-						      "(cachestat(2), 6.5+; no tracing)" },
+						      "(cachestat(2), 6.5+; no tracing)" , CLI_FLAG_AT(struct cache_opts, snapshot) },
 		{}
 	};
 	static const struct cli_cmd cmd = {
@@ -409,7 +382,7 @@ int cmd_cache(int argc, char **argv)
 			 "(never over) while reads find readahead I/O in flight: the kernel leaves that\n"
 			 "path untraced.  --by process names whoever ran: written back is the flusher's,\n"
 			 "evicted often kswapd's.  Written back excludes fsync(2) (no tracepoint there).\n",
-		.opts = opts, .opt = cache_opt, .args = cache_args, .tracing = true };
+		.opts = opts, .args = cache_args, .tracing = true };
 	struct cache_opts o = { .top = 10 };
 	struct cache_ctx cc = { .o = &o };
 	int err = cli__prologue(&cmd, argc, argv, &o.c, &o);

@@ -213,23 +213,10 @@ static int exec_opt(void *ctx, int opt, const char *arg)
 			return usage_error("-u '%s': a numeric user id", arg);
 		o->uid_on = true;
 		return 0;
-	case 'c':
-		o->cgroup = arg;
-		return 0;
-	case 'x':
-		o->failed = true;
-		return 0;
-	case 'T':
-		o->timestamp = true;
-		return 0;
 	case OPT_NAME:
 		if (!*arg)
 			return usage_error("--name: an empty name");
 		o->name = arg;
-		return 0;
-	case OPT_MAX_ARGS:
-		if (!cli__uint(arg, 1, EXEC_ARGS_MAX, &o->max_args))
-			return usage_error("--max-args '%s': a number from 1 to %d", arg, EXEC_ARGS_MAX);
 		return 0;
 	}
 	return -1;
@@ -259,10 +246,10 @@ int cmd_exec(int argc, char **argv)
 	static const struct cli_opt opts[] = {
 		{ "name", OPT_NAME, "NAME", "only execs whose new comm or file name contains NAME" },
 		{ "uid", 'u', "UID", "only execs by this user id" },
-		{ "cgroup", 'c', "CGROUP", "only execs in this cgroup (a directory of the cgroup file system)" },
-		{ "failed", 'x', NULL, "only execs that failed" },
-		{ "time", 'T', NULL, "a wall-clock time (HH:MM:SS) first on each line" },
-		{ "max-args", OPT_MAX_ARGS, "N", "arguments read per exec (default 20, at most 64); more are marked ..." },
+		{ "cgroup", 'c', "CGROUP", "only execs in this cgroup (a directory of the cgroup file system)", CLI_STR_AT(struct exec_opts, cgroup) },
+		{ "failed", 'x', NULL, "only execs that failed", CLI_FLAG_AT(struct exec_opts, failed) },
+		{ "time", 'T', NULL, "a wall-clock time (HH:MM:SS) first on each line", CLI_FLAG_AT(struct exec_opts, timestamp) },
+		{ "max-args", OPT_MAX_ARGS, "N", "arguments read per exec (default 20, at most 64); more are marked ...", CLI_UINT_AT(struct exec_opts, max_args, 1, EXEC_ARGS_MAX, "a number from 1 to 64") },
 		{}
 	};
 	static const struct cli_cmd cmd = {

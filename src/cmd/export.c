@@ -323,21 +323,6 @@ static void handle(void *ctx, const struct http_req *r, struct http_resp *out)
 	*out = (struct http_resp){ 200, "text/plain; version=0.0.4; charset=utf-8", p.buf, p.len };
 }
 
-static int export_opt(void *ctx, int opt, const char *arg)
-{
-	struct export_opts *o = ctx;
-
-	switch (opt) {
-	case OPT_LISTEN: o->listen = arg; return 0;
-	case OPT_SLOW_MS:
-		if (!cli__uint(arg, 1, 3600000, &o->slow_ms))
-			return usage_error("--slow-ms '%s': milliseconds, 1 or more", arg);
-		return 0;
-	case 'd': o->disk = arg; return 0;
-	}
-	return -1;
-}
-
 static int export_args(void *ctx, int argc, char **argv, int optind)
 {
 	return optind < argc ? usage_error("unexpected argument '%s'", argv[optind]) : 0;
@@ -346,9 +331,9 @@ static int export_args(void *ctx, int argc, char **argv, int optind)
 int cmd_export(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {
-		{ "listen", OPT_LISTEN, "ADDR:PORT", "where to serve /metrics (default 127.0.0.1:9436)" },
-		{ "slow-ms", OPT_SLOW_MS, "MS", "a request this slow (Q2C) or slower is counted as slow (default 10)" },
-		{ "disk", 'd', "DISK", "only this disk (or partition)" },
+		{ "listen", OPT_LISTEN, "ADDR:PORT", "where to serve /metrics (default 127.0.0.1:9436)", CLI_STR_AT(struct export_opts, listen) },
+		{ "slow-ms", OPT_SLOW_MS, "MS", "a request this slow (Q2C) or slower is counted as slow (default 10)", CLI_UINT_AT(struct export_opts, slow_ms, 1, 3600000, "milliseconds, 1 or more") },
+		{ "disk", 'd', "DISK", "only this disk (or partition)", CLI_STR_AT(struct export_opts, disk) },
 		{}
 	};
 	static const struct cli_cmd cmd = {
@@ -360,7 +345,7 @@ int cmd_export(int argc, char **argv)
 			 "writes, the kernel's request and byte counts, what was lost, iodig's BPF cost.\n",
 		.notes = "Port 9436 by default, on loopback: --listen :9436 serves every address.  Runs until\n"
 			 "SIGINT or SIGTERM.\n",
-		.opts = opts, .opt = export_opt, .args = export_args, .tracing = true };
+		.opts = opts, .args = export_args, .tracing = true };
 	struct export_opts o = { .listen = "127.0.0.1:9436", .slow_ms = 10 };
 	struct export_ctx ec = { .o = &o };
 	struct life_cfg cfg = { .mode = LIFE_PHASES, .sysfs = true };

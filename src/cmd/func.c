@@ -27,17 +27,6 @@
 
 enum { OPT_MODE = OPT_FIRST_CMD };
 
-static const struct cli_opt func_opts_table[] = {
-	{ "pid", 'p', "PID", "only calls made by this process" },
-	{ "ms", 'm', NULL, "histogram rows in milliseconds" },
-	{ "us", 'u', NULL, "histogram rows in microseconds (default)" },
-	{ "timestamp", 'T', NULL, "a time line before each interval" },
-	{ "mode", OPT_MODE, "MODE", "auto (default), fentry, kprobe or kprobe-multi" },
-	{ "kernel-stack", 'K', NULL, "a histogram per kernel stack at the call" },
-	{ "user-stack", 'U', NULL, "a histogram per process and user stack at the call" },
-	{}
-};
-
 struct func_opts {
 	struct cli_common c;
 	const char *pid;
@@ -47,6 +36,17 @@ struct func_opts {
 	char **patterns;
 	int npat;
 	struct run_loop loop;
+};
+
+static const struct cli_opt func_opts_table[] = {
+	{ "pid", 'p', "PID", "only calls made by this process", CLI_STR_AT(struct func_opts, pid) },
+	{ "ms", 'm', NULL, "histogram rows in milliseconds", CLI_FLAG_AT(struct func_opts, ms) },
+	{ "us", 'u', NULL, "histogram rows in microseconds (default)" },
+	{ "timestamp", 'T', NULL, "a time line before each interval", CLI_FLAG_AT(struct func_opts, loop.timestamp) },
+	{ "mode", OPT_MODE, "MODE", "auto (default), fentry, kprobe or kprobe-multi" },
+	{ "kernel-stack", 'K', NULL, "a histogram per kernel stack at the call", CLI_FLAG_AT(struct func_opts, kstack) },
+	{ "user-stack", 'U', NULL, "a histogram per process and user stack at the call", CLI_FLAG_AT(struct func_opts, ustack) },
+	{}
 };
 
 struct func_ctx {
@@ -139,12 +139,7 @@ static int func_opt(void *ctx, int opt, const char *arg)
 	struct func_opts *o = ctx;
 
 	switch (opt) {
-	case 'p': o->pid = arg; break;
-	case 'm': o->ms = true; break;
 	case 'u': o->ms = false; break;
-	case 'T': o->loop.timestamp = true; break;
-	case 'K': o->kstack = true; break;
-	case 'U': o->ustack = true; break;
 	case OPT_MODE:
 		if (!strcmp(arg, "auto")) o->mode = ATTACH_AUTO;
 		else if (!strcmp(arg, "fentry")) o->mode = ATTACH_FENTRY;

@@ -223,16 +223,6 @@ static int iostat_report(void *ctx, bool last)
 	return 0;
 }
 
-static int iostat_opt(void *ctx, int opt, const char *arg)
-{
-	struct iostat_opts *o = ctx;
-
-	if (opt != 'd')
-		return -1;
-	o->disk = arg;
-	return 0;
-}
-
 static int iostat_args(void *ctx, int argc, char **argv, int optind)
 {
 	return run__parse_interval(argc, argv, optind, &((struct iostat_opts *)ctx)->loop);
@@ -241,7 +231,7 @@ static int iostat_args(void *ctx, int argc, char **argv, int optind)
 int cmd_iostat(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {
-		{ "disk", 'd', "DISK", "only this disk" },
+		{ "disk", 'd', "DISK", "only this disk", CLI_STR_AT(struct iostat_opts, disk) },
 		{}
 	};
 	static const struct cli_cmd cmd = {
@@ -251,7 +241,7 @@ int cmd_iostat(int argc, char **argv)
 			 "iostat reads it (r/s, w/s, kB/s, merges, await in ms, d/s, f/s, aqu-sz, %util),\n"
 			 "and beside the means the p50 and p99 of the same requests' times from BPF\n"
 			 "(allocation to completion, the clock of await): a tail that a mean hides.\n",
-		.opts = opts, .opt = iostat_opt, .args = iostat_args, .tracing = true };
+		.opts = opts, .args = iostat_args, .tracing = true };
 	struct iostat_opts o = {};
 	struct iostat_ctx ic = { .o = &o };
 	int err = cli__prologue(&cmd, argc, argv, &o.c, &o);

@@ -30,17 +30,17 @@
 enum { OPT_OWN_CLOCK = OPT_FIRST_CMD, OPT_PHASES };
 
 static const struct cli_opt lat_opts_table[] = {
-	{ "disk-split", 'D', NULL, "one histogram per disk" },
-	{ "flags", 'F', NULL, "one histogram per operation and flags (read, write sync, ...)" },
-	{ "queued", 'Q', NULL, "from request allocation: includes time queued in the OS" },
-	{ "disk", 'd', "DISK", "only this disk (a partition counts toward its disk)" },
-	{ "cgroup", 'c', "PATH", "only I/O charged to this cgroup (v2, or v1 blkio)" },
-	{ "ms", 'm', NULL, "histogram rows in milliseconds (default microseconds)" },
-	{ "timestamp", 'T', NULL, "a time line before each interval" },
-	{ "own-clock", OPT_OWN_CLOCK, NULL, "time from iodig's own issue stamp, not the kernel's" },
+	{ "disk-split", 'D', NULL, "one histogram per disk", CLI_FLAG_AT(struct lat_opts, per_disk) },
+	{ "flags", 'F', NULL, "one histogram per operation and flags (read, write sync, ...)", CLI_FLAG_AT(struct lat_opts, per_flags) },
+	{ "queued", 'Q', NULL, "from request allocation: includes time queued in the OS", CLI_FLAG_AT(struct lat_opts, queued) },
+	{ "disk", 'd', "DISK", "only this disk (a partition counts toward its disk)", CLI_STR_AT(struct lat_opts, disk) },
+	{ "cgroup", 'c', "PATH", "only I/O charged to this cgroup (v2, or v1 blkio)", CLI_STR_AT(struct lat_opts, cgroup) },
+	{ "ms", 'm', NULL, "histogram rows in milliseconds (default microseconds)", CLI_FLAG_AT(struct lat_opts, ms) },
+	{ "timestamp", 'T', NULL, "a time line before each interval", CLI_FLAG_AT(struct lat_opts, loop.timestamp) },
+	{ "own-clock", OPT_OWN_CLOCK, NULL, "time from iodig's own issue stamp, not the kernel's", CLI_FLAG_AT(struct lat_opts, own_clock) },
 	{ "phases", OPT_PHASES, NULL, "per disk, a histogram for each phase of a request's life\n"
 	  "side by side: Q2G (submit wait) G2I I2D (scheduler) D2C\n"
-	  "(device) Q2C (total), from bio submission (see iodig slow)" },
+	  "(device) Q2C (total), from bio submission (see iodig slow)", CLI_FLAG_AT(struct lat_opts, phases) },
 	{}
 };
 
@@ -63,25 +63,6 @@ struct lat_ctx {
 	struct json j;
 	struct report r;
 };
-
-static int lat_opt(void *ctx, int opt, const char *arg)
-{
-	struct lat_opts *o = ctx;
-
-	switch (opt) {
-	case 'D': o->per_disk = true; break;
-	case 'F': o->per_flags = true; break;
-	case 'Q': o->queued = true; break;
-	case 'd': o->disk = arg; break;
-	case 'c': o->cgroup = arg; break;
-	case 'm': o->ms = true; break;
-	case 'T': o->loop.timestamp = true; break;
-	case OPT_OWN_CLOCK: o->own_clock = true; break;
-	case OPT_PHASES: o->phases = true; break;
-	default: return -1;
-	}
-	return 0;
-}
 
 static int lat_args(void *ctx, int argc, char **argv, int optind)
 {
@@ -276,8 +257,7 @@ int cmd_lat(int argc, char **argv)
 		.opts = lat_opts_table,
 		.notes = "Percentiles are within 3.125% of the exact value (log2 buckets, 16 linear\n"
 			 "sub-buckets each).  Ctrl-C prints what was gathered so far.\n"
-			 "Example: iodig lat -D -F 1 5\n",
-		.opt = lat_opt, .args = lat_args, .tracing = true };
+			 "Example: iodig lat -D -F 1 5\n", .args = lat_args, .tracing = true };
 
 	if ((err = cli__prologue(&cmd, argc, argv, &o.c, &o)) >= 0)
 		return err;

@@ -310,32 +310,6 @@ static int ra_report(void *ctx, bool last)
 	return 0;
 }
 
-static int ra_opt(void *ctx, int opt, const char *arg)
-{
-	struct ra_opts *o = ctx;
-	int i;
-
-	switch (opt) {
-	case OPT_BY:
-		if ((i = cli__pick("--by", arg, by_names, 2)) < 0)
-			return -i;
-		o->by = i;
-		return 0;
-	case 'n':
-		if (!cli__uint(arg, 0, 1000000, &o->top))
-			return usage_error("-n '%s': a number of rows", arg);
-		return 0;
-	case 'p':
-		if (!cli__uint(arg, 1, 0x7fffffff, &o->pid))
-			return usage_error("-p '%s': a process id", arg);
-		return 0;
-	case 'T':
-		o->loop.timestamp = true;
-		return 0;
-	}
-	return -1;
-}
-
 static int ra_args(void *ctx, int argc, char **argv, int optind)
 {
 	return run__parse_interval(argc, argv, optind, &((struct ra_opts *)ctx)->loop);
@@ -344,10 +318,11 @@ static int ra_args(void *ctx, int argc, char **argv, int optind)
 int cmd_readahead(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {
-		{ "by", OPT_BY, "KEY", "rows by file (default) or process" },
-		{ "top", 'n', "N", "the N busiest rows (default 10; 0: all)" },
-		{ "pid", 'p', "PID", "only readahead this process does" },
-		{ "timestamp", 'T', NULL, "a time line before each interval" },
+		{ "by", OPT_BY, "KEY", "rows by file (default) or process", CLI_PICK_AT(struct ra_opts, by, by_names, 2) },
+		{ "top", 'n', "N", "the N busiest rows (default 10; 0: all)",
+		  CLI_UINT_AT(struct ra_opts, top, 0, 1000000, "a number of rows") },
+		{ "pid", 'p', "PID", "only readahead this process does", CLI_UINT_AT(struct ra_opts, pid, 1, 0x7fffffff, "a process id") },
+		{ "timestamp", 'T', NULL, "a time line before each interval", CLI_FLAG_AT(struct ra_opts, loop.timestamp) },
 		{}
 	};
 	static const struct cli_cmd cmd = {
@@ -362,7 +337,7 @@ int cmd_readahead(int argc, char **argv)
 			 "in pages, doubled by FADV_SEQUENTIAL); TO_USE: median time to first use.\n",
 		.notes = "Needs the readahead tracepoints of 6.18.  A large folio counts its pages and is\n"
 			 "followed by its first page.\n",
-		.opts = opts, .opt = ra_opt, .args = ra_args, .tracing = true };
+		.opts = opts, .args = ra_args, .tracing = true };
 	struct ra_opts o = { .top = 10 };
 	struct ra_ctx rc = { .o = &o };
 	int err = cli__prologue(&cmd, argc, argv, &o.c, &o);

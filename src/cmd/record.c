@@ -134,16 +134,6 @@ static int rec_opt(void *ctx, int opt, const char *arg)
 	int used = 0;
 
 	switch (opt) {
-	case 'o': o->prefix = arg; return 0;
-	case 'd': o->disk = arg; return 0;
-	case OPT_KEEP:
-		if (!cli__uint(arg, 1, 86400, &o->keep_s))
-			return usage_error("--keep '%s': seconds, 1 to 86400", arg);
-		return 0;
-	case OPT_MAX_MB:
-		if (!cli__uint(arg, 1, 65536, &o->max_mb))
-			return usage_error("--max-mb '%s': MiB, 1 to 65536", arg);
-		return 0;
 	case OPT_TRIGGER:
 		if (sscanf(arg, "%7[a-z0-9]>%lfms%n", what, &ms, &used) != 2 || used != (int)strlen(arg) || ms <= 0 ||
 		    (strcmp(what, "p99") && strcmp(what, "p90") && strcmp(what, "p50") && strcmp(what, "max")))
@@ -168,12 +158,12 @@ static int rec_args(void *ctx, int argc, char **argv, int optind)
 int cmd_record(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {
-		{ "output", 'o', "PREFIX", "write recordings to PREFIX-1.rec, PREFIX-2.rec, ..." },
-		{ "keep", OPT_KEEP, "SECONDS", "keep the last SECONDS of records (default 30)" },
-		{ "max-mb", OPT_MAX_MB, "MIB", "keep at most MIB MiB of records (default 64)" },
+		{ "output", 'o', "PREFIX", "write recordings to PREFIX-1.rec, PREFIX-2.rec, ...", CLI_STR_AT(struct rec_opts, prefix) },
+		{ "keep", OPT_KEEP, "SECONDS", "keep the last SECONDS of records (default 30)", CLI_UINT_AT(struct rec_opts, keep_s, 1, 86400, "seconds, 1 to 86400") },
+		{ "max-mb", OPT_MAX_MB, "MIB", "keep at most MIB MiB of records (default 64)", CLI_UINT_AT(struct rec_opts, max_mb, 1, 65536, "MiB, 1 to 65536") },
 		{ "trigger", OPT_TRIGGER, "STAT>MS", "write what is kept when p50, p90, p99 or max of Q2C over\n"
 						      "the last second passes MS: 'p99>20ms'" },
-		{ "disk", 'd', "DISK", "only this disk (or partition)" },
+		{ "disk", 'd', "DISK", "only this disk (or partition)", CLI_STR_AT(struct rec_opts, disk) },
 		{}
 	};
 	static const struct cli_cmd cmd = {

@@ -83,6 +83,12 @@ static int each(const char *dir, bool write)
 		char path[4096], *want, *have;
 		size_t wl, hl = 0;
 
+		const char *lint = fields__lint(all[i].r);
+
+		if (lint) {
+			fprintf(stderr, "schema: the table of '%s' records: %s\n", all[i].r->schema, lint);
+			bad++;
+		}
 		snprintf(path, sizeof(path), "%s/%s.json", dir, all[i].r->schema);
 		if (!(want = schema_of(i, &wl)))
 			return fail("schema", "out of memory");

@@ -198,21 +198,6 @@ static int size_report(void *ctx, bool last)
 	return 0;
 }
 
-static int size_opt(void *ctx, int opt, const char *arg)
-{
-	struct size_opts *o = ctx;
-
-	switch (opt) {
-	case 'd': o->disk = arg; return 0;
-	case 'c': o->cgroup = arg; return 0;
-	case 'p':
-		if (!cli__uint(arg, 1, 0x7fffffff, &o->pid))
-			return usage_error("-p '%s': a process id", arg);
-		return 0;
-	}
-	return -1;
-}
-
 static int size_args(void *ctx, int argc, char **argv, int optind)
 {
 	return run__parse_interval(argc, argv, optind, &((struct size_opts *)ctx)->loop);
@@ -221,9 +206,9 @@ static int size_args(void *ctx, int argc, char **argv, int optind)
 int cmd_size(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {
-		{ "disk", 'd', "DISK", "only this disk (or partition)" },
-		{ "pid", 'p', "PID", "only I/O this process submits" },
-		{ "cgroup", 'c', "CGROUP", "only I/O charged to this cgroup" },
+		{ "disk", 'd', "DISK", "only this disk (or partition)", CLI_STR_AT(struct size_opts, disk) },
+		{ "pid", 'p', "PID", "only I/O this process submits", CLI_UINT_AT(struct size_opts, pid, 1, 0x7fffffff, "a process id") },
+		{ "cgroup", 'c', "CGROUP", "only I/O charged to this cgroup", CLI_STR_AT(struct size_opts, cgroup) },
 		{}
 	};
 	static const struct cli_cmd cmd = {
@@ -232,7 +217,7 @@ int cmd_size(int argc, char **argv)
 		.about = "I/O sizes per process, disk and op (bitesize): a log2 histogram of the bios\n"
 			 "submitted, and the share that began where the disk's previous bio ended\n"
 			 "(sequential, as biopattern judges).  At the end, or every interval.\n",
-		.opts = opts, .opt = size_opt, .args = size_args, .tracing = true };
+		.opts = opts, .args = size_args, .tracing = true };
 	struct size_opts o = {};
 	struct size_ctx sc = { .o = &o };
 	uint64_t cgid = 0;

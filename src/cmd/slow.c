@@ -36,23 +36,23 @@ enum { OPT_COMM = OPT_FIRST_CMD, OPT_OWN_CLOCK, OPT_BUFFER, OPT_NO_QW, OPT_RECOR
 
 /* The options slow and snoop share; slow has one more of its own. */
 static const struct cli_opt slow_shared[] = {
-	{ "disk", 'd', "DISK", "only this disk, or only this partition" },
-	{ "cgroup", 'c', "PATH", "only I/O charged to this cgroup" },
-	{ "pid", 'p', "PID", "only I/O submitted by this process" },
+	{ "disk", 'd', "DISK", "only this disk, or only this partition", CLI_STR_AT(struct slow_opts, disk) },
+	{ "cgroup", 'c', "PATH", "only I/O charged to this cgroup", CLI_STR_AT(struct slow_opts, cgroup) },
+	{ "pid", 'p', "PID", "only I/O submitted by this process", CLI_STR_AT(struct slow_opts, pid) },
 	{ "comm", OPT_COMM, "NAME", "only I/O submitted by tasks with this name" },
-	{ "own-clock", OPT_OWN_CLOCK, NULL, "stamp allocation and issue in BPF, not from struct request" },
+	{ "own-clock", OPT_OWN_CLOCK, NULL, "stamp allocation and issue in BPF, not from struct request", CLI_FLAG_AT(struct slow_opts, own_clock) },
 	{ "buffer-size", OPT_BUFFER, "N", "ring buffer bytes, a power of 2 (default 8388608)" },
 	{ "record", OPT_RECORD, "FILE", "also write every record to FILE, with what decoding it\n"
-	  "needs elsewhere: iodig replay FILE prints it again" },
-	{ "kernel-stack", 'K', NULL, "the submitter's kernel stack at Q, with each request" },
-	{ "user-stack", 'U', NULL, "the submitter's user stack at Q, with each request" },
+	  "needs elsewhere: iodig replay FILE prints it again", CLI_STR_AT(struct slow_opts, record) },
+	{ "kernel-stack", 'K', NULL, "the submitter's kernel stack at Q, with each request", CLI_FLAG_AT(struct slow_opts, kstack) },
+	{ "user-stack", 'U', NULL, "the submitter's user stack at Q, with each request", CLI_FLAG_AT(struct slow_opts, ustack) },
 	{}
 };
 
 static const struct cli_opt slow_own[] = {
 	{ "no-queue-writes", OPT_NO_QW, NULL, "do not watch writes to queue attributes (the watcher\n"
 	  "adds about 350 ns to every write(2), pwrite(2) and\n"
-	  "writev(2) on the machine, 45 ns to other system calls)" },
+	  "writev(2) on the machine, 45 ns to other system calls)", CLI_FLAG_AT(struct slow_opts, no_queue_writes) },
 	{}
 };
 
@@ -62,20 +62,12 @@ static int slow_opt(void *ctx, int opt, const char *arg)
 	unsigned long long v;
 
 	switch (opt) {
-	case 'd': o->disk = arg; break;
-	case 'c': o->cgroup = arg; break;
-	case 'p': o->pid = arg; break;
 	case OPT_COMM:
 		if (strlen(arg) >= LIFE_COMM_LEN)
 			return usage_error("--comm '%s': a task name has at most %d characters", arg,
 					   LIFE_COMM_LEN - 1);
 		o->comm = arg;
 		break;
-	case OPT_OWN_CLOCK: o->own_clock = true; break;
-	case OPT_NO_QW: o->no_queue_writes = true; break;	/* slow's only */
-	case OPT_RECORD: o->record = arg; break;
-	case 'K': o->kstack = true; break;
-	case 'U': o->ustack = true; break;
 	case OPT_BUFFER:
 		if (!cli__uint(arg, 4096, 1ULL << 30, &v) || (v & (v - 1)))
 			return usage_error("--buffer-size '%s': a power of 2 from 4096 to 1073741824", arg);

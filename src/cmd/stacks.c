@@ -162,32 +162,6 @@ static int report(struct stacks_ctx *sc)
 	return 0;
 }
 
-static int stacks_opt(void *ctx, int opt, const char *arg)
-{
-	struct stacks_opts *o = ctx;
-
-	switch (opt) {
-	case 'K': o->kernel_only = true; return 0;
-	case 'U': o->user_only = true; return 0;
-	case 'd': o->disk = arg; return 0;
-	case 'c': o->cgroup = arg; return 0;
-	case OPT_FOLDED: o->folded = true; return 0;
-	case OPT_SVG: o->svg = arg; return 0;
-	case OPT_TP: o->tp = arg; return 0;
-	case OPT_UPROBE: o->uprobe = arg; return 0;
-	case OPT_KFUNC: o->kfunc = arg; return 0;
-	case 'p':
-		if (!cli__uint(arg, 1, 0x7fffffff, &o->pid))
-			return usage_error("-p '%s': a process id", arg);
-		return 0;
-	case 'n':
-		if (!cli__uint(arg, 0, 1000000, &o->top))
-			return usage_error("-n '%s': a number of stacks (0: all)", arg);
-		return 0;
-	}
-	return -1;
-}
-
 static int stacks_args(void *ctx, int argc, char **argv, int optind)
 {
 	struct stacks_opts *o = ctx;
@@ -210,18 +184,18 @@ static const char *tp_name(const char *tp)
 int cmd_stacks(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {
-		{ "kernel", 'K', NULL, "kernel stacks only" },
-		{ "user", 'U', NULL, "user stacks only" },
-		{ "tracepoint", OPT_TP, "CAT:NAME", "count at this tracepoint instead of block I/O submission" },
-		{ "uprobe", OPT_UPROBE, "BINARY:SYMBOL", "count at this user function instead" },
+		{ "kernel", 'K', NULL, "kernel stacks only", CLI_FLAG_AT(struct stacks_opts, kernel_only) },
+		{ "user", 'U', NULL, "user stacks only", CLI_FLAG_AT(struct stacks_opts, user_only) },
+		{ "tracepoint", OPT_TP, "CAT:NAME", "count at this tracepoint instead of block I/O submission", CLI_STR_AT(struct stacks_opts, tp) },
+		{ "uprobe", OPT_UPROBE, "BINARY:SYMBOL", "count at this user function instead", CLI_STR_AT(struct stacks_opts, uprobe) },
 		{ "kfunc", OPT_KFUNC, "FUNC", "count at this kernel function (or glob) instead, where the kernel\n"
-					      "allows (fentry or kprobes: `iodig probe` says)" },
-		{ "pid", 'p', "PID", "only this process" },
-		{ "disk", 'd', "DISK", "block I/O: only this disk (or partition)" },
-		{ "cgroup", 'c', "CGROUP", "block I/O: only I/O charged to this cgroup" },
-		{ "top", 'n', "N", "the N most frequent stacks, text and JSON (default 20; 0: all)" },
-		{ "folded", OPT_FOLDED, NULL, "one line per stack, frame;frame;... count, root first (flame graph input)" },
-		{ "svg", OPT_SVG, "FILE", "also write a flame graph: one self-contained, interactive SVG" },
+					      "allows (fentry or kprobes: `iodig probe` says)", CLI_STR_AT(struct stacks_opts, kfunc) },
+		{ "pid", 'p', "PID", "only this process", CLI_UINT_AT(struct stacks_opts, pid, 1, 0x7fffffff, "a process id") },
+		{ "disk", 'd', "DISK", "block I/O: only this disk (or partition)", CLI_STR_AT(struct stacks_opts, disk) },
+		{ "cgroup", 'c', "CGROUP", "block I/O: only I/O charged to this cgroup", CLI_STR_AT(struct stacks_opts, cgroup) },
+		{ "top", 'n', "N", "the N most frequent stacks, text and JSON (default 20; 0: all)", CLI_UINT_AT(struct stacks_opts, top, 0, 1000000, "a number of stacks (0: all)") },
+		{ "folded", OPT_FOLDED, NULL, "one line per stack, frame;frame;... count, root first (flame graph input)", CLI_FLAG_AT(struct stacks_opts, folded) },
+		{ "svg", OPT_SVG, "FILE", "also write a flame graph: one self-contained, interactive SVG", CLI_STR_AT(struct stacks_opts, svg) },
 		{}
 	};
 	static const struct cli_cmd cmd = {
@@ -233,7 +207,7 @@ int cmd_stacks(int argc, char **argv)
 			 "given, or until Ctrl-C.  User frames are named while their process lives;\n"
 			 "stacks of binaries without frame pointers (most of Debian) are marked when\n"
 			 "they stop before the program's entry.\n",
-		.opts = opts, .opt = stacks_opt, .args = stacks_args, .tracing = true };
+		.opts = opts, .args = stacks_args, .tracing = true };
 	struct stacks_opts o = { .top = 20 };
 	struct stacks_ctx sc = { .o = &o };
 	struct bpf_link *link = NULL;

@@ -211,40 +211,6 @@ static int top_wait(void *ctx, int ms)
 	return life__poll(&tc->l, ms);
 }
 
-static int top_opt(void *ctx, int opt, const char *arg)
-{
-	struct top_opts *o = ctx;
-	int i;
-
-	switch (opt) {
-	case 'd': o->disk = arg; return 0;
-	case 'c': o->cgroup = arg; return 0;
-	case 'b': o->batch = true; return 0;
-	case 'p':
-		if (!cli__uint(arg, 1, 0x7fffffff, &o->pid))
-			return usage_error("-p '%s': a process id", arg);
-		return 0;
-	case 'C':
-		o->comm = arg;
-		return 0;
-	case 'n':
-		if (!cli__uint(arg, 0, 100000, &o->rows))
-			return usage_error("-n '%s': a number of rows (0: all)", arg);
-		return 0;
-	case OPT_BY:
-		if ((i = cli__pick("--by", arg, top_by_names, 3)) < 0)
-			return -i;
-		o->by = i;
-		return 0;
-	case OPT_SORT:
-		if ((i = cli__pick("--sort", arg, sort_names, 6)) < 0)
-			return -i;
-		o->sort = i;
-		return 0;
-	}
-	return -1;
-}
-
 static int top_args(void *ctx, int argc, char **argv, int optind)
 {
 	struct top_opts *o = ctx;
@@ -255,15 +221,20 @@ static int top_args(void *ctx, int argc, char **argv, int optind)
 int cmd_top(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {
-		{ "by", OPT_BY, "KEY", "rows by process (default), cgroup or disk" },
-		{ "sort", OPT_SORT, "COL", "sort by bytes (default), ios, avg, p99, q2g or pid" },
-		{ "rows", 'n', "N", "the first N rows (default 20; 0: all)" },
-		{ "batch", 'b', NULL, "plain lines, no screen refresh (also when not on a terminal)" },
-		{ "disk", 'd', "DISK", "only this disk (or partition)" },
+		{ "by", OPT_BY, "KEY", "rows by process (default), cgroup or disk",
+		  CLI_PICK_AT(struct top_opts, by, top_by_names, 3) },
+		{ "sort", OPT_SORT, "COL", "sort by bytes (default), ios, avg, p99, q2g or pid",
+		  CLI_PICK_AT(struct top_opts, sort, sort_names, 6) },
+		{ "rows", 'n', "N", "the first N rows (default 20; 0: all)",
+		  CLI_UINT_AT(struct top_opts, rows, 0, 100000, "a number of rows (0: all)") },
+		{ "batch", 'b', NULL, "plain lines, no screen refresh (also when not on a terminal)",
+		  CLI_FLAG_AT(struct top_opts, batch) },
+		{ "disk", 'd', "DISK", "only this disk (or partition)", CLI_STR_AT(struct top_opts, disk) },
 		{ "pid", 'p', "PID", "only requests this process submitted, and the writeback of\n"
-				      "pages it dirtied" },
-		{ "comm", 'C', "NAME", "only requests submitted by tasks of this name" },
-		{ "cgroup", 'c', "CGROUP", "only I/O charged to this cgroup" },
+				      "pages it dirtied" ,
+		  CLI_UINT_AT(struct top_opts, pid, 1, 0x7fffffff, "a process id") },
+		{ "comm", 'C', "NAME", "only requests submitted by tasks of this name", CLI_STR_AT(struct top_opts, comm) },
+		{ "cgroup", 'c', "CGROUP", "only I/O charged to this cgroup", CLI_STR_AT(struct top_opts, cgroup) },
 		{}
 	};
 	static const struct cli_cmd cmd = {
@@ -278,7 +249,7 @@ int cmd_top(int argc, char **argv)
 			 "of its own for each process that dirtied the pages (\"writeback for dd[412]\":\n"
 			 "the file's last dirtier, from writeback_dirty_folio).  Beside each process,\n"
 			 "its own /proc/PID/io read_bytes and write_bytes over the interval.\n",
-		.opts = opts, .opt = top_opt, .args = top_args, .tracing = true };
+		.opts = opts, .args = top_args, .tracing = true };
 	struct top_opts o = { .rows = 20 };
 	struct top_ctx tc = { .o = &o };
 	struct life_cfg cfg = { .mode = LIFE_TOP };

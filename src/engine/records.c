@@ -400,7 +400,7 @@ static const struct field req_fields[] = {
 	{ "requeues", FS_U16, RV(r.requeues) },
 	{ "cgroup", FS_U64, RV(r.cgroup) },
 	{ "error", FS_I32, RV(r.error) },
-	{ "status", FS_GET, .get = g_status, .flags = FL_STR, .tget = t_error, .fmt = " error=%s" },
+	{ "status", FS_GET, .get = g_status, .flags = FL_STR | FL_TAIL, .tget = t_error, .fmt = " error=%s" },
 	{ "queue_write", FS_OBJ, .get = g_has_w, .flags = FL_OMIT_NULL, .sub = &qw_short },
 	{ NULL, FS_GET, .tget = t_frozen, .flags = FL_TAIL | FL_SAFE, .fmt = "  <- queue frozen by %s" },
 	{ "stack", FS_JSON, .jput = j_stack, .flags = FL_OBJECT, .only = M_STACK },

@@ -130,6 +130,53 @@ static void build_getopt(const struct cli_cmd *cmd, struct option *longs, size_t
 	shorts[s] = '\0';
 }
 
+/* The table entry of opt, among the command's. */
+static const struct cli_opt *entry(const struct cli_cmd *cmd, int opt)
+{
+	const struct cli_opt *tables[] = { cmd->opts, cmd->more };
+
+	for (unsigned int i = 0; i < 2; i++)
+		for (const struct cli_opt *t = tables[i]; t && t->name; t++)
+			if (t->key == opt)
+				return t;
+	return NULL;
+}
+
+/* An option the table knows how to parse: 0, an exit status, or -1: the
+ * command's callback does it. */
+static int parse_kind(const struct cli_opt *t, const char *arg, void *ctx)
+{
+	char name[40], *at;
+	int i;
+
+	if (!t || t->kind == CLI_CB || !ctx)
+		return -1;
+	at = (char *)ctx + t->off;
+	if (has_short(t->key))
+		snprintf(name, sizeof(name), "-%c", t->key);
+	else
+		snprintf(name, sizeof(name), "--%s", t->name);
+	switch (t->kind) {
+	case CLI_FLAG:
+		*(bool *)at = true;
+		return 0;
+	case CLI_STR:
+		*(const char **)at = arg;
+		return 0;
+	case CLI_UINT:
+		if (!cli__uint(arg, t->min, t->max, (unsigned long long *)at))
+			return usage_error("%s '%s': %s", name, arg, t->what ? t->what : "a number");
+		return 0;
+	case CLI_PICK:
+		if ((i = cli__pick(name, arg, t->names, t->nnames)) < 0)
+			return -i;
+		*(int *)at = i;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
 int cli__prologue(const struct cli_cmd *cmd, int argc, char **argv, struct cli_common *c, void *ctx)
 {
 	struct option longs[64];
@@ -143,7 +190,9 @@ int cli__prologue(const struct cli_cmd *cmd, int argc, char **argv, struct cli_c
 	while ((opt = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
 		if (cli__common(opt, c))
 			continue;
-		err = cmd->opt && opt != '?' && opt != ':' ? cmd->opt(ctx, opt, optarg) : -1;
+		err = opt != '?' && opt != ':' ? parse_kind(entry(cmd, opt), optarg, ctx) : -1;
+		if (err < 0 && cmd->opt && opt != '?' && opt != ':')
+			err = cmd->opt(ctx, opt, optarg);
 		if (err < 0)
 			err = cli__bad_option(opt, argv);
 		if (err)

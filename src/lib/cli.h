@@ -4,6 +4,7 @@
 #define IODIG_CLI_H
 
 #include <getopt.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,18 +22,41 @@ struct cli_common {
 	const char *ready_file;
 };
 
+/* How an option's value is parsed, when the table says it (else: the
+ * command's opt callback). */
+enum cli_kind {
+	CLI_CB,		/* the command's callback */
+	CLI_FLAG,	/* bool at off: true */
+	CLI_STR,	/* const char * at off: the value as given */
+	CLI_UINT,	/* unsigned long long at off, in [min, max] */
+	CLI_PICK,	/* int at off: the value's index in names (nnames of them) */
+};
+
 /*
- * One option of a command, described once: getopt's tables and the help
- * text are both made from it.  key is the short letter, or an OPT_ value
- * from OPT_FIRST_CMD on for a long-only option.  arg names the value
- * ("DISK"), or is NULL for a flag.  help may run over several lines ("\n").
+ * One option of a command, described once: getopt's tables, the help text
+ * and, for the kinds above, the parser are all made from it.  key is the
+ * short letter, or an OPT_ value from OPT_FIRST_CMD on for a long-only
+ * option.  arg names the value ("DISK"), or is NULL for a flag.  help may
+ * run over several lines ("\n").  what: the value's kind in a usage error
+ * ("-p 'x': a process id").
  */
 struct cli_opt {
 	const char *name;
 	int key;
 	const char *arg;
 	const char *help;
+	enum cli_kind kind;
+	size_t off;
+	unsigned long long min, max;
+	const char *const *names;
+	int nnames;
+	const char *what;
 };
+
+#define CLI_FLAG_AT(type, f) .kind = CLI_FLAG, .off = offsetof(type, f)
+#define CLI_STR_AT(type, f) .kind = CLI_STR, .off = offsetof(type, f)
+#define CLI_UINT_AT(type, f, lo, hi, w) .kind = CLI_UINT, .off = offsetof(type, f), .min = lo, .max = hi, .what = w
+#define CLI_PICK_AT(type, f, list, n) .kind = CLI_PICK, .off = offsetof(type, f), .names = list, .nnames = n
 
 /*
  * A command's prologue, written once: log set up for the command, the common

@@ -340,3 +340,32 @@ void fields__schema(FILE *out, const struct rec *r, unsigned modes)
 	schema_fields(out, r, modes, true);
 	fputs("\n}\n", out);
 }
+
+const char *fields__lint(const struct rec *r)
+{
+	static char msg[160];
+
+	for (size_t i = 0; i < r->n; i++) {
+		const struct field *f = &r->f[i];
+		const char *name = f->name ? f->name : f->head ? f->head : "?";
+		const char *why = NULL;
+
+		if (f->fmt && !f->head && !(f->flags & FL_TAIL))
+			why = "has a text conversion but no heading and no FL_TAIL: never printed";
+		else if (!f->name && !f->fmt)
+			why = "has neither a JSON name nor text";
+		else if (f->src == FS_GET && !f->get && !f->tget)
+			why = "is FS_GET without a getter";
+		else if (f->src == FS_JSON && !f->jput)
+			why = "is FS_JSON without a writer";
+		else if (f->name && f->src != FS_COUNTERS && !strcmp(kind(f), "?"))
+			why = "is a getter whose JSON type no flag says";
+		if (why) {
+			snprintf(msg, sizeof(msg), "field %zu (%s) %s", i, name, why);
+			return msg;
+		}
+		if (f->src == FS_OBJ && f->sub && (why = fields__lint(f->sub)))
+			return why;
+	}
+	return NULL;
+}

@@ -121,6 +121,11 @@ void fields__text(FILE *out, const struct rec *r, const void *row, const struct 
  * mode the record is printed in (a field not in all of them is optional). */
 void fields__schema(FILE *out, const struct rec *r, unsigned modes);
 
+/* A table's own mistakes, or NULL: text that is never printed (a conversion
+ * with neither heading nor FL_TAIL), a field with no name and no text, a
+ * getter missing, a field's type unknown to the schema. */
+const char *fields__lint(const struct rec *r);
+
 /* One value formatted by a field's text conversion (exposed for tests). */
 void fields__format(char *out, size_t len, const char *fmt, const struct fval *v);
 
