@@ -171,6 +171,9 @@ static int top_report(void *ctx, bool last)
 		if (!tc->rows[i].pid)
 			v.unattributed += tc->rows[i].q2c.count;
 	shown = tc->o->rows && (int)tc->o->rows < tc->nrows ? (int)tc->o->rows : tc->nrows;
+	for (int i = 0; i < shown; i++)	/* the next delta of a process shown counts from now */
+		if (tc->rows[i].proc_read >= 0)
+			procio__shown(&tc->io, tc->rows[i].pid);
 	tc->interval++;
 	fc = (struct fctx){ .mode = M(tc->o->by), .secs = secs, .interval = tc->interval,
 			    .by = top_by_names[tc->o->by], .user = tc };
@@ -248,7 +251,7 @@ int cmd_top(int argc, char **argv)
 			 "is shown as the task that submits it (a kworker flusher, sync, ...), in a row\n"
 			 "of its own for each process that dirtied the pages (\"writeback for dd[412]\":\n"
 			 "the file's last dirtier, from writeback_dirty_folio).  Beside each process,\n"
-			 "its own /proc/PID/io read_bytes and write_bytes over the interval.\n",
+			 "its own /proc/PID/io read_bytes and write_bytes since its last row shown.\n",
 		.opts = opts, .args = top_args, .tracing = true };
 	struct top_opts o = { .rows = 20 };
 	struct top_ctx tc = { .o = &o };

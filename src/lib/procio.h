@@ -16,13 +16,19 @@ struct proc_io {
 struct procio {
 	struct proc_io *now, *last;	/* sorted by pid */
 	int nnow, nlast, capnow, caplast;
+	struct proc_io *shown;		/* each pid's counts when last shown */
+	int nshown, capshown;
 };
 
 /* The scan before becomes the last; a new one is read. */
 void procio__scan(struct procio *p);
-/* pid's bytes read and written between the last two scans (from 0 if it
- * began after the earlier one); false when it is not in the latest. */
+/* pid's bytes read and written since they were last shown (procio__shown),
+ * or else since the scan before (from 0 if it began after it): so the
+ * deltas shown add up to all it did, also across intervals in which it had
+ * no row.  false when it is not in the latest scan. */
 bool procio__delta(const struct procio *p, uint32_t pid, int64_t *read, int64_t *write);
+/* pid's delta was shown: the next one counts from the latest scan. */
+void procio__shown(struct procio *p, uint32_t pid);
 void procio__free(struct procio *p);
 
 #endif

@@ -29,12 +29,13 @@ short=0
 for c in "$a read $ra" "$a write $wa" "$b read $rb" "$b write $wb"; do
 	set -- $c
 	got=$(jcount "$T/split.json" ".disk == \"$1\" and .op == \"$2\"")
-	[ "$got" -le "$3" ] && [ $(( $3 - got )) -le "$sk" ] ||
+	[ "$got" -le "$3" ] && [ $(( $3 - got )) -le $(( sk > 0 ? sk : 0 )) ] ||
 		die "$1 $2: lat $got, diskstats $3, skipped $sk"
 	short=$(( short + $3 - got ))
 	ok "$1 ${2}s: $got, diskstats $3"
 done
-[ "$short" -le "$sk" ] || die "lat is short by $short, skipped says $sk"
+# skipped is measured: a few low at worst, even negative (assert_seen, lib.sh)
+[ "$sk" -ge -8 ] && [ "$short" -le $(( sk > 0 ? sk : 0 )) ] || die "lat is short by $short, skipped says $sk"
 ok "short by $short, skipped $sk"
 # every histogram object carries its summary and the percentiles are ordered
 jq -e -s '[.[] | select(.type == "hist")] | length > 0 and all(.[];

@@ -47,8 +47,12 @@ sum() { jq -s "[.[] | select(.type == \"top\" and .pid == $2 ${4:+and .disk == \
 # completions", counted as skipped): a process's rows may miss those, never more.
 skipped=$(jq -s '[.[] | select(.type == "interval_end") | .skipped] | add' "$T/top.json")
 # exact GOT WANT UNIT WHAT: GOT = WANT, or short by at most the skipped requests
+# exact GOT WANT UNIT WHAT: GOT is WANT, or short by no more than the
+# completions skipped (UNIT each); skipped is measured, a few low at worst
+# (assert_seen in lib.sh: seen -1 here on a busy machine)
 exact() {
-	[ "$1" -le "$2" ] && [ "$1" -ge $(( $2 - skipped * $3 )) ] || die "$4: got $1, want $2 (skipped: $skipped)"
+	[ "$skipped" -ge -8 ] && [ "$1" -le "$2" ] && [ "$1" -ge $(( $2 - (skipped > 0 ? skipped : 0) * $3 )) ] ||
+		die "$4: got $1, want $2 (skipped: $skipped)"
 	ok "$4 = $1 of $2 (skipped by the kernel: $skipped)"
 }
 exact "$(sum "$T/top.json" "$RA" reads "$a")" 300 1 "reads of the reader on $a"
@@ -68,8 +72,10 @@ exact "$rows" "$((w1 - w0))" 1 "$b: writes in rows, against /sys/block/$b/stat"
 skipped=$(jq -s '[.[] | select(.type == "interval_end") | .skipped] | add' "$T/disk.json")
 exact "$(jq -s "[.[] | select(.type == \"top\" and .disk == \"$a\") | .reads] | add" "$T/disk.json")" 300 1 "--by disk -d $a: its reads"
 # /proc/PID/io: read_bytes is counted at submission, top's rows at
-# completion; a request submitted at the end of an interval in which the
-# process had no completion is in no row's delta: at most one (4 KiB) short
+# completion; each row's delta counts from the process's last row shown, so
+# the rows add up to all it read but for a request submitted after the last
+# scan: at most one (4 KiB) short (before, a delta counted from the scan
+# before: 4 requests went missing in intervals without a row, on a busy CI)
 p=$(jq -s "[.[] | select(.type == \"top\" and .pid == $RA and .proc_read_bytes != null) | .proc_read_bytes] | add // 0" "$T/top.json")
 [ "$p" -le $((300 * 4096)) ] && [ "$p" -ge $((299 * 4096)) ] || die "/proc/$RA/io read_bytes over the rows: $p, want $((300 * 4096)) (one request less at most)"
 ok "/proc/PID/io read_bytes beside the rows: $p of $((300 * 4096))"
@@ -78,7 +84,7 @@ p=$(jq -s "[.[] | select(.type == \"top\" and .pid == $WB and .proc_write_bytes 
 ok "/proc/PID/io write_bytes beside the rows: $p of $((100 * 8192))"
 # the slow device: 5 ms a read, so the mean and p99 are 5 ms and a little
 skipped=$(jq -s '[.[] | select(.type == "interval_end") | .skipped] | add' "$T/top.json")
-jq -s -e "[.[] | select(.type == \"top\" and .pid == $RS and .disk == \"$s\")] | (map(.reads) | add) as \$n | \$n <= 20 and \$n >= 20 - $skipped and all(.avg_ns >= 5000000 and .avg_ns < 8000000 and .p99_ns >= 5000000 and .p99_ns < 9000000)" "$T/top.json" >/dev/null \
+jq -s -e "[.[] | select(.type == \"top\" and .pid == $RS and .disk == \"$s\")] | (map(.reads) | add) as \$n | \$n <= 20 and \$n >= 20 - ([$skipped, 0] | max) and all(.avg_ns >= 5000000 and .avg_ns < 8000000 and .p99_ns >= 5000000 and .p99_ns < 9000000)" "$T/top.json" >/dev/null \
 	|| die "slow device rows: $(jq -c "select(.type == \"top\" and .pid == $RS)" "$T/top.json")"
 ok "the slow device's reader: 20 reads, mean and p99 between 5 and 9 ms"
 # rows are sorted by bytes, largest first, in each interval
@@ -93,7 +99,7 @@ ok "text: the reader's line"
 # two fio jobs at known rates (fio's own rate limiter: 400 reads/s of 4 KiB
 # on one disk, 200 writes/s of 16 KiB on the other, 4 s): the rows of fio on
 # each disk hold fio's own total_ios and io_bytes, and IOPS in each whole
-# interval inside the run is fio's rate within 2%
+# interval inside the run is fio's rate (their mean within 2%)
 start_iodig "$T/fio.json" top --json -n 0 1
 fio --output-format=json --output="$T/fio.out" --direct=1 --time_based --runtime=4 \
 	--name=r --filename="$A" --ioengine=psync --rw=randread --bs=4k --rate_iops=400 --size=32M \
@@ -105,14 +111,19 @@ exact "$(fio_sum "$a" reads)" "$(jq '.jobs[0].read.total_ios' "$T/fio.out")" 1 "
 exact "$(fio_sum "$a" read_bytes)" "$(jq '.jobs[0].read.io_bytes' "$T/fio.out")" 4096 "fio job r: bytes, against fio's io_bytes"
 exact "$(fio_sum "$b" writes)" "$(jq '.jobs[1].write.total_ios' "$T/fio.out")" 1 "fio job w: writes, against fio's total_ios"
 exact "$(fio_sum "$b" write_bytes)" "$(jq '.jobs[1].write.io_bytes' "$T/fio.out")" 16384 "fio job w: bytes, against fio's io_bytes"
-# the rows of whole intervals: the first and last of each job's are partial
+# the rows of whole intervals: the first and last of each job's are partial.
+# Their mean rate is fio's within 2%; one interval may be off by more (fio
+# catches up after a stall with a burst: seen 414/s of 400 beside a VM run),
+# within 10%
 rate() { jq -s "[.[] | select(.type == \"top\" and .comm == \"fio\" and .disk == \"$1\")] | .[1:-1] | map(.$2 / .seconds)" "$T/fio.json"; }
+mean() { jq -s "[.[] | select(.type == \"top\" and .comm == \"fio\" and .disk == \"$1\")] | .[1:-1] | (map(.$2) | add) / (map(.seconds) | add)" "$T/fio.json"; }
 for x in "$a reads 400" "$b writes 200"; do
 	set -- $x
 	r=$(rate "$1" "$2")
-	jq -e --argjson want "$3" 'length >= 2 and all(. >= $want * 0.98 and . <= $want * 1.02)' <<<"$r" >/dev/null \
-		|| die "fio on $1: $2/s per whole interval $(jq -c 'map(floor)' <<<"$r"), want $3 within 2%"
-	ok "fio on $1: $2 per second in each whole interval within 2% of $3: $(jq -c 'map(. * 10 | floor / 10)' <<<"$r")"
+	jq -e --argjson want "$3" --argjson m "$(mean "$1" "$2")" 'length >= 2 and $m >= $want * 0.98 and $m <= $want * 1.02
+		and all(. >= $want * 0.9 and . <= $want * 1.1)' <<<"$r" >/dev/null \
+		|| die "fio on $1: $2/s per whole interval $(jq -c 'map(floor)' <<<"$r"), mean $(mean "$1" "$2"), want $3 within 2% (each within 10%)"
+	ok "fio on $1: $2 per second over the whole intervals within 2% of $3, each within 10%: $(jq -c 'map(. * 10 | floor / 10)' <<<"$r")"
 done
 
 # writeback: dd writes 4 MiB into the page cache of a loop device and exits;
