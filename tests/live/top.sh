@@ -157,7 +157,7 @@ stop_all_iodig
 exec 9<&-
 skipped=$(jq -s '[.[] | select(.type == "interval_end") | .skipped] | add' "$T/wb.json")
 exact "$(jq -s "[.[] | select(.type == \"top\" and .writeback_for.pid == $DD) | .write_bytes] | add // 0" "$T/wb.json")" $((64 * 65536)) 65536 \
-	"writeback for dd[$DD]: its 4 MiB, in the flusher's rows"
+	"writeback for dd[$DD]: its 4 MiB, in the flusher's rows (all rows writing: $(jq -s -c '[.[] | select(.type == "top" and .write_bytes > 0) | [.interval, .pid, .comm, .writeback_for.pid, .write_bytes]]' "$T/wb.json"); ends: $(jq -s -c '[.[] | select(.type == "interval_end") | [.completed, .unattributed, .map_full, .skipped]]' "$T/wb.json"))"
 assert_eq "$(jq -s -r "[.[] | select(.type == \"top\" and .writeback_for.pid == $DD) | .comm | sub(\"[:/].*\"; \"\")] | unique | join(\",\")" "$T/wb.json")" kworker \
 	"written by the flusher (kworker), named as the submitter"
 assert_eq "$(jq -s -r "[.[] | select(.type == \"top\" and .writeback_for.pid == $DD) | .writeback_for.comm] | unique | join(\",\")" "$T/wb.json")" dd "the dirtier's name"
