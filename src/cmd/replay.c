@@ -178,7 +178,7 @@ int cmd_replay(int argc, char **argv)
 		.opts = opts, .opt = replay_opt, .args = replay_args };
 	struct cli_common c = {};
 	struct req_printer pr = {};
-	struct recfile r;
+	struct recfile r, r_err;
 	bool tables = false, header = false, summary = false;
 	uint64_t records = 0;
 	struct perfetto pf = { 0 };
@@ -262,6 +262,7 @@ int cmd_replay(int argc, char **argv)
 		if ((err = run__flush()))
 			break;
 	}
+	r_err = r;	/* its offset, for the message */
 	recfile__close(&r);
 	printer__free(&pr);
 	if (pf.f) {
@@ -275,9 +276,12 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (err == -EIO && run__stopping())	/* the output failed: said */
 		return 1;
-	if (err < 0)
-		return fail("recording", "%s: cut short after %llu records (%s)", argv[optind],
-			    (unsigned long long)records, strerror(-err));
+	if (err < 0) {
+		char why[96];
+
+		return fail("recording", "%s: %s: refused after %llu records, printed above", argv[optind],
+			    recfile__why(&r_err, err, why, sizeof(why)), (unsigned long long)records);
+	}
 	if (!tables)
 		return fail("recording", "%s: no tables before the records: not a recording iodig wrote",
 			    argv[optind]);

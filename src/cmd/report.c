@@ -154,6 +154,8 @@ int cmd_report(int argc, char **argv)
 	struct cli_common c = {};
 	struct rep p = { 0 };
 	struct recfile r;
+	char why[96];
+	bool damaged;
 	bool tables = false;
 	int err = cli__prologue(&cmd, argc, argv, &c, NULL);
 	const char *src;
@@ -212,24 +214,32 @@ int cmd_report(int argc, char **argv)
 	}
 	if (total)
 		fprintf(stderr, "\r\033[K");	/* the progress line erased */
+	/* a damaged or cut frame: the page of what came before, and exit 1,
+	 * as replay prints what came before and exits 1 */
+	damaged = err == -EIO || err == -EBADMSG;
+	recfile__why(&r, err, why, sizeof(why));
 	recfile__close(&r);
-	if (err < 0 && err != -EIO) {
-		err = fail("recording", "%s: %s", src, strerror(-err));
+	if (err < 0 && !damaged) {
+		err = fail("recording", "%s: %s", src, why);
 		goto out;
 	}
 	if (!tables) {
-		err = fail("recording", "%s: no tables before the records: not a recording iodig wrote", src);
+		err = fail("recording", "%s: %s", src, damaged ? why : "no tables before the records: not a "
+			   "recording iodig wrote");
 		goto out;
 	}
-	if (err == -EIO)
-		warnf("%s: cut short after %zu requests: reporting those", src, p.n);
 	if (!(p.out = fopen(out_path, "w"))) {
 		err = fail(out_path, "%s", strerror(errno));
 		goto out;
 	}
 	report__write_html(&p, src);
 	err = fclose(p.out) ? fail(out_path, "%s", strerror(errno)) : 0;
-	if (!err)
+	if (!err && damaged)
+		err = fail("recording", "%s: %s: %s holds the %zu requests before", src, why, out_path, p.n);
+	else if (!err && !p.have_sum)
+		err = fail("recording", "%s: ends after %zu requests without a summary: the recording iodig was "
+			   "stopped before it ended (SIGKILL, a crash); %s holds them", src, p.n, out_path);
+	else if (!err)
 		fprintf(stderr, "iodig report: %zu requests from %s into %s\n", p.n, src, out_path);
 out:
 	printer__free(&p.pr);

@@ -65,7 +65,34 @@ grep -q "not an iodig recording" "$T/err" || die "$(cat "$T/err")"
 "$IODIG" replay "$T/nope.rec" >/dev/null 2>"$T/err"; assert_eq $? 1 "replay of a missing file"
 head -c $(( $(stat -c %s "$T/snoop.rec") - 10 )) "$T/snoop.rec" > "$T/cut.rec"
 "$IODIG" replay --json "$T/cut.rec" > "$T/cut.json" 2>"$T/err"; assert_eq $? 1 "replay of a recording cut short"
-grep -q "cut short after" "$T/err" || die "$(cat "$T/err")"
+grep -q "cut short at byte" "$T/err" || die "$(cat "$T/err")"
 assert_eq "$(wc -l < "$T/cut.json")" "$(( $(wc -l < "$T/snoop.json") - 1 ))" "what a cut recording holds is still printed"
+"$IODIG" report "$T/cut.rec" -o "$T/cut.html" 2>"$T/err"; assert_eq $? 1 "report of a recording cut short: the same exit as replay's"
+grep -q "cut short at byte" "$T/err" && [ -s "$T/cut.html" ] || die "report of a cut recording: $(cat "$T/err")"
+# damage: every frame carries a crc32, so a byte changed anywhere is refused
+# by every reader with the offset of its frame (replay, --perfetto, report),
+# never printed as if good.  20 copies, each with 5 bytes flipped at random.
+python3 - "$T/snoop.rec" "$T/flip" <<'PY'
+import random, sys
+data = open(sys.argv[1], "rb").read()
+rnd = random.Random(7)
+for i in range(20):
+    b = bytearray(data)
+    for _ in range(5):
+        k = rnd.randrange(len(b))
+        b[k] ^= 1 << rnd.randrange(8)
+    open("%s.%d.rec" % (sys.argv[2], i), "wb").write(bytes(b))
+PY
+passed=0
+for i in $(seq 0 19); do
+	f="$T/flip.$i.rec"
+	"$IODIG" replay --json "$f" > /dev/null 2>"$T/e.r"; r=$?
+	"$IODIG" replay "$f" --perfetto "$T/f.json" > /dev/null 2>"$T/e.p"; pf=$?
+	"$IODIG" report "$f" -o "$T/f.html" 2>"$T/e.h"; h=$?
+	[ "$r" = 1 ] && [ "$pf" = 1 ] && [ "$h" = 1 ] || die "flipped copy $i: replay $r, --perfetto $pf, report $h: $(cat "$T/e.r" "$T/e.h")"
+	grep -qE "damaged at byte|not an iodig recording|cut short at byte" "$T/e.r" || die "flipped copy $i: $(cat "$T/e.r")"
+	passed=$((passed + 1))
+done
+assert_eq "$passed" 20 "copies with 5 bytes flipped, refused by replay, --perfetto and report (exit 1, the offset named)"
 "$IODIG" snoop --record "$T/no/dir/x.rec" >/dev/null 2>"$T/err"; assert_eq $? 1 "--record into a missing directory"
 grep -q "writing the recording" "$T/err" || die "$(cat "$T/err")"
