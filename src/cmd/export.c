@@ -35,7 +35,7 @@
 #define EXPORT_SERIES	1024	/* (disk, op, phase) histograms kept; more are dropped, counted */
 #define EXPORT_QW	256	/* (disk, attribute) of queue-attribute writes */
 
-enum { OPT_LISTEN = OPT_FIRST_CMD, OPT_SLOW_MS };
+enum { OPT_LISTEN = OPT_FIRST_CMD, OPT_SLOW_MS, OPT_ALLOW_REMOTE };
 
 struct series {
 	struct life_phase_key k;
@@ -50,6 +50,7 @@ struct qwrite {
 struct export_opts {
 	struct cli_common c;
 	const char *listen, *disk;
+	bool allow_remote;	/* --listen beyond loopback, on purpose */
 	unsigned long long slow_ms;
 	struct disk_sel sel;
 };
@@ -334,6 +335,8 @@ int cmd_export(int argc, char **argv)
 		{ "listen", OPT_LISTEN, "ADDR:PORT", "where to serve /metrics (default 127.0.0.1:9436)", CLI_STR_AT(struct export_opts, listen) },
 		{ "slow-ms", OPT_SLOW_MS, "MS", "a request this slow (Q2C) or slower is counted as slow (default 10)", CLI_UINT_AT(struct export_opts, slow_ms, 1, 3600000, "milliseconds, 1 or more") },
 		{ "disk", 'd', "DISK", "only this disk (or partition)", CLI_STR_AT(struct export_opts, disk) },
+		{ "allow-remote", OPT_ALLOW_REMOTE, NULL, "--listen on an address other machines reach (not loopback):\n"
+			"what is served names processes, disks and cgroups", CLI_FLAG_AT(struct export_opts, allow_remote) },
 		{}
 	};
 	static const struct cli_cmd cmd = {
@@ -343,7 +346,8 @@ int cmd_export(int argc, char **argv)
 			 "request phase from bio submission (Q2G, G2I, I2D, D2C, Q2C; buckets log2 with 2\n"
 			 "sub-buckets, 1 us to 17 s), slow requests by dominant phase, queue-attribute\n"
 			 "writes, the kernel's request and byte counts, what was lost, iodig's BPF cost.\n",
-		.notes = "Port 9436 by default, on loopback: --listen :9436 serves every address.  Runs until\n"
+		.notes = "Port 9436 by default, on loopback: --listen :9436 --allow-remote serves every\n"
+			 "address (put TLS and authentication in front: a reverse proxy, README).  Runs until\n"
 			 "SIGINT or SIGTERM.\n",
 		.opts = opts, .args = export_args, .tracing = true };
 	struct export_opts o = { .listen = "127.0.0.1:9436", .slow_ms = 10 };
@@ -354,6 +358,9 @@ int cmd_export(int argc, char **argv)
 
 	if (err >= 0)
 		return err;
+	if (http__remote(o.listen) && !o.allow_remote)	/* before anything loads */
+		return usage_error("--listen '%s' is reachable from other machines, and the metrics name this "
+				   "one's processes, disks and cgroups: add --allow-remote if that is meant", o.listen);
 	if (o.disk && (err = filter__disk(o.disk, &o.sel)))
 		return err;
 	cfg.dev = o.sel.disk;
@@ -376,6 +383,9 @@ int cmd_export(int argc, char **argv)
 		goto out;
 	if (!ec.l.sysfs_on)
 		warnf("queue-attribute writes are not counted: %s", ec.l.sysfs_why);
+	if (http__remote(o.listen))
+		warnf("serving %s beyond loopback, without TLS or authentication: anyone who reaches it reads "
+		      "this machine's processes, disks and cgroups", o.listen);
 	if ((err = http__start(&ec.http, o.listen, handle, &ec)))
 		goto out;
 	run__signals();

@@ -223,6 +223,30 @@ static void *loop(void *arg)
 	return NULL;
 }
 
+bool http__remote(const char *addr)
+{
+	char host[256], *port;
+	struct in_addr a4;
+	struct in6_addr a6;
+
+	snprintf(host, sizeof(host), "%s", addr);
+	if (!(port = strrchr(host, ':')))
+		return false;	/* not ADDR:PORT: http__start says so */
+	*port = '\0';
+	if (host[0] == '[' && port > host + 1 && port[-1] == ']') {
+		port[-1] = '\0';
+		memmove(host, host + 1, strlen(host));
+	}
+	if (!host[0])
+		return true;	/* every address */
+	if (inet_pton(AF_INET, host, &a4) == 1)
+		return (ntohl(a4.s_addr) >> 24) != 127;
+	if (inet_pton(AF_INET6, host, &a6) == 1)
+		return !IN6_IS_ADDR_LOOPBACK(&a6) &&
+		       !(IN6_IS_ADDR_V4MAPPED(&a6) && a6.s6_addr[12] == 127);
+	return false;	/* no address: http__start says so */
+}
+
 int http__start(struct http_server **out, const char *addr, http_handler fn, void *ctx)
 {
 	char host[256], *port, *end;

@@ -49,6 +49,10 @@ struct http_server;
  * address) and serves in a thread of its own.  0, or an exit status after
  * saying why. */
 int http__start(struct http_server **s, const char *addr, http_handler fn, void *ctx);
+/* ADDR:PORT is an address other machines reach (not 127.0.0.0/8 or ::1;
+ * ":PORT" is every address): anyone who reaches it reads what is served.
+ * false for what is no numeric address (http__start refuses it). */
+bool http__remote(const char *addr);
 /* Connections served and refused (malformed, too large, timed out). */
 void http__counts(struct http_server *s, uint64_t *served, uint64_t *refused);
 void http__stop(struct http_server *s);

@@ -55,7 +55,7 @@ ds=$((r1 - r0)); got=$(python3 -c "print(int(float('$c1') - float('$c0')))"); sk
 fios=$(jq '.jobs[0].read.total_ios' "$T/fio.json")
 [ "$ds" -ge "$fios" ] || die "diskstats counted $ds reads, fio did $fios"
 [ "$got" -le "$ds" ] && [ "$got" -ge $((ds - sk)) ] && [ "$sk" -le 20 ] && [ $((sk * 100)) -le "$ds" ] \
-	|| die "reads counted by iodig $got, by diskstats $ds (left out, said: $sk)"
+	|| die "reads counted by iodig $got, by diskstats $ds (left out, said: $sk; by what, machine-wide: $(curl -s "http://127.0.0.1:$EP/metrics" | grep '^iodig_lost_total' | tr '\n' ' '))"
 ok "increase of the read count in Prometheus = $got, /proc/diskstats $ds, fio $fios (iodig_lost_total rose by $sk)"
 assert_eq "$(q "sum(iodig_disk_requests_total{disk=\"$s\",op=\"read\"})")" "$r1" "iodig_disk_requests_total = /proc/diskstats"
 
@@ -88,3 +88,15 @@ curl -s -m 2 "http://127.0.0.1:$EP/metrics" > /dev/null && die "still serving af
 ok "the port is closed after SIGINT"
 "$IODIG" export --listen 127.0.0.1:99999 2>"$T/e"; assert_eq "$?" 2 "--listen with port 99999: a usage error"
 "$IODIG" export --listen nosuchhost:80 2>"$T/e"; assert_eq "$?" 2 "--listen with a name, not an address: a usage error"
+# beyond loopback only on purpose: refused without --allow-remote (before
+# anything loads), and said in one line with it
+for a in "0.0.0.0:$EP" ":$EP" "[::]:$EP"; do
+	"$IODIG" export --listen "$a" 2>"$T/e"; assert_eq "$?" 2 "--listen $a without --allow-remote: a usage error"
+	grep -q -- "--allow-remote" "$T/e" || die "--listen $a: $(cat "$T/e")"
+done
+R=$(python3 -c "import socket; s = socket.socket(); s.bind((\"127.0.0.1\", 0)); print(s.getsockname()[1])")	# a port free now (PP is EP + 1)
+start_iodig "$T/remote.out" export --listen "0.0.0.0:$R" --allow-remote
+curl -sf "http://127.0.0.1:$R/metrics" | grep -q '^# TYPE iodig_request_seconds histogram' || die "--allow-remote: nothing served on $R"
+stop_iodig
+grep -q "beyond loopback, without TLS or authentication" "$T/remote.out.err" || die "--allow-remote said nothing: $(cat "$T/remote.out.err")"
+ok "--listen 0.0.0.0 --allow-remote: served, and one line says what is exposed"
