@@ -84,6 +84,10 @@ void fields__json_members(struct json *j, const struct rec *r, const void *row, 
 		if (v.k == V_NULL && (f->flags & FL_OMIT_NULL))
 			continue;
 		json__key(j, f->name);
+		if ((f->flags & FL_MICROS) && (v.k == V_I64 || v.k == V_U64)) {
+			json__micros(j, v.k == V_I64 ? v.i : (int64_t)v.u);
+			continue;
+		}
 		if (f->src == FS_OBJ && v.k != V_NULL) {
 			json__obj_begin(j);
 			fields__json_members(j, f->sub, row, c);
@@ -277,7 +281,7 @@ void fields__text(FILE *out, const struct rec *r, const void *row, const struct 
 
 static const char *kind(const struct field *f)
 {
-	if (f->flags & FL_NUMBER)
+	if (f->flags & (FL_NUMBER | FL_MICROS))
 		return "number";
 	if (f->flags & FL_INT)
 		return "integer";

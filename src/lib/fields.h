@@ -75,6 +75,7 @@ enum {
 	FL_OBJECT = 1 << 9,
 	FL_SAFE = 1 << 8,	/* text: tget's string is already escaped (text__safe) */
 	FL_OMIT_NULL = 1 << 10,	/* JSON: no member at all when null (the schema: optional) */
+	FL_MICROS = 1 << 11,	/* JSON: ns written as microseconds, exactly (3 decimals) */
 };
 
 struct field {

@@ -145,9 +145,14 @@ void json__kdouble(struct json *j, const char *k, double v) { json__key(j, k); j
 
 void json__kmicros(struct json *j, const char *k, int64_t ns)
 {
+	json__key(j, k);
+	json__micros(j, ns);
+}
+
+void json__micros(struct json *j, int64_t ns)
+{
 	uint64_t a = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
 
-	json__key(j, k);
 	json_sep(j);
 	fprintf(j->out, "%s%llu.%03llu", ns < 0 ? "-" : "", (unsigned long long)(a / 1000),
 		(unsigned long long)(a % 1000));

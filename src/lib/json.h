@@ -34,6 +34,7 @@ void json__ku64(struct json *j, const char *key, uint64_t v);
 void json__kdouble(struct json *j, const char *key, double v);
 /* ns as microseconds with three decimals, exactly (trace events' unit) */
 void json__kmicros(struct json *j, const char *key, int64_t ns);
+void json__micros(struct json *j, int64_t ns);	/* the value alone */
 void json__kbool(struct json *j, const char *key, bool v);
 void json__knull(struct json *j, const char *key);
 /* key: an array of the space-separated words of s (s is not changed) */
