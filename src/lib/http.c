@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <netinet/in.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include "http.h"
 #include "log.h"
@@ -89,14 +90,29 @@ int http__parse(const char *buf, size_t len, struct http_req *r)
 	return 405;
 }
 
+/* A connection, from accept to close. */
+struct conn {
+	int fd;			/* -1: a free slot */
+	enum { C_READ, C_WRITE, C_LINGER } state;
+	long long accepted;	/* ms: the oldest idle one goes first when full */
+	long long deadline;	/* ms: of the state it is in */
+	int status;		/* what it was answered (200, 4xx) */
+	size_t len;		/* C_READ: bytes of the request head */
+	char *out;		/* C_WRITE: head and body, malloc'd */
+	size_t outlen, outoff;
+	char buf[HTTP_MAX_REQ];
+};
+
 struct http_server {
-	int fd;
+	int fd, ep;
 	int stop[2];		/* a pipe: a byte there ends the thread */
 	pthread_t thread;
 	http_handler fn;
 	void *ctx;
 	uint64_t served, refused;
 	pthread_mutex_t lock;
+	struct conn *c;		/* HTTP_MAX_CONNS slots */
+	int nconn;
 };
 
 static long long now_ms(void)
@@ -107,28 +123,40 @@ static long long now_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
-/* Writes it all before the deadline, or gives up. */
-static void send_all(int fd, const char *p, size_t n, long long deadline)
+static void conn_close(struct http_server *s, struct conn *c)
 {
-	while (n) {
-		struct pollfd pf = { fd, POLLOUT, 0 };
-		long long left = deadline - now_ms();
-		ssize_t w;
-
-		if (left <= 0 || poll(&pf, 1, (int)left) <= 0)
-			return;
-		w = send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (w < 0 && errno != EAGAIN && errno != EINTR)
-			return;
-		if (w > 0) {
-			p += w;
-			n -= w;
-		}
-	}
+	pthread_mutex_lock(&s->lock);
+	if (c->status == 200)
+		s->served++;
+	else
+		s->refused++;
+	pthread_mutex_unlock(&s->lock);
+	epoll_ctl(s->ep, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	free(c->out);
+	c->out = NULL;
+	c->fd = -1;
+	s->nconn--;
 }
 
-static void respond(int fd, const struct http_req *r, struct http_resp *resp, long long deadline)
+/* A lingering close: what the client sent past the request is read and
+ * dropped for a moment, or the kernel would answer it with a reset that can
+ * destroy the response on its way (an oversized request). */
+static void conn_linger(struct http_server *s, struct conn *c)
 {
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP, .data.ptr = c };
+
+	shutdown(c->fd, SHUT_WR);
+	c->state = C_LINGER;
+	c->deadline = now_ms() + HTTP_LINGER_MS;
+	epoll_ctl(s->ep, EPOLL_CTL_MOD, c->fd, &ev);
+}
+
+/* The answer, all of it in one buffer, written as the socket takes it. */
+static void conn_answer(struct http_server *s, struct conn *c, const struct http_req *r, struct http_resp *resp)
+{
+	struct epoll_event ev = { .events = EPOLLOUT, .data.ptr = c };
+	size_t body = resp->body && !(r && r->head) ? resp->len : 0;
 	char head[512];
 	int n;
 
@@ -136,89 +164,176 @@ static void respond(int fd, const struct http_req *r, struct http_resp *resp, lo
 		     "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\nConnection: close\r\n%s\r\n",
 		     resp->status, reason(resp->status), resp->type ? resp->type : "text/plain; charset=utf-8",
 		     resp->len, resp->status == 405 ? "Allow: GET, HEAD\r\n" : "");
-	send_all(fd, head, n, deadline);
-	if (resp->body && !(r && r->head))
-		send_all(fd, resp->body, resp->len, deadline);
+	c->status = resp->status == 200 ? 200 : resp->status;
+	if (!(c->out = malloc(n + body))) {
+		conn_close(s, c);
+		return;
+	}
+	memcpy(c->out, head, n);
+	if (body)
+		memcpy(c->out + n, resp->body, body);
+	c->outlen = n + body;
+	c->outoff = 0;
+	c->state = C_WRITE;
+	c->deadline = now_ms() + HTTP_WRITE_MS;
+	epoll_ctl(s->ep, EPOLL_CTL_MOD, c->fd, &ev);
 }
 
-static void serve(struct http_server *s, int fd)
+static void conn_refuse(struct http_server *s, struct conn *c, int st)
 {
-	long long deadline = now_ms() + HTTP_TIMEOUT_MS;
-	char buf[HTTP_MAX_REQ];
+	char msg[64];
+	struct http_resp resp = { st, NULL, msg, 0 };
+
+	resp.len = snprintf(msg, sizeof(msg), "%d %s\n", st, reason(st));
+	conn_answer(s, c, NULL, &resp);
+}
+
+static void conn_read(struct http_server *s, struct conn *c)
+{
 	struct http_resp resp = { 0 };
 	struct http_req r;
-	size_t len = 0;
-	int st = 0;
+	ssize_t got;
+	int st;
 
-	while (!st) {
-		struct pollfd pf = { fd, POLLIN, 0 };
-		long long left = deadline - now_ms();
-		ssize_t got;
+	got = recv(c->fd, c->buf + c->len, sizeof(c->buf) - c->len, MSG_DONTWAIT);
+	if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)) {
+		c->status = 0;		/* closed before a whole request */
+		conn_close(s, c);
+		return;
+	}
+	if (got < 0)
+		return;
+	c->len += got;
+	st = http__parse(c->buf, c->len, &r);
+	if (!st)
+		return;
+	if (st != 200) {
+		conn_refuse(s, c, st);
+		return;
+	}
+	s->fn(s->ctx, &r, &resp);
+	conn_answer(s, c, &r, &resp);
+	free(resp.body);
+}
 
-		if (left <= 0 || poll(&pf, 1, (int)left) <= 0) {
-			st = 408;
-			break;
+static void conn_write(struct http_server *s, struct conn *c)
+{
+	ssize_t w = send(c->fd, c->out + c->outoff, c->outlen - c->outoff, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+	if (w < 0 && errno != EAGAIN && errno != EINTR) {
+		conn_close(s, c);
+		return;
+	}
+	if (w > 0)
+		c->outoff += w;
+	if (c->outoff == c->outlen)
+		conn_linger(s, c);
+}
+
+static void conn_drop(struct http_server *s, struct conn *c)
+{
+	char buf[4096];
+	ssize_t got = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+	if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR))
+		conn_close(s, c);
+}
+
+/* Room for one more: a free slot, or the oldest connection still waiting
+ * for its request (a slow or idle client) closed for it. */
+static struct conn *conn_slot(struct http_server *s)
+{
+	struct conn *oldest = NULL;
+
+	for (int i = 0; i < HTTP_MAX_CONNS; i++) {
+		if (s->c[i].fd < 0)
+			return &s->c[i];
+		if (s->c[i].state == C_READ && (!oldest || s->c[i].accepted < oldest->accepted))
+			oldest = &s->c[i];
+	}
+	if (!oldest)
+		return NULL;
+	oldest->status = 0;
+	conn_close(s, oldest);
+	return oldest;
+}
+
+static void accept_all(struct http_server *s)
+{
+	for (;;) {
+		int fd = accept4(s->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP };
+		struct conn *c;
+
+		if (fd < 0)
+			return;
+		if (!(c = conn_slot(s))) {
+			close(fd);	/* every slot busy answering: the client retries */
+			continue;
 		}
-		got = recv(fd, buf + len, sizeof(buf) - len, MSG_DONTWAIT);
-		if (got == 0)
-			break;		/* closed before a whole request */
-		if (got < 0) {
-			if (errno == EAGAIN || errno == EINTR)
-				continue;
-			break;
+		c->fd = fd;
+		c->state = C_READ;
+		c->accepted = now_ms();
+		c->deadline = c->accepted + HTTP_TIMEOUT_MS;
+		c->len = 0;
+		c->status = 0;
+		ev.data.ptr = c;
+		if (epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &ev)) {
+			close(fd);
+			c->fd = -1;
+			continue;
 		}
-		len += got;
-		st = http__parse(buf, len, &r);
+		s->nconn++;
 	}
-	if (st == 200) {
-		s->fn(s->ctx, &r, &resp);
-		respond(fd, &r, &resp, deadline);
-		free(resp.body);
-	} else if (st) {
-		char msg[64];
+}
 
-		resp = (struct http_resp){ st, NULL, msg, 0 };
-		resp.len = snprintf(msg, sizeof(msg), "%d %s\n", st, reason(st));
-		/* its own short deadline: a 408 comes when the first one is spent */
-		respond(fd, NULL, &resp, now_ms() + 500);
-	}
-	/* a lingering close: what the client sent past the request is read and
-	 * dropped for a moment, or the kernel would answer it with a reset that
-	 * can destroy the response on its way (an oversized request) */
-	shutdown(fd, SHUT_WR);
-	for (long long until = now_ms() + 500; now_ms() < until;) {
-		struct pollfd pf = { fd, POLLIN, 0 };
+/* Deadlines: a request not whole in time gets 408, an answer not taken in
+ * time or a linger that is over is closed. */
+static void expire(struct http_server *s)
+{
+	long long now = now_ms();
 
-		if (poll(&pf, 1, (int)(until - now_ms())) <= 0 || recv(fd, buf, sizeof(buf), MSG_DONTWAIT) <= 0)
-			break;
+	for (int i = 0; i < HTTP_MAX_CONNS; i++) {
+		struct conn *c = &s->c[i];
+
+		if (c->fd < 0 || now < c->deadline)
+			continue;
+		if (c->state == C_READ)
+			conn_refuse(s, c, 408);
+		else
+			conn_close(s, c);
 	}
-	pthread_mutex_lock(&s->lock);
-	if (st == 200)
-		s->served++;
-	else
-		s->refused++;
-	pthread_mutex_unlock(&s->lock);
-	close(fd);
 }
 
 static void *loop(void *arg)
 {
 	struct http_server *s = arg;
+	struct epoll_event ev[64];
 
 	for (;;) {
-		struct pollfd pf[2] = { { s->fd, POLLIN, 0 }, { s->stop[0], POLLIN, 0 } };
-		int c;
+		int n = epoll_wait(s->ep, ev, 64, 100);
 
-		if (poll(pf, 2, -1) < 0) {
-			if (errno == EINTR)
+		if (n < 0 && errno != EINTR)
+			break;
+		for (int i = 0; i < n; i++) {
+			struct conn *c = ev[i].data.ptr;
+
+			if (c == (void *)&s->fd) {
+				accept_all(s);
 				continue;
-			break;
+			}
+			if (c == (void *)&s->stop[0])
+				return NULL;
+			if (c->fd < 0)
+				continue;	/* closed earlier in this batch */
+			if (c->state == C_READ)
+				conn_read(s, c);
+			else if (c->state == C_WRITE)
+				conn_write(s, c);
+			else
+				conn_drop(s, c);
 		}
-		if (pf[1].revents)
-			break;
-		c = accept4(s->fd, NULL, NULL, SOCK_CLOEXEC);
-		if (c >= 0)
-			serve(s, c);
+		expire(s);
 	}
 	return NULL;
 }
@@ -287,13 +402,31 @@ int http__start(struct http_server **out, const char *addr, http_handler fn, voi
 	s->fn = fn;
 	s->ctx = ctx;
 	s->stop[0] = s->stop[1] = -1;
+	s->ep = -1;
 	pthread_mutex_init(&s->lock, NULL);
-	s->fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (!(s->c = calloc(HTTP_MAX_CONNS, sizeof(*s->c)))) {
+		http__stop(s);
+		return fail("listening", "out of memory");
+	}
+	for (int i = 0; i < HTTP_MAX_CONNS; i++)
+		s->c[i].fd = -1;
+	s->fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (s->fd < 0 || setsockopt(s->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(s->fd, (struct sockaddr *)&ss, sl) || listen(s->fd, 16) || pipe(s->stop)) {
+	    bind(s->fd, (struct sockaddr *)&ss, sl) || listen(s->fd, HTTP_BACKLOG) || pipe(s->stop) ||
+	    (s->ep = epoll_create1(EPOLL_CLOEXEC)) < 0) {
 		err = errno;
 		http__stop(s);
 		return fail(addr, "cannot listen: %s", strerror(err));
+	}
+	{
+		struct epoll_event l = { .events = EPOLLIN, .data.ptr = &s->fd },
+				   st = { .events = EPOLLIN, .data.ptr = &s->stop[0] };
+
+		if (epoll_ctl(s->ep, EPOLL_CTL_ADD, s->fd, &l) || epoll_ctl(s->ep, EPOLL_CTL_ADD, s->stop[0], &st)) {
+			err = errno;
+			http__stop(s);
+			return fail(addr, "cannot listen: %s", strerror(err));
+		}
 	}
 	if ((err = pthread_create(&s->thread, NULL, loop, s))) {
 		s->thread = 0;
@@ -320,6 +453,14 @@ void http__stop(struct http_server *s)
 		if (write(s->stop[1], "x", 1) == 1)
 			pthread_join(s->thread, NULL);
 	}
+	for (int i = 0; s->c && i < HTTP_MAX_CONNS; i++)
+		if (s->c[i].fd >= 0) {
+			close(s->c[i].fd);
+			free(s->c[i].out);
+		}
+	free(s->c);
+	if (s->ep >= 0)
+		close(s->ep);
 	if (s->fd >= 0)
 		close(s->fd);
 	if (s->stop[0] >= 0)

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A small HTTP/1.x responder for the exporter: GET and HEAD, one request a
- * connection (Connection: close), requests of at most HTTP_MAX_REQ bytes,
- * a deadline of HTTP_TIMEOUT_MS for each connection, served one at a time by
- * a thread of its own, so a slow or hostile client can delay a scrape but
- * never the tracing.  Debian's libmicrohttpd cannot be linked statically
+ * connection (Connection: close), requests of at most HTTP_MAX_REQ bytes.
+ * One thread of its own serves every connection at once (epoll, non-blocking
+ * sockets), so no client can hold up another's scrape, nor the tracing: a
+ * request must be whole HTTP_TIMEOUT_MS after the connection (else 408), an
+ * answer taken within HTTP_WRITE_MS; at most HTTP_MAX_CONNS connections, and
+ * past that the oldest one still waiting for its request is closed for the
+ * newcomer, so idle or slow clients never fill the listen queue.  Debian's libmicrohttpd cannot be linked statically
  * (its GnuTLS needs p11-kit, which ships no .a): docs/DESIGN.md.
  */
 #ifndef IODIG_HTTP_H
@@ -15,7 +18,11 @@
 #include <stdint.h>
 
 #define HTTP_MAX_REQ	8192
-#define HTTP_TIMEOUT_MS	2000
+#define HTTP_TIMEOUT_MS	2000	/* the whole request, from the connection */
+#define HTTP_WRITE_MS	5000	/* the whole answer taken */
+#define HTTP_LINGER_MS	500	/* after the answer, what the client still sends is dropped */
+#define HTTP_MAX_CONNS	256
+#define HTTP_BACKLOG	1024	/* the kernel caps it at net.core.somaxconn */
 
 struct http_req {
 	bool head;		/* HEAD: headers only */
