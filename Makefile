@@ -36,7 +36,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 HELPERS   := $(BUILD)/helpers/functest $(BUILD)/helpers/syscost $(BUILD)/helpers/callee $(BUILD)/helpers/switchcost \
 	     $(BUILD)/helpers/stackload-fp $(BUILD)/helpers/stackload-nofp $(BUILD)/helpers/jitload
 
-.PHONY: all deps test-deps run test unit live vm bench clean check-static
+.PHONY: all deps test-deps run test unit live vm bench clean check-static asan
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -114,9 +114,22 @@ $(BUILD)/helpers/stackload-nofp: tests/helpers/stackload.c
 run: iodig
 	./iodig $(ARGS)
 
-# Everything: unit tests, live tests on loop devices, VM tests on a stock kernel.
-test: iodig $(UNIT_BINS) $(HELPERS) test-deps
+# Everything: unit tests, live tests on loop devices, VM tests on a stock kernel;
+# the unit tests and the recording readers again under ASan and UBSan.
+test: iodig $(UNIT_BINS) $(HELPERS) test-deps asan
 	tests/run all
+
+# A dynamic build beside the static one (the sanitizers' runtimes are not
+# linked statically): build-asan/iodig-asan and its unit tests, which
+# tests/run runs as unit/sanitizers.
+ASAN_BUILD := build-asan
+asan: | deps
+	@$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) LDFLAGS= \
+		CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" \
+		$(ASAN_BUILD)/iodig-asan $(patsubst $(BUILD)/%,$(ASAN_BUILD)/%,$(UNIT_BINS))
+
+$(BUILD)/iodig-asan: $(OBJS)
+	$(CC) $(IODIG_CFLAGS) -o $@ $(OBJS) $(LDLIBS)
 
 unit: $(UNIT_BINS)
 	tests/run unit
@@ -136,6 +149,6 @@ $(BUILD)/bench/%: bench/%.c $(LIB_OBJS)
 	$(CC) $(IODIG_CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
 
 clean:
-	rm -rf $(BUILD) iodig
+	rm -rf $(BUILD) $(ASAN_BUILD) iodig
 
 -include $(wildcard $(BUILD)/*.d $(BUILD)/lib/*.d $(BUILD)/engine/*.d $(BUILD)/cmd/*.d $(BUILD)/tests/*.d)
