@@ -1,7 +1,7 @@
 # iodig export under 1000 hostile clients (half idle, half sending a request
 # line a byte a second, reconnecting as soon as they are closed): every
 # scrape of a well-behaved client is answered within 1 s, and a real
-# Prometheus scraping every second sees the target up for the whole minute.
+# Prometheus scraping every second sees the target up for a whole minute.
 . "$(dirname "$0")/../lib.sh"
 need_root_bpf
 command -v prometheus >/dev/null || skip "needs prometheus (Debian package prometheus)"
@@ -20,7 +20,7 @@ defer "kill $PROM; wait $PROM 2>/dev/null"
 q() { curl -s --get "http://127.0.0.1:$PP/api/v1/query" --data-urlencode "query=$1" | jq -r '.data.result[0].value[1] // empty'; }
 for i in $(seq 100); do [ "$(q 'up{job="iodig"}')" = 1 ] && break; sleep 0.2; done
 [ "$(q 'up{job="iodig"}')" = 1 ] || die "Prometheus never scraped iodig: $(tail -5 "$T/prom.log")"
-D=60
+D=64	# the attack; Prometheus is held to the 60 s inside it
 /usr/bin/python3 "$TOP/tests/helpers/slowclients.py" 127.0.0.1 "$EP" 1000 "$D" > "$T/attack.out" 2>&1 & ATTACK=$!
 sleep 2	# the clients connected
 t0=$(date +%s)
