@@ -88,7 +88,7 @@ ok "/proc/PID/io write_bytes beside the rows: $p of $((100 * 8192))"
 # the slow device: 5 ms a read, so the mean and p99 are 5 ms and a little
 skipped=$(jq -s '[.[] | select(.type == "interval_end") | .skipped] | add' "$T/top.json")
 jq -s -e "[.[] | select(.type == \"top\" and .pid == $RS and .disk == \"$s\")] | (map(.reads) | add) as \$n | \$n <= 20 and \$n >= 20 - ([$skipped, 0] | max) and all(.avg_ns >= 5000000 and .avg_ns < 8000000 and .p99_ns >= 5000000 and .p99_ns < 9000000)" "$T/top.json" >/dev/null \
-	|| die "slow device rows: $(jq -c "select(.type == \"top\" and .pid == $RS)" "$T/top.json")"
+	|| die "slow device rows: $(jq -c "select(.type == \"top\" and .pid == $RS)" "$T/top.json"); every row on $s: $(jq -s -c "[.[] | select(.type == \"top\" and .disk == \"$s\") | [.interval, .pid, .comm, .reads]]" "$T/top.json"); ends: $(jq -s -c '[.[] | select(.type == "interval_end") | [.completed, .unattributed, .map_full, .skipped]]' "$T/top.json")"
 ok "the slow device's reader: 20 reads, mean and p99 between 5 and 9 ms"
 # rows are sorted by bytes, largest first, in each interval
 jq -s -e '[.[] | select(.type == "top")] | group_by(.interval) | all(map(.read_bytes + .write_bytes) as $b | $b == ($b | sort | reverse))' "$T/top.json" >/dev/null || die "rows not sorted by bytes"
@@ -159,8 +159,15 @@ sleep 1.5
 stop_all_iodig
 exec 9<&-
 skipped=$(jq -s '[.[] | select(.type == "interval_end") | .skipped] | add' "$T/wb.json")
-exact "$(jq -s "[.[] | select(.type == \"top\" and .writeback_for.pid == $DD) | .write_bytes] | add // 0" "$T/wb.json")" $((64 * 65536)) 65536 \
-	"writeback for dd[$DD]: its 4 MiB, in the flusher's rows (all rows writing: $(jq -s -c '[.[] | select(.type == "top" and .write_bytes > 0) | [.interval, .pid, .comm, .writeback_for.pid, .write_bytes]]' "$T/wb.json"); ends: $(jq -s -c '[.[] | select(.type == "interval_end") | [.completed, .unattributed, .map_full, .skipped]]' "$T/wb.json"))"
+# a request the engine did not see at submission is in a row of its own
+# ("[not seen at Q]", pid 0, counted as unattributed): a CI run had one of
+# 512 KiB of this writeback there.  The flusher's rows for dd and those
+# hold the 4 MiB, and the unattributed are said.
+un=$(jq -s "[.[] | select(.type == \"top\" and .pid == 0) | .write_bytes] | add // 0" "$T/wb.json")
+ua=$(jq -s '[.[] | select(.type == "interval_end") | .unattributed] | add' "$T/wb.json")
+[ "$un" = 0 ] || [ "$ua" -gt 0 ] || die "$un bytes in pid 0 rows, but no request counted as unattributed"
+exact "$(( $(jq -s "[.[] | select(.type == \"top\" and .writeback_for.pid == $DD) | .write_bytes] | add // 0" "$T/wb.json") + un ))" $((64 * 65536)) 65536 \
+	"writeback for dd[$DD]: its 4 MiB, in the flusher's rows (+ $un bytes not seen at Q) (all rows writing: $(jq -s -c '[.[] | select(.type == "top" and .write_bytes > 0) | [.interval, .pid, .comm, .writeback_for.pid, .write_bytes]]' "$T/wb.json"); ends: $(jq -s -c '[.[] | select(.type == "interval_end") | [.completed, .unattributed, .map_full, .skipped]]' "$T/wb.json"))"
 assert_eq "$(jq -s -r "[.[] | select(.type == \"top\" and .writeback_for.pid == $DD) | .comm | sub(\"[:/].*\"; \"\")] | unique | join(\",\")" "$T/wb.json")" kworker \
 	"written by the flusher (kworker), named as the submitter"
 assert_eq "$(jq -s -r "[.[] | select(.type == \"top\" and .writeback_for.pid == $DD) | .writeback_for.comm] | unique | join(\",\")" "$T/wb.json")" dd "the dirtier's name"

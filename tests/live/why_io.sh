@@ -18,8 +18,12 @@ stop_iodig
 assert_eq "$(jq -s "[.[] | select(.type == \"call\" and .pid == $P)] | length" "$T/d.json")" 8 "O_DIRECT reads recorded"
 bad=$(jq -s "[.[] | select(.type == \"call\" and .pid == $P) | select((.parts | to_entries | max_by(.value) | .key) != \"block_io_ns\" or .parts.block_io_ns < .wall_ns * 0.9 or ((.parts | add) != .wall_ns))] | length" "$T/d.json")
 assert_eq "$bad" 0 "reads where block I/O is not 90% or more of a wall time the parts add up to"
-bad=$(jq -s "[.[] | select(.type == \"call\" and .pid == $P) | select(.requests_total != 1 or .requests[0].disk != \"${S#/dev/}\" or .requests[0].d2c_ns < 27000000 or .requests[0].d2c_ns > 33000000)] | length" "$T/d.json")
-assert_eq "$bad" 0 "reads without exactly one linked request whose D2C is 30 ms +-10%"
+# the device sleeps 30 ms a read (never less: its D2C is at least that, a
+# little less only by the clocks' few us), and the request lies inside the
+# call (D2C at most its wall time, itself held to the helper's clock below):
+# a busy machine delays the FUSE daemon, so no upper bound of its own (seen: 33 ms)
+bad=$(jq -s "[.[] | select(.type == \"call\" and .pid == $P) | select(.requests_total != 1 or .requests[0].disk != \"${S#/dev/}\" or .requests[0].d2c_ns < 29900000 or .requests[0].d2c_ns > .wall_ns)] | length" "$T/d.json")
+assert_eq "$bad" 0 "reads without exactly one linked request whose D2C is 30 ms or more, within the call"
 jq -e -s '[.[] | select(.type == "summary")][0] | (.syscalls[] | select(.syscall == "preadv2") | .parts.io.share > 0.9 and .disks[0].requests == 8) and .lost == 0' "$T/d.json" >/dev/null \
 	|| die "summary: $(grep summary "$T/d.json")"
 ok "summary: preadv2 90%+ block I/O, 8 requests on ${S#/dev/}"
