@@ -269,3 +269,28 @@ print("  ok: %s: %d calls, wall within %.2f%% of the helper's own clock%s, |unac
          " (%d more: the helper preempted outside the call)" % preempted if preempted else "", 100 * worst_un))
 PY
 }
+
+# free_port: a loopback TCP port free now
+free_port() { /usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# prometheus_start HOST:PORT: a real Prometheus (Debian's) scraping HOST:PORT
+# every second as job iodig, on a free loopback port ($PP), until the test
+# ends; returns once it has scraped it (up = 1).  prom_q QUERY: its instant
+# value (the first), or empty.
+prometheus_start() {
+	PP=$(free_port)
+	cat > "$T/prom.yml" <<YML
+global: { scrape_interval: 1s, scrape_timeout: 1s, evaluation_interval: 1s }
+scrape_configs:
+  - job_name: iodig
+    static_configs: [ { targets: ["$1"] } ]
+YML
+	prometheus --config.file="$T/prom.yml" --storage.tsdb.path="$T/tsdb" --web.listen-address="127.0.0.1:$PP" \
+		> "$T/prom.log" 2>&1 &
+	defer "kill $!; wait $! 2>/dev/null"
+	for i in $(seq 100); do [ "$(prom_q 'up{job="iodig"}')" = 1 ] && return 0; sleep 0.2; done
+	die "Prometheus never scraped iodig: $(tail -5 "$T/prom.log")"
+}
+prom_q() {
+	curl -s --get "http://127.0.0.1:$PP/api/v1/query" --data-urlencode "query=$1" | jq -r '.data.result[0].value[1] // empty'
+}

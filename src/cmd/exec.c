@@ -222,6 +222,12 @@ static int exec_opt(void *ctx, int opt, const char *arg)
 	return -1;
 }
 
+static const struct field summary_fields[] = {
+	{ "counters", FS_COUNTERS, 0, .sub = exec_counters, .nsub = COUNTERS_N(exec_counters) },
+};
+
+const struct rec exec_summary_rec = REC("summary", "exec.summary", "exec: the counters at the end", summary_fields);
+
 static void summary(struct exec_ctx *x, struct exec_bpf *sk)
 {
 	struct exec_counts v = {
@@ -230,10 +236,7 @@ static void summary(struct exec_ctx *x, struct exec_bpf *sk)
 	};
 
 	if (x->o->c.json) {
-		json__obj_begin(&x->j);
-		json__kstr(&x->j, "type", "summary");
-		counters__json(&x->j, exec_counters, COUNTERS_N(exec_counters), &v, 0);
-		json__obj_end(&x->j);
+		fields__json(&x->j, &exec_summary_rec, &v, &x->fc);
 	} else {
 		fputc('\n', stderr);
 		counters__sentence(stderr, exec_counters, COUNTERS_N(exec_counters), &v, 0);

@@ -9,7 +9,7 @@
 
 extern const struct rec top_rec, top_end_rec;
 #define TOP_MODES 7u	/* by process, cgroup, disk */
-extern const struct rec exec_rec, iostat_rec;
+extern const struct rec exec_rec, exec_summary_rec, iostat_rec;
 extern const struct rec ra_rec, ra_end_rec;
 #define RA_MODES 3u	/* by file, process */
 extern const struct rec cache_rec, cache_end_rec, snap_rec;
@@ -22,7 +22,7 @@ extern const struct rec why_call_rec, why_summary_rec;
 extern const struct rec probe_rec;
 extern const struct rec stack_rec, stacks_summary_rec;
 #define STACKS_MODES 3u	/* any event, block submission */
-#define WHY_CALL_MODES 7u	/* a system call or --call, -K/-U */
+#define WHY_CALL_MODES 15u	/* a system call or --call, -K, -U */
 #define REQUEST_MODES 3u	/* without, with -K/-U */
 
 #endif

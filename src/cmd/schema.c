@@ -20,6 +20,7 @@ static const struct {
 	{ &top_rec, TOP_MODES },
 	{ &top_end_rec, TOP_MODES },
 	{ &exec_rec, 1 },
+	{ &exec_summary_rec, 0 },
 	{ &iostat_rec, 0 },
 	{ &ra_rec, RA_MODES },
 	{ &ra_end_rec, RA_MODES },

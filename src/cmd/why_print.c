@@ -46,7 +46,7 @@ static const char *lock_kind(uint32_t f)
 
 /* ---- a call, declared once: modes say syscall or --call, and -K/-U ---- */
 
-enum { M_SYS = 1, M_FUNC = 2, M_STACK = 4 };
+enum { M_SYS = 1, M_FUNC = 2, M_KSTACK = 4, M_USTACK = 8, M_STACK = M_KSTACK | M_USTACK };
 
 struct call_view {
 	struct why_call c;
@@ -208,25 +208,35 @@ static void j_requests(struct json *j, const void *row, const struct fctx *c)
 }
 
 /* -K/-U: where the call blocked longest, or null */
-static void j_longest_wait(struct json *j, const void *row, const struct fctx *c)
+static void g_waited(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
 {
-	const struct call_view *cv = row;
-	const struct why_ctx *wc = cv->wc;
-
-	if (!cv->c.wait_max) {
-		json__null(j);
-		return;
-	}
-	json__obj_begin(j);
-	json__ku64(j, "ns", cv->c.wait_max);
-	if (wc->o->kstack)
-		frames__json(&wc->cur->kf, j, "kernel");
-	if (wc->o->ustack) {
-		frames__json(&wc->cur->uf, j, "user");
-		json__kbool(j, "user_cut_short", wc->cur->uf.cut);
-	}
-	json__obj_end(j);
+	if (CALL(row)->c.wait_max)
+		v->k = V_BOOL;
 }
+
+static void j_kframes(struct json *j, const void *row, const struct fctx *c)
+{
+	frames__json_array(&CALL(row)->wc->cur->kf, j);
+}
+
+static void j_uframes(struct json *j, const void *row, const struct fctx *c)
+{
+	frames__json_array(&CALL(row)->wc->cur->uf, j);
+}
+
+static void g_ucut(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	v->k = V_BOOL;
+	v->b = CALL(row)->wc->cur->uf.cut;
+}
+
+static const struct field wait_fields[] = {
+	{ "ns", FS_U64, CV(c.wait_max) },
+	{ "kernel", FS_JSON, .jput = j_kframes, .flags = FL_ARRAY, .only = M_KSTACK },
+	{ "user", FS_JSON, .jput = j_uframes, .flags = FL_ARRAY, .only = M_USTACK },
+	{ "user_cut_short", FS_GET, .get = g_ucut, .flags = FL_BOOL, .only = M_USTACK },
+};
+static const struct rec wait_rec = REC(NULL, NULL, NULL, wait_fields);
 
 static const struct field call_fields[] = {
 	{ "ts_ns", FS_U64, CV(c.start) },
@@ -255,7 +265,7 @@ static const struct field call_fields[] = {
 	{ "self_ns", FS_U64, CV(self), .only = M_FUNC },
 	{ "requests_total", FS_U64, CV(total) },
 	{ "requests", FS_JSON, .jput = j_requests, .flags = FL_ARRAY },
-	{ "longest_wait", FS_JSON, .jput = j_longest_wait, .flags = FL_OBJECT | FL_NULLABLE, .only = M_STACK },
+	{ "longest_wait", FS_OBJ, .get = g_waited, .sub = &wait_rec, .only = M_STACK },
 };
 
 const struct rec why_call_rec = REC("call", "why.call", "why: one slow system call (or --call function call) and "
@@ -359,8 +369,8 @@ void why__print_call(struct why_ctx *wc, const struct why_call *c, const char *f
 {
 	struct call_view cv = { .c = *c, .file = file, .wall = c->end - c->start, .total = total, .rs = rs,
 				.nrs = nrs, .wc = wc };
-	struct fctx fc = { .mode = (c->nr == WHY_NR_FUNC ? M_FUNC : M_SYS) |
-				   (wc->o->kstack || wc->o->ustack ? M_STACK : 0) };
+	struct fctx fc = { .mode = (c->nr == WHY_NR_FUNC ? M_FUNC : M_SYS) | (wc->o->kstack ? M_KSTACK : 0) |
+				   (wc->o->ustack ? M_USTACK : 0) };
 	uint64_t sum = 0;
 
 	if (!wc->o->c.json) {

@@ -11,25 +11,12 @@ need_root_bpf
 command -v prometheus >/dev/null || skip "needs prometheus (Debian package prometheus)"
 L=$(loopdev 256); d=${L#/dev/}
 S=$(slowdev 5 16); s=${S#/dev/}
-EP=$((20000 + RANDOM % 10000)); PP=$((EP + 1))
+EP=$(free_port)
 start_iodig "$T/export.out" export --listen "127.0.0.1:$EP" --slow-ms 3
 EXPORT_PID=$IODIG_PID
 /usr/bin/python3 "$TOP/tests/helpers/httpcheck.py" 127.0.0.1 "$EP" || die "HTTP"
-
-cat > "$T/prom.yml" <<YML
-global: { scrape_interval: 1s, evaluation_interval: 1s }
-scrape_configs:
-  - job_name: iodig
-    static_configs: [ { targets: ["127.0.0.1:$EP"] } ]
-YML
-prometheus --config.file="$T/prom.yml" --storage.tsdb.path="$T/tsdb" --web.listen-address="127.0.0.1:$PP" \
-	> "$T/prom.log" 2>&1 & PROM=$!
-defer "kill $PROM; wait $PROM 2>/dev/null"
-q() {	# PromQL, instant: the first value, or empty
-	curl -s --get "http://127.0.0.1:$PP/api/v1/query" --data-urlencode "query=$1" | jq -r '.data.result[0].value[1] // empty'
-}
-for i in $(seq 100); do [ "$(q 'up{job="iodig"}')" = 1 ] && break; sleep 0.2; done
-[ "$(q 'up{job="iodig"}')" = 1 ] || die "Prometheus never scraped iodig: $(tail -5 "$T/prom.log")"
+prometheus_start "127.0.0.1:$EP"
+q() { prom_q "$1"; }
 ok "Prometheus scrapes iodig export (up = 1)"
 
 # the load: 8 s of random 4 KiB direct reads of the 5 ms device, whose
@@ -94,7 +81,7 @@ for a in "0.0.0.0:$EP" ":$EP" "[::]:$EP"; do
 	"$IODIG" export --listen "$a" 2>"$T/e"; assert_eq "$?" 2 "--listen $a without --allow-remote: a usage error"
 	grep -q -- "--allow-remote" "$T/e" || die "--listen $a: $(cat "$T/e")"
 done
-R=$(python3 -c "import socket; s = socket.socket(); s.bind((\"127.0.0.1\", 0)); print(s.getsockname()[1])")	# a port free now (PP is EP + 1)
+R=$(free_port)
 start_iodig "$T/remote.out" export --listen "0.0.0.0:$R" --allow-remote
 curl -sf "http://127.0.0.1:$R/metrics" | grep -q '^# TYPE iodig_request_seconds histogram' || die "--allow-remote: nothing served on $R"
 stop_iodig

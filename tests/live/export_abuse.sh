@@ -5,21 +5,10 @@
 . "$(dirname "$0")/../lib.sh"
 need_root_bpf
 command -v prometheus >/dev/null || skip "needs prometheus (Debian package prometheus)"
-port() { /usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-EP=$(port); PP=$(port)
+EP=$(free_port)
 start_iodig "$T/export.out" export --listen "127.0.0.1:$EP"
-cat > "$T/prom.yml" <<YML
-global: { scrape_interval: 1s, scrape_timeout: 1s, evaluation_interval: 1s }
-scrape_configs:
-  - job_name: iodig
-    static_configs: [ { targets: ["127.0.0.1:$EP"] } ]
-YML
-prometheus --config.file="$T/prom.yml" --storage.tsdb.path="$T/tsdb" --web.listen-address="127.0.0.1:$PP" \
-	> "$T/prom.log" 2>&1 & PROM=$!
-defer "kill $PROM; wait $PROM 2>/dev/null"
-q() { curl -s --get "http://127.0.0.1:$PP/api/v1/query" --data-urlencode "query=$1" | jq -r '.data.result[0].value[1] // empty'; }
-for i in $(seq 100); do [ "$(q 'up{job="iodig"}')" = 1 ] && break; sleep 0.2; done
-[ "$(q 'up{job="iodig"}')" = 1 ] || die "Prometheus never scraped iodig: $(tail -5 "$T/prom.log")"
+prometheus_start "127.0.0.1:$EP"
+q() { prom_q "$1"; }
 D=64	# the attack; Prometheus is held to the 60 s inside it
 /usr/bin/python3 "$TOP/tests/helpers/slowclients.py" 127.0.0.1 "$EP" 1000 "$D" > "$T/attack.out" 2>&1 & ATTACK=$!
 sleep 2	# the clients connected
