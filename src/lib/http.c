@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <netinet/in.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include "http.h"
 #include "log.h"
@@ -240,7 +241,9 @@ static void conn_drop(struct http_server *s, struct conn *c)
 }
 
 /* Room for one more: a free slot, or the oldest connection still waiting
- * for its request (a slow or idle client) closed for it. */
+ * for its request (a slow or idle client) closed for it.  A scraper's
+ * request is read as it is accepted (it is there by then, sent right after
+ * the connection), so a scraper is not the one waiting longest. */
 static struct conn *conn_slot(struct http_server *s)
 {
 	struct conn *oldest = NULL;
@@ -268,7 +271,7 @@ static void accept_all(struct http_server *s)
 		if (fd < 0)
 			return;
 		if (!(c = conn_slot(s))) {
-			close(fd);	/* every slot busy answering: the client retries */
+			close(fd);	/* every slot busy, none idle long: the client retries */
 			continue;
 		}
 		c->fd = fd;
@@ -284,6 +287,7 @@ static void accept_all(struct http_server *s)
 			continue;
 		}
 		s->nconn++;
+		conn_read(s, c);	/* a request already in: answered now */
 	}
 }
 
@@ -396,6 +400,14 @@ int http__start(struct http_server **out, const char *addr, http_handler fn, voi
 		sl = sizeof(*v6);
 	} else {
 		return usage_error("--listen '%s': '%s' is not a numeric IPv4 or IPv6 address", addr, host);
+	}
+	{	/* room for every connection's fd, as far as the hard limit lets */
+		struct rlimit rl;
+
+		if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < HTTP_MAX_CONNS + 256) {
+			rl.rlim_cur = rl.rlim_max < HTTP_MAX_CONNS + 256 ? rl.rlim_max : HTTP_MAX_CONNS + 256;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
 	}
 	if (!(s = calloc(1, sizeof(*s))))
 		return fail("listening", "out of memory");

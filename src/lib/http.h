@@ -7,7 +7,8 @@
  * request must be whole HTTP_TIMEOUT_MS after the connection (else 408), an
  * answer taken within HTTP_WRITE_MS; at most HTTP_MAX_CONNS connections, and
  * past that the oldest one still waiting for its request is closed for the
- * newcomer, so idle or slow clients never fill the listen queue.  Debian's libmicrohttpd cannot be linked statically
+ * newcomer, so idle or slow clients never fill the listen queue; a request
+ * already there when its connection is accepted is answered at once.  Debian's libmicrohttpd cannot be linked statically
  * (its GnuTLS needs p11-kit, which ships no .a): docs/DESIGN.md.
  */
 #ifndef IODIG_HTTP_H
@@ -21,7 +22,7 @@
 #define HTTP_TIMEOUT_MS	2000	/* the whole request, from the connection */
 #define HTTP_WRITE_MS	5000	/* the whole answer taken */
 #define HTTP_LINGER_MS	500	/* after the answer, what the client still sends is dropped */
-#define HTTP_MAX_CONNS	256
+#define HTTP_MAX_CONNS	2048	/* RLIMIT_NOFILE raised for them, within the hard limit */
 #define HTTP_BACKLOG	1024	/* the kernel caps it at net.core.somaxconn */
 
 struct http_req {

@@ -4,12 +4,16 @@ for SECONDS.  Half connect and send nothing; half send a request line one
 byte a second and never finish it.  A client the server closes connects
 again at once, so N stay connected as far as the server lets them.  Prints
 how many connections were made and how many the server closed."""
+import resource
 import selectors
 import socket
 import sys
 import time
 
 host, port, n, secs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+if soft < n + 64:  # room for every client's socket
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, n + 64), hard))
 LINE = b"GET /metrics HTTP/1.1\r\nHost: x\r\n"
 sel = selectors.DefaultSelector()
 made = closed = 0
