@@ -153,6 +153,20 @@ static void conn_linger(struct http_server *s, struct conn *c)
 	epoll_ctl(s->ep, EPOLL_CTL_MOD, c->fd, &ev);
 }
 
+static void conn_write(struct http_server *s, struct conn *c)
+{
+	ssize_t w = send(c->fd, c->out + c->outoff, c->outlen - c->outoff, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+	if (w < 0 && errno != EAGAIN && errno != EINTR) {
+		conn_close(s, c);
+		return;
+	}
+	if (w > 0)
+		c->outoff += w;
+	if (c->outoff == c->outlen)
+		conn_linger(s, c);
+}
+
 /* The answer, all of it in one buffer, written as the socket takes it. */
 static void conn_answer(struct http_server *s, struct conn *c, const struct http_req *r, struct http_resp *resp)
 {
@@ -165,7 +179,6 @@ static void conn_answer(struct http_server *s, struct conn *c, const struct http
 		     "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\nConnection: close\r\n%s\r\n",
 		     resp->status, reason(resp->status), resp->type ? resp->type : "text/plain; charset=utf-8",
 		     resp->len, resp->status == 405 ? "Allow: GET, HEAD\r\n" : "");
-	c->status = resp->status == 200 ? 200 : resp->status;
 	if (!(c->out = malloc(n + body))) {
 		conn_close(s, c);
 		return;
@@ -178,6 +191,7 @@ static void conn_answer(struct http_server *s, struct conn *c, const struct http
 	c->state = C_WRITE;
 	c->deadline = now_ms() + HTTP_WRITE_MS;
 	epoll_ctl(s->ep, EPOLL_CTL_MOD, c->fd, &ev);
+	conn_write(s, c);	/* most answers fit the socket's buffer at once */
 }
 
 static void conn_refuse(struct http_server *s, struct conn *c, int st)
@@ -186,6 +200,7 @@ static void conn_refuse(struct http_server *s, struct conn *c, int st)
 	struct http_resp resp = { st, NULL, msg, 0 };
 
 	resp.len = snprintf(msg, sizeof(msg), "%d %s\n", st, reason(st));
+	c->status = st;		/* counted as refused */
 	conn_answer(s, c, NULL, &resp);
 }
 
@@ -212,24 +227,12 @@ static void conn_read(struct http_server *s, struct conn *c)
 		conn_refuse(s, c, st);
 		return;
 	}
+	c->status = 200;	/* a request answered: counted as served, whatever its status */
 	s->fn(s->ctx, &r, &resp);
 	conn_answer(s, c, &r, &resp);
 	free(resp.body);
 }
 
-static void conn_write(struct http_server *s, struct conn *c)
-{
-	ssize_t w = send(c->fd, c->out + c->outoff, c->outlen - c->outoff, MSG_NOSIGNAL | MSG_DONTWAIT);
-
-	if (w < 0 && errno != EAGAIN && errno != EINTR) {
-		conn_close(s, c);
-		return;
-	}
-	if (w > 0)
-		c->outoff += w;
-	if (c->outoff == c->outlen)
-		conn_linger(s, c);
-}
 
 static void conn_drop(struct http_server *s, struct conn *c)
 {
