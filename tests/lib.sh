@@ -132,6 +132,7 @@ start_iodig() {
 	shift
 	"$IODIG" "$@" --ready-file "$ready" >"$out" 2>"$out.err" &
 	IODIG_PID=$!
+	IODIG_OUT=$out
 	PIDS+=("$IODIG_PID")
 	for i in $(seq 1 200); do
 		[ -s "$ready" ] && return 0
@@ -147,7 +148,7 @@ stop_iodig() {
 	wait "$IODIG_PID"
 	local rc=$?
 	PIDS=("${PIDS[@]/$IODIG_PID}")
-	[ "$rc" = 0 ] || die "iodig exited $rc after SIGINT"
+	[ "$rc" = 0 ] || die "iodig exited $rc after SIGINT: $(tail -c 600 "$IODIG_OUT.err" 2>/dev/null) / its output ends: $(tail -c 400 "$IODIG_OUT" 2>/dev/null)"
 }
 
 # settle DEV: wait (up to 10 s) until DEV completes nothing for 0.5 s, so a
