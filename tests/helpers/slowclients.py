@@ -1,9 +1,10 @@
 #!/usr/bin/python3
-"""slowclients.py HOST PORT N SECONDS: N hostile clients of an HTTP server
-for SECONDS.  Half connect and send nothing; half send a request line one
-byte a second and never finish it.  A client the server closes connects
-again at once, so N stay connected as far as the server lets them.  Prints
-how many connections were made and how many the server closed."""
+"""slowclients.py HOST PORT N SECONDS [hold]: N hostile clients of an HTTP
+server for SECONDS.  Half connect and send nothing; half send a request line
+one byte a second and never finish it.  A client the server closes connects
+again at once, so N stay connected as far as the server lets them (with
+"hold", it does not: N connect once).  Prints how many connections were
+made and how many the server closed."""
 import resource
 import selectors
 import socket
@@ -11,6 +12,7 @@ import sys
 import time
 
 host, port, n, secs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+hold = len(sys.argv) > 5 and sys.argv[5] == "hold"
 soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
 if soft < n + 64:  # room for every client's socket
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, n + 64), hard))
@@ -49,12 +51,13 @@ while time.monotonic() < end:
             sel.unregister(s)
             s.close()
             closed += 1
-            socks[i] = connect(i)
+            socks[i] = None if hold else connect(i)
     if time.monotonic() >= next_byte:
         next_byte += 1
         for i, s in list(socks.items()):
             if s is None:
-                socks[i] = connect(i)
+                if not hold:
+                    socks[i] = connect(i)
                 continue
             if i % 2:
                 k = sel.get_key(s).data
