@@ -479,17 +479,21 @@ decide:
 
 /*
  * A request's slot is its first bio's.  A front merge puts a new bio at the
- * head of rq->bio (bio->bi_next = the old head), so walk a few links.
+ * head of rq->bio (bio->bi_next = the old head), so walk a few links: 16
+ * (with 4, writeback of 4 KiB bios merged into a 512 KiB request lost its
+ * head after 4 front merges: a CI run saw the request "not seen at Q").
  * Watched, slots are overwritten, never freed, so the one wanted is the one
  * G stamped: Q writes every bio's slot with no G (a front-merged head), and
  * on kernel Q stamps, a slot left from a bio's earlier life has another Q.
  */
+#define LIFE_FRONT_MERGES 16
+
 static __always_inline struct life_bio *rq_entry(struct request *rq, __u64 *key)
 {
 	struct bio *bio = rq->bio;
 	struct life_bio *b;
 
-	for (int i = 0; i < 4 && bio; i++) {
+	for (int i = 0; i < LIFE_FRONT_MERGES && bio; i++) {
 		*key = ptr_val(bio);
 		b = bio_entry(*key);
 		if (b && (!targ_watch ||

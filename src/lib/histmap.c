@@ -43,7 +43,18 @@ int histmap__drain(int fd, size_t key_size, histmap_fn fn, void *ctx)
 		memset(sum, 0, sizeof(*sum));
 		for (int cpu = 0; cpu < ncpus; cpu++)
 			hist__merge(sum, (struct hist *)(percpu + cpu * vsz));
-		bpf_map_delete_elem(fd, key);
+		/* A key used since its last drain is kept, emptied: the programs
+		 * find it next time instead of allocating it again, an allocation
+		 * that can fail in their context (a CI run lost 2 of 300 requests
+		 * to it, counted as map_full).  A key unused since is deleted, so
+		 * keys of the gone do not pile up. */
+		if (!sum->count) {
+			bpf_map_delete_elem(fd, key);
+			continue;
+		}
+		memset(percpu, 0, vsz * ncpus);
+		if (bpf_map_update_elem(fd, key, percpu, BPF_EXIST))
+			bpf_map_delete_elem(fd, key);
 		err = fn(ctx, key, sum);
 	}
 out:

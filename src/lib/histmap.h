@@ -13,8 +13,10 @@ __u32 histmap__flip(__u32 *epoch);
 
 typedef int (*histmap_fn)(void *ctx, const void *key, const struct hist *h);
 
-/* Calls fn with each key and its histogram summed over CPUs, then deletes
- * the keys.  Returns 0, a negative errno, or what fn returned if not 0. */
+/* Calls fn with each key and its histogram summed over CPUs (not for an
+ * empty one), and empties them: a key used since the last drain stays (the
+ * programs need not allocate it again), one unused since is deleted.
+ * Returns 0, a negative errno, or what fn returned if not 0. */
 int histmap__drain(int fd, size_t key_size, histmap_fn fn, void *ctx);
 
 #endif
