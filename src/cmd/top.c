@@ -7,7 +7,6 @@
  * /proc/PID/io counters.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>

@@ -345,20 +345,33 @@ static void *loop(void *arg)
 	return NULL;
 }
 
+/* ADDR:PORT into host (its [brackets] gone) and the port, which is
+ * returned (a pointer into host's buffer), or NULL without a ':'. */
+static char *split_addr(const char *addr, char *host, size_t len)
+{
+	char *port;
+	size_t n;
+
+	snprintf(host, len, "%s", addr);
+	if (!(port = strrchr(host, ':')))
+		return NULL;
+	*port++ = '\0';
+	n = strlen(host);
+	if (n >= 2 && host[0] == '[' && host[n - 1] == ']') {
+		host[n - 1] = '\0';
+		memmove(host, host + 1, n - 1);
+	}
+	return port;
+}
+
 bool http__remote(const char *addr)
 {
 	char host[256], *port;
 	struct in_addr a4;
 	struct in6_addr a6;
 
-	snprintf(host, sizeof(host), "%s", addr);
-	if (!(port = strrchr(host, ':')))
+	if (!(port = split_addr(addr, host, sizeof(host))))
 		return false;	/* not ADDR:PORT: http__start says so */
-	*port = '\0';
-	if (host[0] == '[' && port > host + 1 && port[-1] == ']') {
-		port[-1] = '\0';
-		memmove(host, host + 1, strlen(host));
-	}
 	if (!host[0])
 		return true;	/* every address */
 	if (inet_pton(AF_INET, host, &a4) == 1)
@@ -381,18 +394,12 @@ int http__start(struct http_server **out, const char *addr, http_handler fn, voi
 	int one = 1, err;
 
 	/* numeric addresses only: no resolver (and no NSS in a static binary) */
-	snprintf(host, sizeof(host), "%s", addr);
-	port = strrchr(host, ':');
-	if (!port || !port[1])
+	port = split_addr(addr, host, sizeof(host));
+	if (!port || !port[0])
 		return usage_error("--listen '%s': ADDRESS:PORT (127.0.0.1:9436, [::1]:9436, :9436)", addr);
-	*port++ = '\0';
 	pn = strtoul(port, &end, 10);
 	if (*end || !pn || pn > 65535)
 		return usage_error("--listen '%s': the port is a number from 1 to 65535", addr);
-	if (host[0] == '[' && host[strlen(host) - 1] == ']') {
-		memmove(host, host + 1, strlen(host));
-		host[strlen(host) - 1] = '\0';
-	}
 	if (!host[0] || inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
 		v4->sin_family = AF_INET;
 		v4->sin_port = htons(pn);
