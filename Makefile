@@ -5,7 +5,14 @@ CLANG      ?= clang-19
 BPFTOOL    ?= bpftool
 CC         ?= gcc
 VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
-VERSION    := 0.1.0
+# The release, and past it the commit (git describe) as a Debian version
+# allows it: 0.1.0+g80018fc, .dirty when the tree has changes.
+BASE_VERSION := 0.1.0
+GIT_REV    := $(shell git describe --always --dirty 2>/dev/null | tr - .)
+VERSION    ?= $(BASE_VERSION)$(if $(GIT_REV),+g$(GIT_REV))
+# The date of the commit, for the man pages (not the build's: the same
+# source makes the same pages).
+DATE       := $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
 ARCH       := x86
 
 BUILD  := build
@@ -14,7 +21,7 @@ BUILD  := build
 CFLAGS ?= -O2 -g
 WARNINGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 INCLUDES := -I$(BUILD) -Isrc -Isrc/lib -Isrc/engine -Isrc/cmd
-IODIG_CFLAGS = $(WARNINGS) $(INCLUDES) -DIODIG_VERSION='"$(VERSION)"' -MMD -MP $(CFLAGS)
+IODIG_CFLAGS = $(WARNINGS) $(INCLUDES) -MMD -MP $(CFLAGS)
 LDFLAGS += -static
 LDLIBS  := -lbpf -ldw -lelf -lz -llzma -lbz2 -lzstd -lm
 
@@ -76,6 +83,13 @@ $(BUILD)/life.bpf.o: $(patsubst %,$(BUILD)/%.tmp.bpf.o,$(LIFE_PARTS))
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $*_bpf > $@
 
+# Rewritten only when the version changes, so a commit rebuilds one file.
+$(BUILD)/version.h: FORCE
+	@mkdir -p $(BUILD)
+	@printf '#define IODIG_VERSION "%s"\n#define IODIG_DATE "%s"\n' '$(VERSION)' '$(DATE)' > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+FORCE:
+
 # src/lib knows no skeleton: it and the unit tests build without clang,
 # bpftool or kernel BTF.
 $(BUILD)/lib/%.o: src/lib/%.c | deps
@@ -83,7 +97,7 @@ $(BUILD)/lib/%.o: src/lib/%.c | deps
 	$(CC) $(IODIG_CFLAGS) -c $< -o $@
 
 # A command's object may include any skeleton; generating them first keeps that simple.
-$(BUILD)/%.o: src/%.c $(SKELS) | deps
+$(BUILD)/%.o: src/%.c $(SKELS) $(BUILD)/version.h | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(IODIG_CFLAGS) -c $< -o $@
 

@@ -2,6 +2,8 @@
 #ifndef IODIG_CMDS_H
 #define IODIG_CMDS_H
 
+#include <stdio.h>
+
 struct cmd {
 	const char *name;
 	int (*run)(int argc, char **argv);
@@ -27,5 +29,13 @@ int cmd_replay(int argc, char **argv);
 int cmd_func(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_schema(int argc, char **argv);
+int cmd_help(int argc, char **argv);
+int cmd_version(int argc, char **argv);
+
+/* Every command, ending with {}. */
+extern const struct cmd cmds__all[];
+const struct cmd *cmds__find(const char *name);
+/* The list of commands, as `iodig help` prints it. */
+void cmds__usage(FILE *out);
 
 #endif

@@ -7,6 +7,7 @@
  * kept goes to PREFIX-N.rec, a recording replay, report and --perfetto
  * read, and the recorder goes on.  What was dropped for room is counted.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -24,7 +25,7 @@
 #include "records.h"
 #include "run.h"
 
-enum { OPT_KEEP = OPT_FIRST_CMD, OPT_TRIGGER, OPT_MAX_MB };
+enum { OPT_KEEP = OPT_FIRST_CMD, OPT_TRIGGER, OPT_MAX_MB, OPT_MAX_FILES };
 
 /* one record as it came, kept */
 struct kept {
@@ -36,7 +37,7 @@ struct kept {
 struct rec_opts {
 	struct cli_common c;
 	const char *prefix, *disk;
-	unsigned long long keep_s, max_mb;
+	unsigned long long keep_s, max_mb, max_files;
 	double pct;		/* 0.99 for p99, 1 for max; 0: no trigger */
 	uint64_t bound_ns;
 	struct disk_sel sel;
@@ -96,6 +97,38 @@ static int on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* The recordings PREFIX-N.rec there are: the highest N, and those at or
+ * below drop_upto removed (the oldest, past --max-files). */
+static unsigned long long recordings(const char *prefix, unsigned long long drop_upto)
+{
+	char dir[4096], path[4096 + 256];
+	const char *base = strrchr(prefix, '/');
+	unsigned long long max = 0, n;
+	struct dirent *e;
+	size_t blen;
+	DIR *d;
+	int end;
+
+	snprintf(dir, sizeof(dir), "%.*s", base ? (int)(base - prefix) + 1 : 1, base ? prefix : ".");
+	base = base ? base + 1 : prefix;
+	blen = strlen(base);
+	if (!(d = opendir(dir)))
+		return 0;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, base, blen) || e->d_name[blen] != '-' ||
+		    sscanf(e->d_name + blen + 1, "%llu.rec%n", &n, &end) != 1 || e->d_name[blen + 1 + end])
+			continue;
+		if (n <= drop_upto) {
+			snprintf(path, sizeof(path), "%s%s", dir, e->d_name);
+			unlink(path);
+		} else if (n > max) {
+			max = n;
+		}
+	}
+	closedir(d);
+	return max;
+}
+
 /* Everything kept into PREFIX-N.rec, then forgotten: the next file starts
  * where this one ended. */
 static int dump(struct rec_ctx *rc, const char *why)
@@ -121,6 +154,8 @@ static int dump(struct rec_ctx *rc, const char *why)
 	if (recfile__close(&rc->pr.rec) || err)
 		return fail("writing the recording", "%s: %s", path, strerror(EIO));
 	rc->written += n;
+	if (rc->o->max_files && rc->dumps > rc->o->max_files)
+		recordings(rc->o->prefix, rc->dumps - rc->o->max_files);
 	fprintf(stderr, "%siodig record: %s: %llu records over %.1f s (%s)\n", isatty(STDERR_FILENO) ? "\r\033[K" : "",
 		path, (unsigned long long)n, span / 1e9, why);
 	return 0;
@@ -163,6 +198,8 @@ int cmd_record(int argc, char **argv)
 		{ "max-mb", OPT_MAX_MB, "MIB", "keep at most MIB MiB of records (default 64)", CLI_UINT_AT(struct rec_opts, max_mb, 1, 65536, "MiB, 1 to 65536") },
 		{ "trigger", OPT_TRIGGER, "STAT>MS", "write what is kept when p50, p90, p99 or max of Q2C over\n"
 						      "the last second passes MS: 'p99>20ms'" },
+		{ "max-files", OPT_MAX_FILES, "N", "keep the newest N recordings, removing older PREFIX-N.rec\n"
+						   "(default: every one)", CLI_UINT_AT(struct rec_opts, max_files, 1, 1000000, "recordings, 1 or more") },
 		{ "disk", 'd', "DISK", "only this disk (or partition)", CLI_STR_AT(struct rec_opts, disk) },
 		{}
 	};
@@ -171,7 +208,7 @@ int cmd_record(int argc, char **argv)
 		.about = "A flight recorder: the last --keep seconds of block requests (every one, with its\n"
 			 "phases, and the queue-attribute writes) kept in memory; when the trigger fires or\n"
 			 "on SIGUSR1, written to PREFIX-N.rec (for replay, report and --perfetto), and the\n"
-			 "recording goes on.\n",
+			 "recording goes on.  N goes on from the highest PREFIX-N.rec already there.\n",
 		.notes = "A request takes 128 bytes kept: 64 MiB hold 524,288 requests (the last ones).\n",
 		.opts = opts, .opt = rec_opt, .args = rec_args, .tracing = true };
 	struct rec_opts o = { .keep_s = 30, .max_mb = 64 };
@@ -190,6 +227,7 @@ int cmd_record(int argc, char **argv)
 	cfg.dev = o.sel.disk;
 	cfg.part = o.sel.part;
 	rc.l = &l;
+	rc.dumps = recordings(o.prefix, 0);	/* a restart overwrites nothing */
 	rc.cap = (o.max_mb << 20) / 128 + 1;	/* no record is smaller than 128 bytes with its header */
 	if (!(rc.k = calloc(rc.cap, sizeof(*rc.k))))
 		return fail("keeping records", "out of memory");

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmds.h"
+#include "cli.h"
 #include "fields.h"
 #include "log.h"
 #include "recs.h"
@@ -113,27 +114,56 @@ static int each(const char *dir, bool write)
 	return bad ? 1 : 0;
 }
 
+struct schema_opts {
+	struct cli_common c;
+	const char *check, *write, *name;
+};
+
+static int schema_args(void *ctx, int argc, char **argv, int optind)
+{
+	struct schema_opts *o = ctx;
+
+	if (optind < argc && !o->check && !o->write)
+		o->name = argv[optind++];
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	if (o->check && o->write)
+		return usage_error("--check or --write, not both");
+	return 0;
+}
+
 int cmd_schema(int argc, char **argv)
 {
-	if (argc == 3 && (!strcmp(argv[1], "--check") || !strcmp(argv[1], "--write")))
-		return each(argv[2], !strcmp(argv[1], "--write"));
-	if (argc == 2 && strcmp(argv[1], "-h") && strcmp(argv[1], "--help")) {
+	static const struct cli_opt opts[] = {
+		{ "check", OPT_FIRST_CMD, "DIR", "compare each schema with DIR/NAME.json; exit 1 if one differs",
+		  CLI_STR_AT(struct schema_opts, check) },
+		{ "write", OPT_FIRST_CMD + 1, "DIR", "write each schema to DIR/NAME.json",
+		  CLI_STR_AT(struct schema_opts, write) },
+		{}
+	};
+	static const struct cli_cmd cmd = {
+		.name = "schema", .synopsis = "[NAME | --check DIR | --write DIR]",
+		.about = "The JSON schema of each record type, from the field table its command prints\n"
+			 "it with: the names alone, one by name, or every one checked against (or\n"
+			 "written to) DIR/NAME.json.\n",
+		.opts = opts, .args = schema_args };
+	struct schema_opts o = {};
+	int err;
+
+	if ((err = cli__prologue(&cmd, argc, argv, &o.c, &o)) >= 0)
+		return err;
+	if (o.check || o.write)
+		return each(o.check ? o.check : o.write, o.write != NULL);
+	if (o.name) {
 		for (size_t i = 0; i < NALL; i++) {
-			if (!strcmp(all[i].r->schema, argv[1])) {
+			if (!strcmp(all[i].r->schema, o.name)) {
 				fields__schema(stdout, all[i].r, all[i].modes);
 				return 0;
 			}
 		}
-		return usage_error("no record type '%s' (iodig schema lists them)", argv[1]);
+		return usage_error("no record type '%s' (iodig schema lists them)", o.name);
 	}
-	if (argc == 1) {
-		for (size_t i = 0; i < NALL; i++)
-			printf("%s\n", all[i].r->schema);
-		return 0;
-	}
-	printf("Usage: iodig schema [NAME | --check DIR | --write DIR]\n"
-	       "The JSON schema of each record type, from the field table its command prints\n"
-	       "it with: the names alone, one by name, or every one checked against (or\n"
-	       "written to) DIR/NAME.json.\n");
-	return argc == 2 ? 0 : EXIT_USAGE;
+	for (size_t i = 0; i < NALL; i++)
+		printf("%s\n", all[i].r->schema);
+	return 0;
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include "attach.h"
 #include "bpfenv.h"
@@ -174,7 +175,7 @@ static int find_binary(const char *bin, char *path, size_t plen)
 	snprintf(dirs, sizeof(dirs), "%s", env ? env : "/usr/local/bin:/usr/bin:/bin");
 	for (char *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
 		snprintf(path, plen, "%s/%s", d, bin);
-		if (!access(path, X_OK) && is_elf(path))
+		if (!faccessat(AT_FDCWD, path, X_OK, AT_EACCESS) && is_elf(path))
 			return 0;
 	}
 	for (size_t i = 0; i < sizeof(libdirs) / sizeof(libdirs[0]); i++) {
@@ -208,7 +209,7 @@ int attach__resolve_user(const char *spec, uint32_t pid, char *path, size_t plen
 	snprintf(bin, sizeof(bin), "%.*s", (int)(colon - spec), spec);
 	snprintf(sym, slen, "%s", colon + 1);
 	if (strchr(bin, '/')) {
-		if (access(bin, R_OK))
+		if (faccessat(AT_FDCWD, bin, R_OK, AT_EACCESS))
 			return fail("binary", "%s: %s", bin, strerror(errno));
 		if (!is_elf(bin))
 			return fail("binary", "%s: not an ELF file (an executable or a shared library)", bin);

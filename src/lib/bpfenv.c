@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <sys/mount.h>
 #include <linux/membarrier.h>
@@ -151,6 +152,15 @@ void bpfenv__forget_msg(void)
 	last_msg[0] = '\0';
 }
 
+/* With the effective credentials: access() checks the real user's, and
+ * drops every capability for a user other than root, so iodig run as a
+ * service user with CAP_DAC_READ_SEARCH would think tracefs (mode 0700)
+ * absent. */
+static bool can_see(const char *path)
+{
+	return faccessat(AT_FDCWD, path, F_OK, AT_EACCESS) == 0;
+}
+
 static void unmount_tracefs(void)
 {
 	/* lazily: an fd libbpf left open must not keep it from going */
@@ -161,8 +171,7 @@ int bpfenv__tracefs(void)
 {
 	static bool mounted;
 
-	if (mounted || access("/sys/kernel/tracing/events", F_OK) == 0 ||
-	    access("/sys/kernel/debug/tracing/events", F_OK) == 0)
+	if (mounted || can_see("/sys/kernel/tracing/events") || can_see("/sys/kernel/debug/tracing/events"))
 		return 0;
 	if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL))
 		return -errno;
@@ -177,7 +186,7 @@ int bpfenv__tp_dir(const char *sys, const char *event, char *buf, size_t len)
 
 	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
 		snprintf(buf, len, "%s/events/%s/%s", roots[i], sys, event);
-		if (access(buf, F_OK) == 0)
+		if (can_see(buf))
 			return 0;
 	}
 	return -ENOENT;

@@ -73,6 +73,18 @@ static const struct cli_opt common_opts[] = {
 	{}
 };
 
+const struct cli_opt *cli__common_opts(void)
+{
+	return common_opts;
+}
+
+static void (*help_hook)(const struct cli_cmd *cmd);
+
+void cli__on_help(void (*fn)(const struct cli_cmd *cmd))
+{
+	help_hook = fn;
+}
+
 static bool has_short(int key)
 {
 	return key > ' ' && key < 127;
@@ -202,7 +214,10 @@ int cli__prologue(const struct cli_cmd *cmd, int argc, char **argv, struct cli_c
 	if (err)
 		return err;
 	if (c->help) {
-		cli__help(cmd, stdout);
+		if (help_hook)
+			help_hook(cmd);
+		else
+			cli__help(cmd, stdout);
 		return 0;
 	}
 	if (cmd->args)

@@ -76,10 +76,19 @@ struct cli_cmd {
 	/* What follows the options (argv[optind..]): 0 or an exit status. */
 	int (*args)(void *ctx, int argc, char **argv, int optind);
 	bool tracing;			/* loads BPF: check before anything is loaded */
+	/* What it needs beyond CAP_BPF and CAP_PERFMON, and what for (the
+	 * PRIVILEGES of its man page), or NULL. */
+	const char *privileges;
 };
 
 /* -1 to go on, or the exit status to return (0 after -h). */
 int cli__prologue(const struct cli_cmd *cmd, int argc, char **argv, struct cli_common *c, void *ctx);
+
+/* Set by `iodig help --man` and `--completion`: what -h does instead of
+ * printing the help text (it is handed the command's table). */
+void cli__on_help(void (*fn)(const struct cli_cmd *cmd));
+/* The options every command takes, ending with {}. */
+const struct cli_opt *cli__common_opts(void);
 
 /* The help text, made from the tables: usage, about, options, notes. */
 void cli__help(const struct cli_cmd *cmd, FILE *out);

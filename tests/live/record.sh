@@ -67,3 +67,14 @@ assert_eq "$lost" 0 "records lost from the ring buffer at 20000 requests a secon
 ok "--max-mb 1: $n of 20000 requests kept ($(stat -c %s "$T/mm-1.rec") bytes written), $dropped records dropped for room and said, $sk skipped (kept + dropped + skipped >= 20000)"
 "$IODIG" record 2>"$T/e"; assert_eq "$?" 2 "record without -o: a usage error"
 "$IODIG" record -o "$T/x" --trigger 'p99 20' 2>"$T/e"; assert_eq "$?" 2 "a malformed trigger: a usage error"
+# 5. a restart goes on from the highest PREFIX-N.rec (mm-1.rec stays), and
+# --max-files 2 keeps the newest two: a service's disk use is bounded
+start_iodig "$T/f.out" record -o "$T/mm" --max-files 2 -d "$d"
+for k in 2 3 4; do
+	dd if="$L" of=/dev/null bs=4k count=10 iflag=direct status=none
+	kill -USR1 "$IODIG_PID"
+	for i in $(seq 50); do grep -q "mm-$k.rec" "$T/f.out.err" && break; sleep 0.1; done
+done
+stop_iodig
+assert_eq "$(cd "$T" && echo mm-*.rec)" "mm-3.rec mm-4.rec" "--max-files 2 after a restart: the files left"
+assert_eq "$(reqs "$T/mm-4.rec")" 10 "mm-4.rec: the last 10 reads"
