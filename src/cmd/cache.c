@@ -382,7 +382,8 @@ int cmd_cache(int argc, char **argv)
 			 "(never over) while reads find readahead I/O in flight: the kernel leaves that\n"
 			 "path untraced.  --by process names whoever ran: written back is the flusher's,\n"
 			 "evicted often kswapd's.  Written back excludes fsync(2) (no tracepoint there).\n",
-		.opts = opts, .args = cache_args, .tracing = true };
+		.opts = opts, .args = cache_args, .tracing = true,
+		.privileges = "--by file names other users' files only with CAP_SYS_PTRACE (their /proc/PID/fd).\n" };
 	struct cache_opts o = { .top = 10 };
 	struct cache_ctx cc = { .o = &o };
 	int err = cli__prologue(&cmd, argc, argv, &o.c, &o);

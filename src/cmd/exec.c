@@ -261,7 +261,9 @@ int cmd_exec(int argc, char **argv)
 			 "name, pid, parent pid, user id, the return value (failed execs too: ENOENT,\n"
 			 "EACCES, ...) and its arguments (the first 20, each up to 255 bytes; more is\n"
 			 "marked \"...\").  Short-lived processes that do the damage show up here.\n",
-		.opts = opts, .opt = exec_opt, .tracing = true };
+		.opts = opts, .opt = exec_opt, .tracing = true,
+		.privileges = "Needs CAP_DAC_READ_SEARCH where tracefs is root's alone (the execve tracepoints\n"
+			 "are found there).\n" };
 	struct exec_opts o = { .max_args = 20 };
 	struct exec_ctx x = { .o = &o };
 	struct ring_buffer *rb = NULL;

@@ -349,7 +349,10 @@ int cmd_export(int argc, char **argv)
 		.notes = "Port 9436 by default, on loopback: --listen :9436 --allow-remote serves every\n"
 			 "address (put TLS and authentication in front: a reverse proxy, README).  Runs until\n"
 			 "SIGINT or SIGTERM.\n",
-		.opts = opts, .args = export_args, .tracing = true };
+		.opts = opts, .args = export_args, .tracing = true,
+		.privileges = "Without CAP_DAC_READ_SEARCH (tracefs root's alone), queue attribute writes are not\n"
+			 "watched and skipped is not measured, each said once.  iodig-export.service runs\n"
+			 "it as a dynamic user with CAP_BPF, CAP_PERFMON and CAP_DAC_READ_SEARCH alone.\n" };
 	struct export_opts o = { .listen = "127.0.0.1:9436", .slow_ms = 10 };
 	struct export_ctx ec = { .o = &o };
 	struct life_cfg cfg = { .mode = LIFE_PHASES, .sysfs = true };

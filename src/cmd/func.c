@@ -328,7 +328,9 @@ int cmd_func(int argc, char **argv)
 			 "-K/-U split each function's histogram by the stack at its entry (at most 16384\n"
 			 "histograms, 8192 stacks); user stacks are named while their process lives\n"
 			 "(checked every 100 ms), and need frame pointers to go past the first frame.\n",
-		.opt = func_opt, .args = func_args, .tracing = true };
+		.opt = func_opt, .args = func_args, .tracing = true,
+		.privileges = "BINARY:SYMBOL (uprobes) needs CAP_SYS_ADMIN; KERNEL_FUNCTION needs CAP_BPF and\n"
+			 "CAP_PERFMON alone.\n" };
 
 	if ((err = cli__prologue(&cmd, argc, argv, &o.c, &o)) >= 0)
 		return err;

@@ -257,7 +257,9 @@ int cmd_lat(int argc, char **argv)
 		.opts = lat_opts_table,
 		.notes = "Percentiles are within 3.125% of the exact value (log2 buckets, 16 linear\n"
 			 "sub-buckets each).  Ctrl-C prints what was gathered so far.\n"
-			 "Example: iodig lat -D -F 1 5\n", .args = lat_args, .tracing = true };
+			 "Example: iodig lat -D -F 1 5\n", .args = lat_args, .tracing = true,
+		.privileges = "Without CAP_DAC_READ_SEARCH (tracefs root's alone), skipped is not measured and\n"
+			 "reads 0, said once.\n" };
 
 	if ((err = cli__prologue(&cmd, argc, argv, &o.c, &o)) >= 0)
 		return err;
@@ -302,7 +304,7 @@ int cmd_lat(int argc, char **argv)
 	}
 	/* without the kernel's count, skipped reads 0: said, not fatal */
 	if ((err = skipped__start(&lc.skipped, o.sel.disk, lat_seen, &lc)))
-		warnf(SKIPPED_OFF, strerror(-err));
+		warnf(SKIPPED_OFF, bpfenv__strerror(err));
 	run__signals();
 	if ((err = run__ready(o.c.ready_file, "Tracing block I/O... Hit Ctrl-C to end.")))
 		goto out;

@@ -207,7 +207,9 @@ int cmd_stacks(int argc, char **argv)
 			 "given, or until Ctrl-C.  User frames are named while their process lives;\n"
 			 "stacks of binaries without frame pointers (most of Debian) are marked when\n"
 			 "they stop before the program's entry.\n",
-		.opts = opts, .args = stacks_args, .tracing = true };
+		.opts = opts, .args = stacks_args, .tracing = true,
+		.privileges = "User frames of other users' processes are named only with CAP_SYS_PTRACE (their\n"
+			 "/proc/PID/maps); without it they are counted as unresolved.\n" };
 	struct stacks_opts o = { .top = 20 };
 	struct stacks_ctx sc = { .o = &o };
 	struct bpf_link *link = NULL;

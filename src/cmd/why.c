@@ -214,7 +214,9 @@ int cmd_why(int argc, char **argv)
 			 "block requests its thread submitted during it, with their phases (see iodig\n"
 			 "slow) and, for a request stalled by a queue-attribute write, the writer.\n"
 			 "Ctrl-C prints the summary gathered so far.\n",
-		.opt = why_opt, .args = why_args_cb, .tracing = true };
+		.opt = why_opt, .args = why_args_cb, .tracing = true,
+		.privileges = "Needs CAP_DAC_READ_SEARCH where tracefs is root's alone (its system-call and\n"
+			 "page-cache tracepoints are found there).\n" };
 	struct why_opts o = {};
 	struct why_ctx wc = { .o = &o };
 	struct life_cfg cfg = { .mode = LIFE_SNOOP };

@@ -385,7 +385,9 @@ int attacher__user(struct attacher *a, const struct attach_progs *p, const char 
 	if (!l && errno == ENOENT)
 		return fail("function", "'%s': no such symbol in %s", sym, path);
 	if (!l)
-		return fail("function", "'%s' in %s: cannot attach a uprobe: %s", sym, path, strerror(errno));
+		return fail("function", "'%s' in %s: cannot attach a uprobe: %s", sym, path,
+			    (errno == EACCES || errno == EPERM) && !bpfenv__has_cap(21) ?
+			    "uprobes need CAP_SYS_ADMIN (run iodig as root, or grant it)" : strerror(errno));
 	if ((err = keep(a, l, "attaching uprobe", sym)))
 		return err;
 	o.retprobe = true;

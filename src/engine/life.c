@@ -59,7 +59,8 @@ static int tracefs_ready(char *why, size_t len)
 	char path[160];
 
 	if (err) {
-		snprintf(why, len, "tracefs is not mounted and mounting it failed: %s", strerror(-err));
+		snprintf(why, len, "%s", err == -EACCES || err == -EPERM ? bpfenv__strerror(err) :
+			 strerror(-err));
 		return -1;
 	}
 	if (bpfenv__tp_dir("syscalls", "sys_enter_write", path, sizeof(path))) {
@@ -211,7 +212,7 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 	l->last_sweep = run__mono_ns();
 	/* without the kernel's count, skipped reads 0: said, not fatal */
 	if (block && (err = skipped__start(&l->skipped, cfg->dev, life_seen, l)))
-		warnf(SKIPPED_OFF, strerror(-err));
+		warnf(SKIPPED_OFF, bpfenv__strerror(err));
 	if (block && !l->watch) {	/* watched slots are never freed: no sweep */
 		l->slots = mmap(NULL, sizeof(struct life_slot) * LIFE_SLOTS, PROT_READ | PROT_WRITE,
 				MAP_SHARED, bpf_map__fd(sk->maps.bios), 0);

@@ -8,6 +8,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <sys/mount.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include <linux/membarrier.h>
 #include <sys/syscall.h>
 #include <bpf/bpf.h>
@@ -17,6 +19,8 @@
 #include "log.h"
 
 static char last_msg[256];
+enum { TRACEFS_OK, TRACEFS_SHUT, TRACEFS_NONE };
+static int tracefs_state(void);
 
 static int print_fn(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -60,6 +64,11 @@ static unsigned long long cap_eff(void)
 #define CAP_PERFMON_ 38
 #define CAP_BPF_ 39
 
+bool bpfenv__has_cap(int cap)
+{
+	return cap_eff() & (1ULL << cap);
+}
+
 int bpfenv__check_caps(void)
 {
 	unsigned long long c = cap_eff();
@@ -90,6 +99,8 @@ int bpfenv__fail(const char *what, int err)
 {
 	if (err < 0)
 		err = -err;
+	if ((err == EACCES || err == EPERM) && tracefs_state() != TRACEFS_OK)
+		return fail(what, "%s", bpfenv__strerror(err));
 	/* EPERM is privilege; EACCES from a load is the verifier saying no */
 	if (err == EPERM)
 		return fail(what, "permission denied: run iodig as root (it needs CAP_BPF and "
@@ -161,6 +172,42 @@ static bool can_see(const char *path)
 	return faccessat(AT_FDCWD, path, F_OK, AT_EACCESS) == 0;
 }
 
+/* Can tracefs be read: yes, it is mounted but root's alone (mode 0700, the
+ * default, and no CAP_DAC_READ_SEARCH), or it is not mounted. */
+static int tracefs_state(void)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	struct statfs sf;
+
+	for (size_t i = 0; i < 2; i++) {
+		char ev[64];
+
+		snprintf(ev, sizeof(ev), "%s/events", roots[i]);
+		if (can_see(ev))
+			return TRACEFS_OK;
+		if (!statfs(roots[i], &sf) && sf.f_type == TRACEFS_MAGIC)
+			return TRACEFS_SHUT;
+	}
+	return TRACEFS_NONE;
+}
+
+const char *bpfenv__strerror(int err)
+{
+	if (err < 0)
+		err = -err;
+	if (err != EACCES && err != EPERM)
+		return strerror(err);
+	switch (tracefs_state()) {
+	case TRACEFS_SHUT:
+		return "tracefs (/sys/kernel/tracing) is root's alone and CAP_DAC_READ_SEARCH is missing: "
+		       "run iodig as root, or grant it that capability";
+	case TRACEFS_NONE:
+		return "tracefs is not mounted, and mounting it needs CAP_SYS_ADMIN: mount it "
+		       "(mount -t tracefs nodev /sys/kernel/tracing) or run iodig as root";
+	}
+	return strerror(err);
+}
+
 static void unmount_tracefs(void)
 {
 	/* lazily: an fd libbpf left open must not keep it from going */
@@ -173,6 +220,8 @@ int bpfenv__tracefs(void)
 
 	if (mounted || can_see("/sys/kernel/tracing/events") || can_see("/sys/kernel/debug/tracing/events"))
 		return 0;
+	if (tracefs_state() == TRACEFS_SHUT)
+		return -EACCES;
 	if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL))
 		return -errno;
 	mounted = true;

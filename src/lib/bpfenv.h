@@ -52,6 +52,12 @@ int bpfenv__drop_missing_tps(struct bpf_object *obj, const struct btf *vmlinux,
  * live: mounted if it is not (this kernel does not at boot), and unmounted
  * again at exit.  Returns 0 or -errno. */
 int bpfenv__tracefs(void);
+/* strerror(err), but where err (EACCES, EPERM) came of tracefs being out of
+ * reach, what is missing, named: CAP_DAC_READ_SEARCH where it is mounted
+ * root's alone, CAP_SYS_ADMIN to mount it. */
+const char *bpfenv__strerror(int err);
+/* Is capability cap (CAP_SYS_ADMIN = 21, ...) effective. */
+bool bpfenv__has_cap(int cap);
 /* The directory of tracefs event SYS/EVENT under whichever root tracefs is
  * at (/sys/kernel/tracing, or debugfs' tracing): 0, or -ENOENT. */
 int bpfenv__tp_dir(const char *sys, const char *event, char *buf, size_t len);
