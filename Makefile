@@ -43,7 +43,8 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 HELPERS   := $(BUILD)/helpers/functest $(BUILD)/helpers/syscost $(BUILD)/helpers/callee $(BUILD)/helpers/switchcost \
 	     $(BUILD)/helpers/stackload-fp $(BUILD)/helpers/stackload-nofp $(BUILD)/helpers/jitload
 
-.PHONY: all deps test-deps run test unit live vm bench clean check-static asan
+.PHONY: all deps test-deps run test unit live vm bench clean check-static asan man completion \
+	install uninstall deb FORCE
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -89,6 +90,8 @@ $(BUILD)/version.h: FORCE
 	@printf '#define IODIG_VERSION "%s"\n#define IODIG_DATE "%s"\n' '$(VERSION)' '$(DATE)' > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 FORCE:
+# (the objects that print it; a new commit rebuilds them alone)
+$(BUILD)/cmd/help.o $(BUILD)/cmd/help_man.o: $(BUILD)/version.h
 
 # src/lib knows no skeleton: it and the unit tests build without clang,
 # bpftool or kernel BTF.
@@ -97,7 +100,7 @@ $(BUILD)/lib/%.o: src/lib/%.c | deps
 	$(CC) $(IODIG_CFLAGS) -c $< -o $@
 
 # A command's object may include any skeleton; generating them first keeps that simple.
-$(BUILD)/%.o: src/%.c $(SKELS) $(BUILD)/version.h | deps
+$(BUILD)/%.o: src/%.c $(SKELS) | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(IODIG_CFLAGS) -c $< -o $@
 
@@ -161,6 +164,62 @@ bench: iodig $(HELPERS) $(BUILD)/bench/symbench test-deps
 $(BUILD)/bench/%: bench/%.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(IODIG_CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
+
+# Man pages and completion: made by the binary from its option tables (the
+# pages' EXAMPLES from the README's sections).
+man: $(BUILD)/man/iodig.8
+$(BUILD)/man/iodig.8: iodig README.md
+	@rm -rf $(BUILD)/man && mkdir -p $(BUILD)/man
+	./iodig help --man iodig README.md > $(BUILD)/man/iodig.8.tmp
+	for c in $$(./iodig help --commands); do \
+		./iodig help --man $$c README.md > $(BUILD)/man/iodig-$$c.8 || exit 1; done
+	mv $(BUILD)/man/iodig.8.tmp $@
+completion: $(BUILD)/completion/iodig $(BUILD)/completion/_iodig
+$(BUILD)/completion/iodig: iodig
+	@mkdir -p $(dir $@)
+	./iodig help --completion bash > $@
+$(BUILD)/completion/_iodig: iodig
+	@mkdir -p $(dir $@)
+	./iodig help --completion zsh > $@
+$(BUILD)/systemd/%.service: contrib/systemd/%.service.in
+	@mkdir -p $(dir $@)
+	sed 's|@sbindir@|$(sbindir)|g' $< > $@
+UNITS := $(BUILD)/systemd/iodig-export.service $(BUILD)/systemd/iodig-record.service
+
+# make install [PREFIX=/usr/local] [DESTDIR=...]: the GNU names, each may be
+# set on its own.  Nothing is built as root that was not built before.
+PREFIX         ?= /usr/local
+prefix         ?= $(PREFIX)
+exec_prefix    ?= $(prefix)
+sbindir        ?= $(exec_prefix)/sbin
+datarootdir    ?= $(prefix)/share
+datadir        ?= $(datarootdir)
+mandir         ?= $(datarootdir)/man
+man8dir        ?= $(mandir)/man8
+docdir         ?= $(datarootdir)/doc/iodig
+bashcompdir    ?= $(datadir)/bash-completion/completions
+zshcompdir     ?= $(datadir)/zsh/vendor-completions
+systemdunitdir ?= $(prefix)/lib/systemd/system
+INSTALL        ?= install
+
+# What install puts where (uninstall removes exactly these).
+INSTALLED = $(sbindir)/iodig $(man8dir)/iodig.8 $(man8dir)/iodig-*.8 $(bashcompdir)/iodig \
+	    $(zshcompdir)/_iodig $(systemdunitdir)/iodig-export.service \
+	    $(systemdunitdir)/iodig-record.service $(datadir)/iodig/grafana/iodig.json
+
+install: iodig man completion $(UNITS)
+	$(INSTALL) -d $(DESTDIR)$(sbindir) $(DESTDIR)$(man8dir) $(DESTDIR)$(bashcompdir) \
+		$(DESTDIR)$(zshcompdir) $(DESTDIR)$(systemdunitdir) $(DESTDIR)$(datadir)/iodig/grafana
+	$(INSTALL) -m 755 iodig $(DESTDIR)$(sbindir)/iodig
+	$(INSTALL) -m 644 $(BUILD)/man/*.8 $(DESTDIR)$(man8dir)/
+	$(INSTALL) -m 644 $(BUILD)/completion/iodig $(DESTDIR)$(bashcompdir)/iodig
+	$(INSTALL) -m 644 $(BUILD)/completion/_iodig $(DESTDIR)$(zshcompdir)/_iodig
+	$(INSTALL) -m 644 $(UNITS) $(DESTDIR)$(systemdunitdir)/
+	$(INSTALL) -m 644 contrib/grafana/iodig.json $(DESTDIR)$(datadir)/iodig/grafana/iodig.json
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	-rmdir $(DESTDIR)$(datadir)/iodig/grafana $(DESTDIR)$(datadir)/iodig 2>/dev/null
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) iodig

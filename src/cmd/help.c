@@ -39,12 +39,12 @@ const struct cli_cmd *help__table(const struct cmd *c)
 
 static int usage_help(void)
 {
-	printf("Usage: iodig help [COMMAND | --man [COMMAND [README]] | --completion bash|zsh]\n"
+	printf("Usage: iodig help [COMMAND | --man [COMMAND [README]] | --completion bash|zsh | --commands]\n"
 	       "The list of commands, or one command's help.  --man writes a man page in roff\n"
 	       "(iodig(8) for COMMAND iodig or none, else iodig-COMMAND(8), with the EXAMPLES of\n"
 	       "the README's section on it when README is given); --completion writes the\n"
 	       "shell's completion script.  Both are made from the option tables the commands\n"
-	       "parse with.\n");
+	       "parse with.  --commands lists the commands that have a page.\n");
 	return 0;
 }
 
@@ -61,6 +61,12 @@ int cmd_help(int argc, char **argv)
 	if (!strcmp(argv[1], "--man"))
 		return argc > 4 ? usage_error("unexpected argument '%s'", argv[4])
 				: help__man(argc > 2 ? argv[2] : NULL, argc > 3 ? argv[3] : NULL);
+	if (!strcmp(argv[1], "--commands")) {	/* the names with a page: for make */
+		for (c = cmds__all; c->name; c++)
+			if (c->run != cmd_help && c->run != cmd_version)
+				printf("%s\n", c->name);
+		return 0;
+	}
 	if (!strcmp(argv[1], "--completion")) {
 		if (argc != 3 || (strcmp(argv[2], "bash") && strcmp(argv[2], "zsh")))
 			return usage_error("--completion bash or --completion zsh");

@@ -72,6 +72,9 @@ static void bash_cmd(const struct cmd *c, const struct cli_cmd *t)
 
 static int bash(void)
 {
+	/* after help: its options too; after --man, "iodig" (the main page) */
+	const char *prev_is_help = "$([ \"$prev\" = help ] && echo --man --completion --commands || echo iodig)";
+
 	printf("# bash completion for iodig: made by 'iodig help --completion bash' from the\n"
 	       "# option tables iodig parses with.\n"
 	       "_iodig_disk() { local d; COMPREPLY=($(for d in /sys/class/block/*; do echo \"${d##*/}\"; done "
@@ -88,10 +91,11 @@ static int bash(void)
 	for (const struct cmd *c = cmds__all; c->name; c++)
 		printf("%s%s", c == cmds__all ? "" : " ", c->name);
 	printf("' -- \"$cur\"))\n\t\treturn\n\tfi\n\tcase ${COMP_WORDS[1]} in\n"
-	       "\thelp)\n\t\t[ \"$COMP_CWORD\" -eq 2 ] && COMPREPLY=($(compgen -W '--man --completion");
+	       "\thelp)\n\t\tcase $prev in\n\t\t--completion) COMPREPLY=($(compgen -W 'bash zsh' -- \"$cur\")) ;;\n"
+	       "\t\thelp|--man) COMPREPLY=($(compgen -W '%s", prev_is_help);
 	for (const struct cmd *c = cmds__all; c->name; c++)
 		printf(" %s", c->name);
-	printf("' -- \"$cur\"))\n\t\treturn ;;\n");
+	printf("' -- \"$cur\")) ;;\n\t\tesac\n\t\treturn ;;\n");
 	for (const struct cmd *c = cmds__all; c->name; c++) {
 		const struct cli_cmd *t = help__table(c);
 

@@ -39,27 +39,29 @@ static void esc(FILE *out, const char *s, size_t n, bool line_start)
 }
 
 /* A paragraph of help text: lines as they are, a blank line a new
- * paragraph; a line indented in the help is indented here too. */
+ * paragraph; lines indented in the help (a table, a list) kept as they are
+ * laid out there, unfilled. */
 static void text(FILE *out, const char *s)
 {
+	bool nf = false;
+
 	while (s && *s) {
 		size_t n = strcspn(s, "\n");
+		bool indented = s[0] == ' ';
 
-		if (n == 0)
+		if (indented != nf)
+			fputs(indented ? ".nf\n" : ".fi\n", out);
+		nf = indented;
+		if (n == 0) {
 			fputs(".PP\n", out);
-		else if (s[0] == ' ') {
-			size_t sp = strspn(s, " ");
-
-			fputs(".br\n", out);
-			fprintf(out, "\\h'%zun'", sp);
-			esc(out, s + sp, n - sp, false);
-			fputc('\n', out);
 		} else {
 			esc(out, s, n, true);
 			fputc('\n', out);
 		}
 		s += n + (s[n] == '\n');
 	}
+	if (nf)
+		fputs(".fi\n", out);
 }
 
 static void opts(FILE *out, const struct cli_opt *t)
