@@ -133,7 +133,7 @@ run: iodig
 
 # Everything: unit tests, live tests on loop devices, VM tests on a stock kernel;
 # the unit tests and the recording readers again under ASan and UBSan.
-test: iodig $(UNIT_BINS) $(HELPERS) test-deps asan
+test: iodig $(UNIT_BINS) $(HELPERS) test-deps asan deb
 	tests/run all
 
 # A dynamic build beside the static one (the sanitizers' runtimes are not
@@ -181,10 +181,7 @@ $(BUILD)/completion/iodig: iodig
 $(BUILD)/completion/_iodig: iodig
 	@mkdir -p $(dir $@)
 	./iodig help --completion zsh > $@
-$(BUILD)/systemd/%.service: contrib/systemd/%.service.in
-	@mkdir -p $(dir $@)
-	sed 's|@sbindir@|$(sbindir)|g' $< > $@
-UNITS := $(BUILD)/systemd/iodig-export.service $(BUILD)/systemd/iodig-record.service
+UNITS := iodig-export.service iodig-record.service
 
 # make install [PREFIX=/usr/local] [DESTDIR=...]: the GNU names, each may be
 # set on its own.  Nothing is built as root that was not built before.
@@ -207,19 +204,45 @@ INSTALLED = $(sbindir)/iodig $(man8dir)/iodig.8 $(man8dir)/iodig-*.8 $(bashcompd
 	    $(zshcompdir)/_iodig $(systemdunitdir)/iodig-export.service \
 	    $(systemdunitdir)/iodig-record.service $(datadir)/iodig/grafana/iodig.json
 
-install: iodig man completion $(UNITS)
+install: iodig man completion
 	$(INSTALL) -d $(DESTDIR)$(sbindir) $(DESTDIR)$(man8dir) $(DESTDIR)$(bashcompdir) \
 		$(DESTDIR)$(zshcompdir) $(DESTDIR)$(systemdunitdir) $(DESTDIR)$(datadir)/iodig/grafana
 	$(INSTALL) -m 755 iodig $(DESTDIR)$(sbindir)/iodig
 	$(INSTALL) -m 644 $(BUILD)/man/*.8 $(DESTDIR)$(man8dir)/
 	$(INSTALL) -m 644 $(BUILD)/completion/iodig $(DESTDIR)$(bashcompdir)/iodig
 	$(INSTALL) -m 644 $(BUILD)/completion/_iodig $(DESTDIR)$(zshcompdir)/_iodig
-	$(INSTALL) -m 644 $(UNITS) $(DESTDIR)$(systemdunitdir)/
+	for u in $(UNITS); do sed 's|@sbindir@|$(sbindir)|g' contrib/systemd/$$u.in > $(DESTDIR)$(systemdunitdir)/$$u \
+		&& chmod 644 $(DESTDIR)$(systemdunitdir)/$$u || exit 1; done
 	$(INSTALL) -m 644 contrib/grafana/iodig.json $(DESTDIR)$(datadir)/iodig/grafana/iodig.json
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 	-rmdir $(DESTDIR)$(datadir)/iodig/grafana $(DESTDIR)$(datadir)/iodig 2>/dev/null
+
+# make deb: build/iodig_VERSION_amd64.deb, from make install into a staging
+# root (prefix /usr), the binary stripped, the pages compressed; lintian
+# must find no error in it (tests/pkg/deb.sh).
+DEB  := $(BUILD)/iodig_$(VERSION)_amd64.deb
+DEBR := $(BUILD)/deb
+deb: $(DEB)
+$(DEB): iodig man completion $(wildcard contrib/debian/* contrib/systemd/* contrib/grafana/*)
+	rm -rf $(DEBR) $(BUILD)/iodig_*_amd64.deb && mkdir -p $(DEBR)/DEBIAN
+	$(MAKE) --no-print-directory install DESTDIR=$(abspath $(DEBR)) prefix=/usr >/dev/null
+	strip --remove-section=.comment --remove-section=.note $(DEBR)/usr/sbin/iodig
+	gzip -9n $(DEBR)/usr/share/man/man8/*.8
+	install -d $(DEBR)/usr/share/doc/iodig $(DEBR)/usr/share/lintian/overrides
+	install -m 644 contrib/debian/copyright $(DEBR)/usr/share/doc/iodig/copyright
+	install -m 644 contrib/debian/lintian-overrides $(DEBR)/usr/share/lintian/overrides/iodig
+	printf 'iodig ($(VERSION)) unstable; urgency=medium\n\n  * Built from commit %s.\n\n -- iodig developers <iodig@users.noreply.github.com>  %s\n' \
+		"$$(git log -1 --format=%H 2>/dev/null || echo unknown)" \
+		"$$(date -R -d @$$(git log -1 --format=%ct 2>/dev/null || date +%s))" \
+		| gzip -9n > $(DEBR)/usr/share/doc/iodig/changelog.gz
+	chmod 644 $(DEBR)/usr/share/doc/iodig/changelog.gz
+	install -m 755 contrib/debian/postinst contrib/debian/postrm $(DEBR)/DEBIAN/
+	sed 's|@VERSION@|$(VERSION)|; s|@SIZE@|'"$$(du -sk --exclude=DEBIAN $(DEBR) | cut -f1)"'|' \
+		contrib/debian/control.in > $(DEBR)/DEBIAN/control
+	cd $(DEBR) && find usr -type f | sort | xargs md5sum > DEBIAN/md5sums
+	dpkg-deb --root-owner-group -Zxz --build $(DEBR) $@
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) iodig

@@ -396,7 +396,7 @@ int cmd_cache(int argc, char **argv)
 	cc.ncpus = libbpf_num_possible_cpus();
 	if (cc.ncpus <= 0 || !(cc.percpu = calloc(cc.ncpus, sizeof(*cc.percpu))))
 		return fail("counting CPUs", "%s", strerror(cc.ncpus < 0 ? -cc.ncpus : ENOMEM));
-	if (!(cc.sk = cache_bpf__open())) {
+	if (!(cc.sk = cache_bpf__open_opts(bpfenv__open_opts()))) {
 		err = bpfenv__fail("opening BPF object", -errno);
 		goto out;
 	}

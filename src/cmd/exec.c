@@ -276,7 +276,7 @@ int cmd_exec(int argc, char **argv)
 	if (o.cgroup && (err = filter__cgroup(o.cgroup, &cg)))
 		return err;
 	json__init(&x.j, stdout);
-	sk = exec_bpf__open();
+	sk = exec_bpf__open_opts(bpfenv__open_opts());
 	if (!sk)
 		return bpfenv__fail("opening BPF object", -errno);
 	sk->rodata->targ_max_args = o.max_args;

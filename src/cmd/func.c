@@ -371,7 +371,7 @@ int cmd_func(int argc, char **argv)
 			       .per_interval = o.loop.interval_ms, .json = o.c.json, .j = &fc.j, .out = stdout,
 			       .counters = func_counters, .ncounters = COUNTERS_N(func_counters) };
 
-	fc.skel = func_bpf__open();
+	fc.skel = func_bpf__open_opts(bpfenv__open_opts());
 	if (!fc.skel) {
 		err = bpfenv__fail("opening BPF object", -errno);
 		goto out;

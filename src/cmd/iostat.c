@@ -253,7 +253,7 @@ int cmd_iostat(int argc, char **argv)
 	if (o.disk && (err = filter__disk(o.disk, &o.sel)))
 		return err;
 	json__init(&ic.j, stdout);
-	if (!(ic.sk = lat_bpf__open()))
+	if (!(ic.sk = lat_bpf__open_opts(bpfenv__open_opts())))
 		return bpfenv__fail("opening BPF object", -errno);
 	ic.sk->rodata->targ_per_disk = true;
 	ic.sk->rodata->targ_per_flags = true;

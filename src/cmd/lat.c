@@ -281,7 +281,7 @@ int cmd_lat(int argc, char **argv)
 	lc.r = (struct report){ .empty = "no block I/O completed", .ms = o.ms, .timestamp = o.loop.timestamp,
 			       .per_interval = o.loop.interval_ms, .json = o.c.json, .j = &lc.j, .out = stdout,
 			       .counters = lat_counters, .ncounters = COUNTERS_N(lat_counters) };
-	lc.skel = lat_bpf__open();
+	lc.skel = lat_bpf__open_opts(bpfenv__open_opts());
 	if (!lc.skel)
 		return bpfenv__fail("opening BPF object", -errno);
 	lc.skel->rodata->targ_per_disk = o.per_disk;

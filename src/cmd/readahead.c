@@ -348,7 +348,7 @@ int cmd_readahead(int argc, char **argv)
 	rc.ncpus = libbpf_num_possible_cpus();
 	if (rc.ncpus <= 0 || !(rc.percpu = calloc(rc.ncpus, sizeof(*rc.percpu))))
 		return fail("counting CPUs", "%s", strerror(rc.ncpus < 0 ? -rc.ncpus : ENOMEM));
-	if (!(rc.sk = readahead_bpf__open())) {
+	if (!(rc.sk = readahead_bpf__open_opts(bpfenv__open_opts()))) {
 		err = bpfenv__fail("opening BPF object", -errno);
 		goto out;
 	}

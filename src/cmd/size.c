@@ -230,7 +230,7 @@ int cmd_size(int argc, char **argv)
 	if (o.cgroup && (err = filter__cgroup(o.cgroup, &cgid)))
 		return err;
 	json__init(&sc.j, stdout);
-	if (!(sc.sk = size_bpf__open()))
+	if (!(sc.sk = size_bpf__open_opts(bpfenv__open_opts())))
 		return bpfenv__fail("opening BPF object", -errno);
 	sc.sk->rodata->filter_pid = o.pid;
 	sc.sk->rodata->filter_dev = o.sel.disk;

@@ -234,7 +234,7 @@ int cmd_stacks(int argc, char **argv)
 	if (!o.user_only && (err = ksyms__load(&sc.ks, NULL)))
 		return fail("reading /proc/kallsyms", "%s", strerror(-err));
 	sc.us = usyms__new();
-	sc.sk = stacks_bpf__open();
+	sc.sk = stacks_bpf__open_opts(bpfenv__open_opts());
 	if (!sc.us || !sc.sk) {
 		err = bpfenv__fail("opening BPF object", -errno);
 		goto out;

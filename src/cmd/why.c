@@ -259,7 +259,7 @@ int cmd_why(int argc, char **argv)
 		goto out;
 	}
 
-	wc.skel = why_bpf__open();
+	wc.skel = why_bpf__open_opts(bpfenv__open_opts());
 	if (!wc.skel) {
 		err = bpfenv__fail("opening BPF object", -errno);
 		goto out;

@@ -33,7 +33,7 @@ static void say_why(char *buf, size_t len, const char *what, int err)
 
 static bool try_fentry(char *w, size_t len)
 {
-	struct func_bpf *sk = func_bpf__open();
+	struct func_bpf *sk = func_bpf__open_opts(bpfenv__open_opts());
 	int err;
 
 	if (!sk)
@@ -50,7 +50,7 @@ static bool try_fentry(char *w, size_t len)
 
 static bool try_kprobe(bool multi, char *w, size_t len)
 {
-	struct func_bpf *sk = func_bpf__open();
+	struct func_bpf *sk = func_bpf__open_opts(bpfenv__open_opts());
 	struct bpf_program *p;
 	struct bpf_link *link = NULL;
 	int err;
@@ -94,7 +94,7 @@ __attribute__((noinline, used)) int iodig_uprobe_target(void)
 
 static bool try_uprobe(char *w, size_t len)
 {
-	struct func_bpf *sk = func_bpf__open();
+	struct func_bpf *sk = func_bpf__open_opts(bpfenv__open_opts());
 	struct bpf_link *link = NULL;
 	LIBBPF_OPTS(bpf_uprobe_opts, o, .func_name = "iodig_uprobe_target");
 	int err;

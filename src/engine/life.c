@@ -9,6 +9,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "bpfenv.h"
+#include "tpcount.h"
 #include "life_user.h"
 #include "usyms.h"
 #include "log.h"
@@ -65,6 +66,11 @@ static int tracefs_ready(char *why, size_t len)
 	}
 	if (bpfenv__tp_dir("syscalls", "sys_enter_write", path, sizeof(path))) {
 		snprintf(why, len, "no syscalls:sys_enter_write tracepoint (kernel without CONFIG_FTRACE_SYSCALLS)");
+		return -1;
+	}
+	/* the watcher attaches through perf events: may this process open one */
+	if ((err = tpcount__probe("syscalls", "sys_enter_write"))) {
+		snprintf(why, len, "%s", bpfenv__strerror(err));
 		return -1;
 	}
 	return 0;
@@ -134,7 +140,7 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 	if (cfg->mode == LIFE_SYSFS && !l->sysfs_on)
 		return fail("watching queue attribute writes", "%s", l->sysfs_why);
 
-	sk = l->skel = life_bpf__open();
+	sk = l->skel = life_bpf__open_opts(bpfenv__open_opts());
 	if (!sk)
 		return bpfenv__fail("opening BPF object", -errno);
 	sk->rodata->targ_mode = cfg->mode;

@@ -21,6 +21,7 @@
 static char last_msg[256];
 enum { TRACEFS_OK, TRACEFS_SHUT, TRACEFS_NONE };
 static int tracefs_state(void);
+static bool perf_paranoid_blocks(void);
 
 static int print_fn(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -82,6 +83,14 @@ int bpfenv__check_caps(void)
 		    c & (1ULL << CAP_PERFMON_) ? "" : "CAP_PERFMON");
 }
 
+const struct bpf_object_open_opts *bpfenv__open_opts(void)
+{
+	static struct bpf_object_open_opts o = { .sz = sizeof(o) };
+
+	o.btf_custom_path = bpfenv__has_cap(CAP_SYS_ADMIN_) ? NULL : "/sys/kernel/btf/vmlinux";
+	return &o;
+}
+
 int bpfenv__setup(void)
 {
 	int err;
@@ -99,7 +108,7 @@ int bpfenv__fail(const char *what, int err)
 {
 	if (err < 0)
 		err = -err;
-	if ((err == EACCES || err == EPERM) && tracefs_state() != TRACEFS_OK)
+	if ((err == EACCES || err == EPERM) && (tracefs_state() != TRACEFS_OK || perf_paranoid_blocks()))
 		return fail(what, "%s", bpfenv__strerror(err));
 	/* EPERM is privilege; EACCES from a load is the verifier saying no */
 	if (err == EPERM)
@@ -191,12 +200,33 @@ static int tracefs_state(void)
 	return TRACEFS_NONE;
 }
 
+/* Debian's kernels (6.1 at least) add kernel.perf_event_paranoid = 3, their
+ * default: perf_event_open, through which tracepoint programs attach and
+ * tracepoints are counted, then needs CAP_SYS_ADMIN (CAP_PERFMON is not
+ * enough; raw and BTF tracepoints do not go through it). */
+static bool perf_paranoid_blocks(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int v = 0;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v >= 3 && !bpfenv__has_cap(CAP_SYS_ADMIN_);
+}
+
 const char *bpfenv__strerror(int err)
 {
 	if (err < 0)
 		err = -err;
 	if (err != EACCES && err != EPERM)
 		return strerror(err);
+	if (tracefs_state() == TRACEFS_OK && perf_paranoid_blocks())
+		return "kernel.perf_event_paranoid is 3 (Debian's default): perf events, which tracepoints "
+		       "attach through, need CAP_SYS_ADMIN; set it to 2 (sysctl kernel.perf_event_paranoid=2) "
+		       "or run iodig as root";
 	switch (tracefs_state()) {
 	case TRACEFS_SHUT:
 		return "tracefs (/sys/kernel/tracing) is root's alone and CAP_DAC_READ_SEARCH is missing: "

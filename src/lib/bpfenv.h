@@ -56,6 +56,14 @@ int bpfenv__tracefs(void);
  * reach, what is missing, named: CAP_DAC_READ_SEARCH where it is mounted
  * root's alone, CAP_SYS_ADMIN to mount it. */
 const char *bpfenv__strerror(int err);
+/* Options every skeleton is opened with.  Without CAP_SYS_ADMIN, CO-RE
+ * looks at vmlinux's BTF alone: listing the modules' BTF objects
+ * (BPF_BTF_GET_NEXT_ID) needs CAP_SYS_ADMIN, and libbpf 1.1 goes there for
+ * a type or field vmlinux lacks (one that an older kernel has not: seen on
+ * Debian's 6.1) and then fails the whole load with EPERM, where root's
+ * search finds nothing more and leaves the relocation to the program's
+ * bpf_core_*_exists checks. */
+const struct bpf_object_open_opts *bpfenv__open_opts(void);
 /* Is capability cap (CAP_SYS_ADMIN = 21, ...) effective. */
 bool bpfenv__has_cap(int cap);
 /* The directory of tracefs event SYS/EVENT under whichever root tracefs is

@@ -52,15 +52,21 @@ void procio__scan(struct procio *tc)
 		if (!(f = fopen(path, "r")))
 			continue;
 		io.pid = strtoul(e->d_name, NULL, 10);
+		/* another user's process: the open may pass (CAP_DAC_READ_SEARCH)
+		 * and the read fail (ptrace access): unknown, not 0 */
+		int got = 0;
+
 		while (fgets(buf, sizeof(buf), f)) {
 			unsigned long long v;
 
 			if (sscanf(buf, "read_bytes: %llu", &v) == 1)
-				io.read = v;
+				io.read = v, got++;
 			else if (sscanf(buf, "write_bytes: %llu", &v) == 1)
-				io.write = v;
+				io.write = v, got++;
 		}
 		fclose(f);
+		if (got != 2)
+			continue;
 		if (tc->nnow == tc->capnow) {
 			void *p = realloc(tc->now, (tc->capnow = tc->capnow ? 2 * tc->capnow : 512) * sizeof(*tc->now));
 

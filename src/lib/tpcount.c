@@ -30,6 +30,20 @@ static int tp_id(const char *sys, const char *event, __u64 *id)
 	return 0;
 }
 
+int tpcount__probe(const char *sys, const char *event)
+{
+	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(a) };
+	int err, fd;
+
+	if ((err = tp_id(sys, event, &a.config)))
+		return err;
+	fd = syscall(SYS_perf_event_open, &a, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
 int tpcount__open(struct tpcount *t, const char *sys, const char *event, const char *filter)
 {
 	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(a) };

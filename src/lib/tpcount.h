@@ -15,6 +15,9 @@ struct tpcount {
 	int *fd;
 };
 
+/* Can this process open a perf event on tracepoint SYS:EVENT (one CPU,
+ * opened and closed): 0 or -errno. */
+int tpcount__probe(const char *sys, const char *event);
 /* Opens the counters (tracefs must be mounted: bpfenv__tracefs()); a
  * negative errno on failure, the counters closed. */
 int tpcount__open(struct tpcount *t, const char *sys, const char *event, const char *filter);
