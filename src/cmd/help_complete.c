@@ -38,6 +38,13 @@ static const char *arg_kind(const struct cli_opt *o)
 	return NULL;
 }
 
+/* A picked value's choices, space-separated. */
+static void names(const struct cli_opt *o)
+{
+	for (int k = 0; k < o->nnames; k++)
+		printf("%s%s", k ? " " : "", o->names[k]);
+}
+
 static void bash_cmd(const struct cmd *c, const struct cli_cmd *t)
 {
 	printf("\t%s)\n\t\topts='", c->name);
@@ -58,8 +65,7 @@ static void bash_cmd(const struct cmd *c, const struct cli_cmd *t)
 			printf("--%s) ", o->name);
 			if (o->kind == CLI_PICK) {
 				printf("COMPREPLY=($(compgen -W '");
-				for (int k = 0; k < o->nnames; k++)
-					printf("%s%s", k ? " " : "", o->names[k]);
+				names(o);
 				printf("' -- \"$cur\")); return ;;\n");
 			} else if (arg_kind(o)) {
 				printf("_iodig_%s; return ;;\n", arg_kind(o));
@@ -138,8 +144,7 @@ static void zsh_cmd(const struct cmd *c, const struct cli_cmd *t)
 				printf(":%s:", o->arg);
 				if (o->kind == CLI_PICK) {
 					printf("(");
-					for (int k = 0; k < o->nnames; k++)
-						printf("%s%s", k ? " " : "", o->names[k]);
+					names(o);
 					printf(")");
 				} else if (arg_kind(o)) {
 					printf("_iodig_%s", arg_kind(o));
