@@ -58,13 +58,18 @@ static __always_inline __u32 req_op_flush(void)
  * to define RQF_x bit indexes", 6.11) made them bits of an enum (named
  * rqf_flags later; the enumerator is what is looked up).
  */
-static __always_inline bool rq_data_in_flush_seq(struct request *rq)
+static __always_inline __u32 rqf_flush_seq(void)
 {
 	__u32 bit = 4;
 
 	if (bpf_core_enum_value_exists(enum rqf_flags, __RQF_FLUSH_SEQ))
 		bit = bpf_core_enum_value(enum rqf_flags, __RQF_FLUSH_SEQ);
-	if (!(rq->rq_flags & (1U << (bit & 31))))
+	return 1U << (bit & 31);
+}
+
+static __always_inline bool rq_data_in_flush_seq(struct request *rq)
+{
+	if (!(rq->rq_flags & rqf_flush_seq()))
 		return false;
 	return (rq->cmd_flags & REQ_OP_MASK_) != req_op_flush();
 }

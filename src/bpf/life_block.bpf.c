@@ -106,6 +106,23 @@ struct {
 	__type(value, __u8);
 } watch SEC(".maps");
 
+/* A write with FUA or PREFLUSH on a disk without them goes through the
+ * flush machinery (blk-flush.c): its data step completes (block_rq_complete
+ * with the bytes, not the last completion), then the request ends for good
+ * after the post-flush, with no bio left and 0 bytes.  What the data step
+ * had, by request, for that last completion. */
+struct flush_data {
+	__u64 cgroup;
+	__u32 bytes;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64);
+	__type(value, struct flush_data);
+} flushdata SEC(".maps");
+
 /* On kernel Q stamps: a split's Q, from the split-off bio's parent, for the
  * G that follows at once on this CPU (a split-off bio has no stamp). */
 struct split_q {
@@ -598,6 +615,7 @@ SEC("tp_btf/block_rq_complete")
 int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes)
 {
 	struct life_req r = {};
+	struct flush_data fdata = {};
 	struct life_bio *b;
 	__u32 wb_pid = 0;
 	struct life_req *out;
@@ -621,6 +639,13 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 	}
 	if (!rq_final_completion(rq, nr_bytes)) {
 		__sync_fetch_and_add(&stats.not_final, 1);
+		if (nr_bytes && rq->bio && rq_data_in_flush_seq(rq)) {
+			struct flush_data fd = { bio_cgroup_id(rq->bio), nr_bytes };
+			__u64 k = ptr_val(rq);
+
+			if (bpf_map_update_elem(&flushdata, &k, &fd, BPF_ANY))
+				__sync_fetch_and_add(&stats.map_full, 1);
+		}
 		return 0;
 	}
 	if (filter_part && rq_part_dev(rq) != filter_part) {
@@ -628,9 +653,21 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 		return 0;
 	}
 	r.c = bpf_ktime_get_ns();
+	first = rq->bio;
+	/* a write whose data step went before (flushdata): its bios are ended
+	 * now, rq->bio is its last one again (blk_flush_restore_request), with
+	 * 0 bytes left */
+	if (!nr_bytes && (rq->cmd_flags & REQ_OP_MASK_) != req_op_flush()) {
+		__u64 k = ptr_val(rq);
+		struct flush_data *fd = bpf_map_lookup_elem(&flushdata, &k);
+
+		if (fd) {
+			fdata = *fd;
+			bpf_map_delete_elem(&flushdata, &k);
+		}
+	}
 	if (targ_watch && surely_fast(rq, r.c))
 		return 0;
-	first = rq->bio;
 	b = rq_entry(rq, &key);
 	if (b) {
 		r.q = b->q;
@@ -728,7 +765,7 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 	t = r.q ? r.q : (r.g ? r.g : (r.i ? r.i : r.d));
 	if (targ_mode == LIFE_TOP) {
 		struct life_top_key k = {
-			.pid = r.pid, .dev = r.dev, .cgroup = bio_cgroup_id(first),
+			.pid = r.pid, .dev = r.dev, .cgroup = first ? bio_cgroup_id(first) : fdata.cgroup,
 			.op = rq->cmd_flags & REQ_OP_MASK_, .wb_pid = wb_pid,
 		};
 		__u64 bytes = first ? first->bi_iter.bi_size : 0;
@@ -736,13 +773,14 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 		__builtin_memcpy(k.comm, r.comm, sizeof(k.comm));
 		top_add(&k, TOP_Q2C, t ? r.c - t : 0);
 		top_add(&k, TOP_Q2G, (r.seen & (SEEN_Q | SEEN_G)) == (SEEN_Q | SEEN_G) && r.g > r.q ? r.g - r.q : 0);
-		top_add(&k, TOP_BYTES, nr_bytes > bytes ? nr_bytes : bytes);
+		bytes = nr_bytes > bytes ? nr_bytes : bytes;
+		top_add(&k, TOP_BYTES, fdata.bytes > bytes ? fdata.bytes : bytes);
 		return 0;
 	}
 	if (targ_mode == LIFE_SLOW && (!t || r.c - t < targ_min_ns))
 		return 0;
 
-	r.cgroup = bio_cgroup_id(first);
+	r.cgroup = first ? bio_cgroup_id(first) : fdata.cgroup;
 	if (targ_watch && filter_cgroup && r.cgroup != filter_cgroup)
 		return 0;
 	if (targ_watch && !b)	/* its slot was taken by another bio's G */
@@ -766,6 +804,7 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 	r.sector = rq->__sector;
 	r.bytes = first ? first->bi_iter.bi_size : 0;
 	r.bytes = nr_bytes > r.bytes ? nr_bytes : r.bytes;
+	r.bytes = fdata.bytes > r.bytes ? fdata.bytes : r.bytes;
 	r.cmd_flags = rq->cmd_flags;
 	r.error = error;
 	__builtin_memcpy(out, &r, sizeof(r));

@@ -127,15 +127,14 @@ static const char *next_arg(const struct exec_event *e, uint32_t i, uint32_t *of
 	return a;
 }
 
-static void j_args(struct json *j, const void *row, const struct fctx *c)
+/* argument i, the offset of the next kept in scratch from one to the next */
+static const void *e_args(const void *row, unsigned i, struct fctx *c, void *scratch, const char **key)
 {
-	uint32_t off = 0;
-	const char *a;
+	uint32_t *off = scratch;
 
-	json__arr_begin(j);
-	for (uint32_t i = 0; (a = next_arg(row, i, &off)); i++)
-		json__str(j, a);
-	json__arr_end(j);
+	if (i == 0)
+		*off = 0;
+	return next_arg(row, i, off);
 }
 
 /* The command line, escaped: an argument with blanks quoted, so the line
@@ -178,7 +177,7 @@ static const struct field exec_fields[] = {
 	{ "error", FS_GET, .get = g_error, .flags = FL_STR | FL_NULLABLE },
 	{ "latency_ns", FS_GET, .get = g_latency, .flags = FL_INT },
 	{ "path", FS_CHARS, EV(path) },
-	{ "args", FS_JSON, .jput = j_args, .flags = FL_ARRAY | FL_SAFE, .head = "ARGS", .fmt = "%s", .tget = t_args },
+	{ "args", FS_LIST, .each = e_args, .flags = FL_STR | FL_SAFE, .head = "ARGS", .fmt = "%s", .tget = t_args },
 	{ "truncated", FS_GET, .get = g_truncated, .flags = FL_BOOL },
 };
 

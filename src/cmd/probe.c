@@ -118,14 +118,11 @@ static const struct field tp_fields[] = {
 };
 static const struct rec tp_line_rec = REC(NULL, NULL, NULL, tp_fields);
 
-static void j_tps(struct json *j, const void *row, const struct fctx *c)
+static const void *e_tps(const void *row, unsigned i, struct fctx *c, void *scratch, const char **key)
 {
 	const struct probe_view *pv = row;
 
-	json__arr_begin(j);
-	for (int i = 0; i < pv->ntp; i++)
-		fields__json(j, &tp_line_rec, &pv->tps[i], c);
-	json__arr_end(j);
+	return (int)i < pv->ntp ? &pv->tps[i] : NULL;
 }
 
 static const struct field cmds_fields[] = {
@@ -141,7 +138,7 @@ static const struct field probe_fields[] = {
 	{ "kernel", FS_PSTR, PV(kernel) },
 	{ "features", FS_OBJ, .sub = &feature_rec, .flags = FL_OBJECT },
 	{ "why_not", FS_OBJ, .sub = &why_not_rec, .flags = FL_OBJECT },
-	{ "block_tracepoints", FS_JSON, .jput = j_tps, .flags = FL_ARRAY },
+	{ "block_tracepoints", FS_LIST, .each = e_tps, .sub = &tp_line_rec },
 	{ "commands", FS_OBJ, .sub = &cmds_rec, .flags = FL_OBJECT },
 };
 

@@ -110,17 +110,6 @@ static void g_pending(const void *row, const struct fctx *c, struct fval *v, cha
 	v->u = pending(&((const struct ra_row *)row)->total);
 }
 
-static void j_windows(struct json *j, const void *row, const struct fctx *c)
-{
-	hist__json_log2(j, (const uint64_t *)((const struct ra_row *)row)->d.windows, RA_WIN_SLOTS);
-}
-
-static void j_to_use(struct json *j, const void *row, const struct fctx *c)
-{
-	json__obj_begin(j);
-	hist__json(&((const struct ra_row *)row)->to_use, j);
-	json__obj_end(j);
-}
 
 static void t_use(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
 {
@@ -193,8 +182,8 @@ static const struct field ra_fields[] = {
 	{ "random_reads", FS_U64, RR(d.random), .head = "RANDOM", .fmt = "%7llu" },
 	{ NULL, FS_GET, .head = "WINDOW", .fmt = "%6llu", .tget = t_window },
 	{ "ra_max", FS_U64, RR(d.ra_max), .head = "LIMIT", .fmt = "%6llu" },
-	{ "windows", FS_JSON, .jput = j_windows, .flags = FL_ARRAY },
-	{ "to_use", FS_JSON, .jput = j_to_use, .flags = FL_OBJECT, .head = "TO_USE", .fmt = "%9s", .tget = t_to_use },
+	{ "windows", FS_LOG2, offsetof(struct ra_row, d.windows), .nsub = RA_WIN_SLOTS },
+	{ "to_use", FS_HIST, offsetof(struct ra_row, to_use), .head = "TO_USE", .fmt = "%9s", .tget = t_to_use },
 	{ NULL, FS_GET, .only = M(RA_BY_FILE), .head = " FILE", .fmt = " %s", .hw = -5, .tget = t_name,
 	  .flags = FL_SAFE },
 	{ NULL, FS_GET, .only = M(RA_BY_PROCESS), .head = " PID     COMM", .fmt = " %s", .hw = -13, .tget = t_name,

@@ -89,10 +89,6 @@ static void g_random(const void *row, const struct fctx *c, struct fval *v, char
 	v->u = d->count - d->seq;
 }
 
-static void j_buckets(struct json *j, const void *row, const struct fctx *c)
-{
-	hist__json_log2(j, (const uint64_t *)((const struct size_row *)row)->d.slots, SIZE_SLOTS);
-}
 
 static const struct field size_fields[] = {
 	{ "interval", FS_INTERVAL },
@@ -104,7 +100,7 @@ static const struct field size_fields[] = {
 	{ "bytes", FS_U64, SZ(d.bytes) },
 	{ "sequential", FS_U64, SZ(d.seq) },
 	{ "random", FS_GET, .get = g_random, .flags = FL_INT },
-	{ "buckets", FS_JSON, .jput = j_buckets, .flags = FL_ARRAY },
+	{ "buckets", FS_LOG2, offsetof(struct size_row, d.slots), .nsub = SIZE_SLOTS },
 };
 
 const struct rec size_rec = REC("size", "size", "size: one process, disk and op over one report", size_fields);

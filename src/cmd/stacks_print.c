@@ -111,14 +111,14 @@ static void g_disk(const void *row, const struct fctx *c, struct fval *v, char *
 	}
 }
 
-static void j_kernel(struct json *j, const void *row, const struct fctx *c)
+static const void *e_kernel(const void *row, unsigned i, struct fctx *c, void *scratch, const char **key)
 {
-	frames__json_array(STV(row)->kf, j);
+	return STV(row)->kf;
 }
 
-static void j_user(struct json *j, const void *row, const struct fctx *c)
+static const void *e_user(const void *row, unsigned i, struct fctx *c, void *scratch, const char **key)
 {
-	frames__json_array(STV(row)->uf, j);
+	return STV(row)->uf;
 }
 
 static void g_cut(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
@@ -127,11 +127,9 @@ static void g_cut(const void *row, const struct fctx *c, struct fval *v, char *b
 	v->b = STV(row)->uf->cut;
 }
 
-static void j_q2c(struct json *j, const void *row, const struct fctx *c)
+static const void *e_q2c(const void *row, unsigned i, struct fctx *c, void *scratch, const char **key)
 {
-	json__obj_begin(j);
-	hist__json(&STV(row)->e->v.lat, j);
-	json__obj_end(j);
+	return &STV(row)->e->v.lat;
 }
 
 static const struct field stack_fields[] = {
@@ -140,11 +138,11 @@ static const struct field stack_fields[] = {
 	{ "pid", FS_GET, .get = g_pid, .flags = FL_INT },
 	{ "comm", FS_GET, .get = g_comm, .flags = FL_STR },
 	{ "disk", FS_GET, .get = g_disk, .flags = FL_STR | FL_NULLABLE },
-	{ "kernel", FS_JSON, .jput = j_kernel, .flags = FL_ARRAY },
-	{ "user", FS_JSON, .jput = j_user, .flags = FL_ARRAY },
+	{ "kernel", FS_FRAMES, .each = e_kernel },
+	{ "user", FS_FRAMES, .each = e_user },
 	{ "user_cut_short", FS_GET, .get = g_cut, .flags = FL_BOOL },
 	/* block: each bio from submission to its end */
-	{ "q2c", FS_JSON, .jput = j_q2c, .flags = FL_OBJECT, .only = M_BLOCK },
+	{ "q2c", FS_HIST, .each = e_q2c, .only = M_BLOCK },
 };
 
 const struct rec stack_rec = REC("stack", "stack", "stacks: one (process, kernel stack, user stack, disk) and what was "

@@ -121,17 +121,15 @@ static const struct field child_fields[] = {
 };
 static const struct rec child_rec = REC(NULL, NULL, NULL, child_fields);
 
-static void j_children(struct json *j, const void *row, const struct fctx *c)
+static const void *e_children(const void *row, unsigned i, struct fctx *c, void *scratch, const char **key)
 {
 	const struct call_view *cv = row;
+	struct child_view *ch = scratch;
 
-	json__arr_begin(j);
-	for (int i = 0; i < cv->wc->o->ninto; i++) {
-		struct child_view ch = { cv->wc->o->into[i], cv->c.child_ns[i], cv->c.child_calls[i] };
-
-		fields__json(j, &child_rec, &ch, c);
-	}
-	json__arr_end(j);
+	if ((int)i >= cv->wc->o->ninto)
+		return NULL;
+	*ch = (struct child_view){ cv->wc->o->into[i], cv->c.child_ns[i], cv->c.child_calls[i] };
+	return ch;
 }
 
 /* a request the call waited for, with the queue write that stalled it */
@@ -193,18 +191,14 @@ static void wreq_of(const struct why_ctx *wc, const struct life_req *r, struct w
 	}
 }
 
-static void j_requests(struct json *j, const void *row, const struct fctx *c)
+static const void *e_requests(const void *row, unsigned i, struct fctx *c, void *scratch, const char **key)
 {
 	const struct call_view *cv = row;
 
-	json__arr_begin(j);
-	for (int i = 0; i < cv->nrs; i++) {
-		struct wreq_view q;
-
-		wreq_of(cv->wc, cv->rs[i], &q);
-		fields__json(j, &wreq_rec, &q, c);
-	}
-	json__arr_end(j);
+	if ((int)i >= cv->nrs)
+		return NULL;
+	wreq_of(cv->wc, cv->rs[i], scratch);
+	return scratch;
 }
 
 /* -K/-U: where the call blocked longest, or null */
@@ -214,14 +208,14 @@ static void g_waited(const void *row, const struct fctx *c, struct fval *v, char
 		v->k = V_BOOL;
 }
 
-static void j_kframes(struct json *j, const void *row, const struct fctx *c)
+static const void *e_kframes(const void *row, unsigned i, struct fctx *c, void *scratch, const char **key)
 {
-	frames__json_array(&CALL(row)->wc->cur->kf, j);
+	return &CALL(row)->wc->cur->kf;
 }
 
-static void j_uframes(struct json *j, const void *row, const struct fctx *c)
+static const void *e_uframes(const void *row, unsigned i, struct fctx *c, void *scratch, const char **key)
 {
-	frames__json_array(&CALL(row)->wc->cur->uf, j);
+	return &CALL(row)->wc->cur->uf;
 }
 
 static void g_ucut(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
@@ -232,8 +226,8 @@ static void g_ucut(const void *row, const struct fctx *c, struct fval *v, char *
 
 static const struct field wait_fields[] = {
 	{ "ns", FS_U64, CV(c.wait_max) },
-	{ "kernel", FS_JSON, .jput = j_kframes, .flags = FL_ARRAY, .only = M_KSTACK },
-	{ "user", FS_JSON, .jput = j_uframes, .flags = FL_ARRAY, .only = M_USTACK },
+	{ "kernel", FS_FRAMES, .each = e_kframes, .only = M_KSTACK },
+	{ "user", FS_FRAMES, .each = e_uframes, .only = M_USTACK },
 	{ "user_cut_short", FS_GET, .get = g_ucut, .flags = FL_BOOL, .only = M_USTACK },
 };
 static const struct rec wait_rec = REC(NULL, NULL, NULL, wait_fields);
@@ -261,10 +255,10 @@ static const struct field call_fields[] = {
 	{ "readahead_async", FS_U32, CV(c.ra_async) },
 	{ "faults", FS_U64, CV(c.faults) },
 	{ "offcpu", FS_U32, CV(c.offcpu) },
-	{ "children", FS_JSON, .jput = j_children, .flags = FL_ARRAY, .only = M_FUNC },
+	{ "children", FS_LIST, .each = e_children, .sub = &child_rec, .only = M_FUNC },
 	{ "self_ns", FS_U64, CV(self), .only = M_FUNC },
 	{ "requests_total", FS_U64, CV(total) },
-	{ "requests", FS_JSON, .jput = j_requests, .flags = FL_ARRAY },
+	{ "requests", FS_LIST, .each = e_requests, .sub = &wreq_rec },
 	{ "longest_wait", FS_OBJ, .get = g_waited, .sub = &wait_rec, .only = M_STACK },
 };
 

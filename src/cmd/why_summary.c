@@ -149,31 +149,27 @@ struct agg_view {
 #define AV(f) offsetof(struct agg_view, f)
 #define AGG(row) ((const struct agg_view *)(row))
 
-static void j_parts(struct json *j, const void *row, const struct fctx *c)
+static const void *e_parts(const void *row, unsigned i, struct fctx *c, void *scratch, const char **key)
 {
-	json__obj_begin(j);
-	for (int p = 0; p < WP_NR; p++) {
-		struct share_view sv = share_of(NULL, &AGG(row)->a->part[p], AGG(row)->wall);
+	struct share_view *sv = scratch;
 
-		json__key(j, why_part_names[p]);
-		fields__json(j, &share_rec, &sv, c);
-	}
-	json__obj_end(j);
+	if (i >= WP_NR)
+		return NULL;
+	*key = why_part_names[i];
+	*sv = share_of(NULL, &AGG(row)->a->part[i], AGG(row)->wall);
+	return sv;
 }
 
-static void j_agg_children(struct json *j, const void *row, const struct fctx *c)
+static const void *e_agg_children(const void *row, unsigned i, struct fctx *c, void *scratch, const char **key)
 {
 	const struct agg_view *av = row;
-	int n = av->wc->o->ninto;
+	struct share_view *sv = scratch;
+	unsigned n = av->wc->o->ninto;
 
-	json__arr_begin(j);
-	for (int i = 0; i <= n; i++) {
-		struct share_view sv = share_of(i < n ? av->wc->o->into[i] : "(self)",
-						i < n ? &av->a->child[i] : &av->a->self, av->wall);
-
-		fields__json(j, &share_rec, &sv, c);
-	}
-	json__arr_end(j);
+	if (i > n)
+		return NULL;
+	*sv = share_of(i < n ? av->wc->o->into[i] : "(self)", i < n ? &av->a->child[i] : &av->a->self, av->wall);
+	return sv;
 }
 
 struct disk_view {
@@ -193,18 +189,16 @@ static const struct field disk_fields[] = {
 };
 static const struct rec disk_rec = REC(NULL, NULL, NULL, disk_fields);
 
-static void j_disks(struct json *j, const void *row, const struct fctx *c)
+static const void *e_disks(const void *row, unsigned i, struct fctx *c, void *scratch, const char **key)
 {
 	const struct sys_agg *a = AGG(row)->a;
+	struct disk_view *dv = scratch;
 
-	json__arr_begin(j);
-	for (int d = 0; d < a->ndisks; d++) {
-		struct disk_view dv = { disks__name(a->disk[d].dev), a->disk[d].n };
-
-		memcpy(dv.ph, a->disk[d].ph, sizeof(dv.ph));
-		fields__json(j, &disk_rec, &dv, c);
-	}
-	json__arr_end(j);
+	if ((int)i >= a->ndisks)
+		return NULL;
+	*dv = (struct disk_view){ disks__name(a->disk[i].dev), a->disk[i].n };
+	memcpy(dv->ph, a->disk[i].ph, sizeof(dv->ph));
+	return dv;
 }
 
 static const struct field agg_fields[] = {
@@ -214,10 +208,10 @@ static const struct field agg_fields[] = {
 	{ "wall_ns", FS_U64, AV(wall) },
 	{ "wall_p50_ns", FS_U64, AV(p50) },
 	{ "wall_p99_ns", FS_U64, AV(p99) },
-	{ "parts", FS_JSON, .jput = j_parts, .flags = FL_OBJECT },
-	{ "children", FS_JSON, .jput = j_agg_children, .flags = FL_ARRAY, .only = M_FUNC },
+	{ "parts", FS_LIST, .each = e_parts, .sub = &share_rec, .flags = FL_OBJECT },
+	{ "children", FS_LIST, .each = e_agg_children, .sub = &share_rec, .only = M_FUNC },
 	{ "requests", FS_U64, AV(reqs) },
-	{ "disks", FS_JSON, .jput = j_disks, .flags = FL_ARRAY },
+	{ "disks", FS_LIST, .each = e_disks, .sub = &disk_rec },
 };
 static const struct rec agg_rec = REC(NULL, NULL, NULL, agg_fields);
 
@@ -227,35 +221,39 @@ struct summary_view {
 	const struct why_ctx *wc;
 };
 
-static void j_syscalls(struct json *j, const void *row, const struct fctx *c)
+/* each system call (then --call's function) that had calls: the next one
+ * from where the last was found, kept in scratch beside the view */
+static const void *e_syscalls(const void *row, unsigned i, struct fctx *c, void *scratch, const char **key)
 {
 	const struct why_ctx *wc = ((const struct summary_view *)row)->wc;
+	struct { int next; struct agg_view av; } *s = scratch;
+	struct hist_summary w;
+	const struct sys_agg *a;
 
-	json__arr_begin(j);
-	for (int i = 0; i <= NSYSC; i++) {
-		const struct sys_agg *a = &wc->agg[i];
-		struct hist_summary w;
-		struct agg_view av = { a, wc };
-		struct fctx fc = { .mode = i == NSYSC ? M_FUNC : M_SYS };
-
-		if (!a->calls)
-			continue;
-		hist__summary(&a->wall, &w);
-		av.syscall = i == NSYSC ? NULL : why_syscalls[i].name;
-		av.function = i == NSYSC ? why__target(wc->o) : NULL;
-		av.calls = a->calls;
-		av.wall = w.sum;
-		av.p50 = w.p50;
-		av.p99 = w.p99;
-		av.reqs = a->reqs;
-		fields__json(j, &agg_rec, &av, &fc);
-	}
-	json__arr_end(j);
+	if (i == 0)
+		s->next = 0;
+	while (s->next <= NSYSC && !wc->agg[s->next].calls)
+		s->next++;
+	if (s->next > NSYSC)
+		return NULL;
+	i = s->next++;
+	a = &wc->agg[i];
+	c->mode = i == NSYSC ? M_FUNC : M_SYS;
+	hist__summary(&a->wall, &w);
+	s->av = (struct agg_view){ a, wc };
+	s->av.syscall = i == NSYSC ? NULL : why_syscalls[i].name;
+	s->av.function = i == NSYSC ? why__target(wc->o) : NULL;
+	s->av.calls = a->calls;
+	s->av.wall = w.sum;
+	s->av.p50 = w.p50;
+	s->av.p99 = w.p99;
+	s->av.reqs = a->reqs;
+	return &s->av;
 }
 
 static const struct field summary_fields[] = {
 	{ "min_ns", FS_U64, offsetof(struct summary_view, min_ns) },
-	{ "syscalls", FS_JSON, .jput = j_syscalls, .flags = FL_ARRAY },
+	{ "syscalls", FS_LIST, .each = e_syscalls, .sub = &agg_rec },
 	{ "counters", FS_COUNTERS, offsetof(struct summary_view, v), .sub = why_counters,
 	  .nsub = COUNTERS_N(why_counters) },
 };

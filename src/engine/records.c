@@ -207,7 +207,7 @@ static const struct frames *req_stack(struct req_printer *p, const struct life_r
 
 /* ---- a request, declared once (fields.h): mode M_STACK with -K/-U ---- */
 
-enum { M_PLAIN = 1, M_STACK = 2 };
+enum { M_PLAIN = 1, M_STACK = 2, M_KSTACK = 4, M_USTACK = 8 };
 
 struct req_view {
 	struct life_req r;
@@ -268,9 +268,9 @@ static int w_sector(const struct fctx *c)
 	return ((const struct req_printer *)c->user)->sector_w;
 }
 
-static void j_flags(struct json *j, const void *row, const struct fctx *c)
+static const void *e_flags(const void *row, unsigned i, struct fctx *c, void *scratch, const char **key)
 {
-	json__words(j, VIEW(row)->flags);
+	return VIEW(row)->flags;
 }
 
 static void t_dominant(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
@@ -348,21 +348,29 @@ static void t_frozen(const void *row, const struct fctx *c, struct fval *v, char
 
 static const struct frames *req_stack(struct req_printer *p, const struct life_req *r, bool user);
 
-static void j_stack(struct json *j, const void *row, const struct fctx *c)
+/* -K/-U: the stacks at Q, each named once into the printer's cache */
+static const void *e_kstack(const void *row, unsigned i, struct fctx *c, void *scratch, const char **key)
 {
-	struct req_printer *p = (struct req_printer *)c->user;
-
-	json__obj_begin(j);
-	if (p->kstack)
-		frames__json(req_stack(p, &VIEW(row)->r, false), j, "kernel");
-	if (p->ustack) {
-		const struct frames *uf = req_stack(p, &VIEW(row)->r, true);
-
-		frames__json(uf, j, "user");
-		json__kbool(j, "user_cut_short", uf->cut);
-	}
-	json__obj_end(j);
+	return req_stack((struct req_printer *)c->user, &VIEW(row)->r, false);
 }
+
+static const void *e_ustack(const void *row, unsigned i, struct fctx *c, void *scratch, const char **key)
+{
+	return req_stack((struct req_printer *)c->user, &VIEW(row)->r, true);
+}
+
+static void g_ucut(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	v->k = V_BOOL;
+	v->b = req_stack((struct req_printer *)c->user, &VIEW(row)->r, true)->cut;
+}
+
+static const struct field stack_fields[] = {
+	{ "kernel", FS_FRAMES, .each = e_kstack, .only = M_KSTACK },
+	{ "user", FS_FRAMES, .each = e_ustack, .only = M_USTACK },
+	{ "user_cut_short", FS_GET, .get = g_ucut, .flags = FL_BOOL, .only = M_USTACK },
+};
+static const struct rec stack_rec = REC(NULL, NULL, NULL, stack_fields);
 
 static const struct field qw_short_fields[] = {
 	{ "comm", FS_CHARS, RV(w.comm) },
@@ -383,7 +391,7 @@ static const struct field req_fields[] = {
 	{ "tid", FS_GET, .get = g_tid, .flags = FL_INT | FL_NULLABLE },
 	{ "disk", FS_PSTR, RV(disk), .head = "DISK", .fmt = "%-s", .width = w_disk },
 	{ "op", FS_PSTR, RV(op), .head = "OP", .fmt = "%-7s" },
-	{ "flags", FS_JSON, .jput = j_flags, .flags = FL_ARRAY },
+	{ "flags", FS_WORDS, .each = e_flags },
 	{ "sector", FS_U64, RV(r.sector), .head = "SECTOR", .fmt = "%-llu", .width = w_sector },
 	{ "bytes", FS_U32, RV(r.bytes), .head = "BYTES", .fmt = "%-8u" },
 	PHASE("q2g_ns", PH_Q2G, "Q2G(ms)", "%8.3f"),
@@ -403,14 +411,15 @@ static const struct field req_fields[] = {
 	{ "status", FS_GET, .get = g_status, .flags = FL_STR | FL_TAIL, .tget = t_error, .fmt = " error=%s" },
 	{ "queue_write", FS_OBJ, .get = g_has_w, .flags = FL_OMIT_NULL, .sub = &qw_short },
 	{ NULL, FS_GET, .tget = t_frozen, .flags = FL_TAIL | FL_SAFE, .fmt = "  <- queue frozen by %s" },
-	{ "stack", FS_JSON, .jput = j_stack, .flags = FL_OBJECT, .only = M_STACK },
+	{ "stack", FS_OBJ, .sub = &stack_rec, .flags = FL_OBJECT, .only = M_STACK },
 };
 
 const struct rec request_rec = REC("request", "request", "slow, snoop, replay: one block request", req_fields);
 
 static struct fctx req_ctx(const struct req_printer *p)
 {
-	return (struct fctx){ .mode = p->kstack || p->ustack ? M_STACK : M_PLAIN, .user = p };
+	return (struct fctx){ .mode = (p->kstack || p->ustack ? M_STACK : M_PLAIN) | (p->kstack ? M_KSTACK : 0) |
+				      (p->ustack ? M_USTACK : 0), .user = p };
 }
 
 static void print_req(struct req_printer *p, const struct life_req *r)

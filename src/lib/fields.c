@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <string.h>
 #include "counters.h"
+#include "frames.h"
 #include "fields.h"
+#include "hist_user.h"
 #include "json.h"
 #include "text.h"
 
@@ -46,7 +48,7 @@ static void value(const struct field *f, const void *row, const struct fctx *c, 
 			v->k = V_BOOL;
 		break;
 	case FS_COUNTERS:
-	case FS_JSON: v->k = V_NULL; break;
+	case FS_LIST: case FS_HIST: case FS_LOG2: case FS_FRAMES: case FS_WORDS: v->k = V_NULL; break;
 	}
 }
 
@@ -62,6 +64,51 @@ static void json_value(struct json *j, const struct fval *v)
 	}
 }
 
+static bool compound(const struct field *f)
+{
+	return f->src == FS_LIST || f->src == FS_HIST || f->src == FS_LOG2 || f->src == FS_FRAMES ||
+	       f->src == FS_WORDS;
+}
+
+static void json_compound(struct json *j, const struct field *f, const void *row, const struct fctx *c)
+{
+	char scratch[FIELDS_BUF] __attribute__((aligned(16)));
+	struct fctx ec = *c;
+	const char *key = NULL;
+	const void *at = f->each ? f->each(row, 0, &ec, scratch, &key) : (const char *)row + f->off;
+	bool obj = f->flags & FL_OBJECT;
+
+	switch (f->src) {
+	case FS_HIST:
+		json__obj_begin(j);
+		hist__json(at, j);
+		json__obj_end(j);
+		return;
+	case FS_LOG2:
+		hist__json_log2(j, at, (int)f->nsub);
+		return;
+	case FS_FRAMES:
+		frames__json_array(at, j);
+		return;
+	case FS_WORDS:
+		json__words(j, at);
+		return;
+	default:
+		break;
+	}
+	obj ? json__obj_begin(j) : json__arr_begin(j);
+	for (unsigned i = 0; at; at = f->each(row, ++i, &ec, scratch, &key)) {
+		if (obj)
+			json__key(j, key);
+		if (f->flags & FL_STR)
+			json__str(j, at);
+		else
+			fields__json(j, f->sub, at, &ec);
+		ec = *c;
+	}
+	obj ? json__obj_end(j) : json__arr_end(j);
+}
+
 void fields__json_members(struct json *j, const struct rec *r, const void *row, const struct fctx *c)
 {
 	for (size_t i = 0; i < r->n; i++) {
@@ -75,9 +122,9 @@ void fields__json_members(struct json *j, const struct rec *r, const void *row, 
 			counters__json(j, f->sub, f->nsub, (const char *)row + f->off, c->mode);
 			continue;
 		}
-		if (f->src == FS_JSON) {
+		if (compound(f)) {
 			json__key(j, f->name);
-			f->jput(j, row, c);
+			json_compound(j, f, row, c);
 			continue;
 		}
 		value(f, row, c, &v, buf, sizeof(buf));
@@ -281,6 +328,8 @@ void fields__text(FILE *out, const struct rec *r, const void *row, const struct 
 
 static const char *kind(const struct field *f)
 {
+	if (f->src == FS_LIST)	/* FL_STR says its elements' type */
+		return f->flags & FL_OBJECT ? "object" : "array";
 	if (f->flags & (FL_NUMBER | FL_MICROS))
 		return "number";
 	if (f->flags & FL_INT)
@@ -298,7 +347,8 @@ static const char *kind(const struct field *f)
 	case FS_DBL: return "number";
 	case FS_BOOL: return "boolean";
 	case FS_CHARS: case FS_PSTR: case FS_DEVT: case FS_BY: return "string";
-	case FS_OBJ: return "object";
+	case FS_OBJ: case FS_HIST: return "object";
+	case FS_LOG2: case FS_FRAMES: case FS_WORDS: return "array";
 	default: return "?";	/* FS_GET without its type in the flags */
 	}
 }
@@ -360,15 +410,16 @@ const char *fields__lint(const struct rec *r)
 			why = "has neither a JSON name nor text";
 		else if (f->src == FS_GET && !f->get && !f->tget)
 			why = "is FS_GET without a getter";
-		else if (f->src == FS_JSON && !f->jput)
-			why = "is FS_JSON without a writer";
+		else if (f->src == FS_LIST && (!f->each || (!(f->flags & FL_STR) && !f->sub)))
+			why = "is FS_LIST without each() or, for objects, their table";
 		else if (f->name && f->src != FS_COUNTERS && !strcmp(kind(f), "?"))
 			why = "is a getter whose JSON type no flag says";
 		if (why) {
 			snprintf(msg, sizeof(msg), "field %zu (%s) %s", i, name, why);
 			return msg;
 		}
-		if (f->src == FS_OBJ && f->sub && (why = fields__lint(f->sub)))
+		if ((f->src == FS_OBJ || (f->src == FS_LIST && !(f->flags & FL_STR))) && f->sub &&
+		    (why = fields__lint(f->sub)))
 			return why;
 	}
 	return NULL;

@@ -59,7 +59,17 @@ enum fsrc {
 	FS_GET,		/* get() */
 	FS_OBJ,		/* a nested object: sub's fields of the same row; null when get() says V_NULL */
 	FS_COUNTERS,	/* the members of a counter table (counters.h) over the struct at off */
-	FS_JSON,	/* jput() writes the value (an array); its type in the flags */
+	/* Compound values, each written by one printer; where the value is: at
+	 * off, or what each(row, 0, ...) returns when the field has each(). */
+	FS_LIST,	/* an array: each() gives element i, or NULL after the last: a row
+			 * of sub (an object of its fields), or with FL_STR a string;
+			 * with FL_OBJECT an object instead, each element under the key
+			 * each() names */
+	FS_HIST,	/* a latency histogram (struct hist), as the result model writes
+			 * one (hist__json): an object */
+	FS_LOG2,	/* nsub uint64_t log2 slots (hist__json_log2): an array */
+	FS_FRAMES,	/* a stack (struct frames, frames.h): an array of frames */
+	FS_WORDS,	/* a string of space-separated words: an array of them */
 };
 
 enum {
@@ -92,11 +102,15 @@ struct field {
 				 * conversion's (negative: left) */
 	double tdiv;		/* text: the value divided by this (0: as it is) */
 	fget_fn tget;		/* text: this value instead of the JSON one */
-	void (*jput)(struct json *j, const void *row, const struct fctx *c);	/* FS_JSON */
+	/* FS_LIST: element i of the row's list, or NULL when there are no
+	 * more; scratch is FIELDS_BUF bytes to build it in, c a copy the
+	 * element is printed with (each() may set its mode), key (FL_OBJECT)
+	 * its member's name.  Other compound fields: the value, at i 0. */
+	const void *(*each)(const void *row, unsigned i, struct fctx *c, void *scratch, const char **key);
 	int (*width)(const struct fctx *c);	/* text: the conversion's width, when it
 						 * depends on the run (disk names present) */
-	const void *sub;	/* FS_OBJ: its struct rec; FS_COUNTERS: the counter table */
-	size_t nsub;		/* FS_COUNTERS: the table's length */
+	const void *sub;	/* FS_OBJ, FS_LIST: its struct rec; FS_COUNTERS: the counter table */
+	size_t nsub;		/* FS_COUNTERS: the table's length; FS_LOG2: the slots */
 };
 
 /* A record type: "type" first in its JSON, then the fields. */

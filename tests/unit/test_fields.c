@@ -74,9 +74,28 @@ static int w_sector(const struct fctx *c)
 	return 6;
 }
 
-static void j_arr(struct json *j, const void *row, const struct fctx *c)
+static const void *e_words(const void *row, unsigned i, struct fctx *c, void *scratch, const char **key)
 {
-	json__words(j, "a b");
+	return "a b";
+}
+
+/* a list of 3 numbers as objects {"n": i}, under keys "k0".. with FL_OBJECT;
+ * each element printed in the mode each() sets */
+struct elem { uint64_t n; };
+static const struct field elem_f[] = { { "n", FS_U64, 0 }, { "odd", FS_U64, 0, .only = 2 } };
+static const struct rec elem_rec = REC(NULL, NULL, NULL, elem_f);
+
+static const void *e_list(const void *row, unsigned i, struct fctx *c, void *scratch, const char **key)
+{
+	static const char *const keys[] = { "k0", "k1", "k2" };
+	struct elem *e = scratch;
+
+	if (i >= 3)
+		return NULL;
+	e->n = i;
+	c->mode = i & 1 ? 2 : 1;
+	*key = keys[i];
+	return e;
 }
 
 static const struct field f2[] = {
@@ -85,7 +104,9 @@ static const struct field f2[] = {
 	{ "dev", FS_DEVT, offsetof(struct row2, dev), .head = "DEV", .fmt = "%-6s" },
 	{ "maybe", FS_PSTR, offsetof(struct row2, maybe), .flags = FL_OMIT_NULL },
 	{ "sector", FS_U64, offsetof(struct row2, sector), .head = "SECTOR", .fmt = "%-llu", .width = w_sector },
-	{ "words", FS_JSON, .jput = j_arr, .flags = FL_ARRAY },
+	{ "words", FS_WORDS, .each = e_words },
+	{ "list", FS_LIST, .each = e_list, .sub = &elem_rec },
+	{ "map", FS_LIST, .each = e_list, .sub = &elem_rec, .flags = FL_OBJECT },
 };
 static const struct rec rec2 = REC("t2", "t2", "more", f2);
 
@@ -145,6 +166,8 @@ int main(void)
 			   "  \"me\": \"object\"\n }\n}\n"), "schema (an object without a getter is never null):\n%s", buf);
 
 	{
+#define LIST ",\"list\":[{\"n\":0},{\"n\":1,\"odd\":1},{\"n\":2}]" \
+	     ",\"map\":{\"k0\":{\"n\":0},\"k1\":{\"n\":1,\"odd\":1},\"k2\":{\"n\":2}}"
 		struct row2 r2 = { (8u << 20) | 17, NULL, 42 };
 		struct fctx c3 = { .interval = 3, .by = "disk" };
 
@@ -154,9 +177,9 @@ int main(void)
 		r2.maybe = "x";
 		fields__json(&j, &rec2, &r2, &c3);
 		fclose(out);
-		CHECK(!strcmp(buf, "{\"type\":\"t2\",\"interval\":3,\"by\":\"disk\",\"dev\":\"8:17\",\"sector\":42,\"words\":[\"a\",\"b\"]}\n"
-				   "{\"type\":\"t2\",\"interval\":3,\"by\":\"disk\",\"dev\":\"8:17\",\"maybe\":\"x\",\"sector\":42,\"words\":[\"a\",\"b\"]}\n"),
-		      "json: dev_t, interval, by, a null left out, an array: %s", buf);
+		CHECK(!strcmp(buf, "{\"type\":\"t2\",\"interval\":3,\"by\":\"disk\",\"dev\":\"8:17\",\"sector\":42,\"words\":[\"a\",\"b\"]" LIST "}\n"
+				   "{\"type\":\"t2\",\"interval\":3,\"by\":\"disk\",\"dev\":\"8:17\",\"maybe\":\"x\",\"sector\":42,\"words\":[\"a\",\"b\"]" LIST "}\n"),
+		      "json: dev_t, interval, by, a null left out, arrays, an object of elements: %s", buf);
 		out = open_buf();
 		fields__head(out, &rec2, &c3);
 		fields__text(out, &rec2, &r2, &c3);
@@ -166,6 +189,7 @@ int main(void)
 		fields__schema(out, &rec2, 0);
 		fclose(out);
 		CHECK(strstr(buf, "\"maybe\": \"string\"") && strstr(buf, "\"words\": \"array\"") &&
+		      strstr(buf, "\"list\": \"array\"") && strstr(buf, "\"map\": \"object\"") &&
 		      strstr(buf, "\"dev\": \"string\"") && strstr(buf, "\"interval\": \"integer\""), "schema: %s", buf);
 		CHECK(strstr(buf, "\"optional\": {\n  \"maybe\""), "a member left out when null is optional: %s", buf);
 	}

@@ -1,0 +1,23 @@
+# Writes that go through the flush machinery (O_DSYNC on a disk with a
+# write-back cache: FUA becomes data + post-flush) keep their bytes: the
+# request's last completion has no bio and 0 bytes left, so what its data
+# step completed is carried to it.  Held against dd's own count and the
+# sectors /proc/diskstats says were written.
+. "$(dirname "$0")/../lib.sh"
+need_root_bpf
+L=$(loopdev 64); d=${L#/dev/}
+[ "$(cat /sys/block/$d/queue/write_cache)" = "write back" ] || die "$d has no write-back cache: $(cat /sys/block/$d/queue/write_cache)"
+start_iodig "$T/s.json" snoop --json -d "$d"
+w0=$(diskstat "$d" 5); s0=$(diskstat "$d" 7)
+dd if=/dev/zero of="$L" bs=64k count=10 seek=16 oflag=direct,dsync status=none || die dd
+sleep 1.3
+w1=$(diskstat "$d" 5); s1=$(diskstat "$d" 7)
+stop_all_iodig
+# the kernel: 10 data writes (the empty flush writes at close count as
+# writes of 0 sectors), 1280 sectors
+assert_eq "$((s1 - s0))" 1280 "sectors written (/proc/diskstats)"
+got=$(jq -s -c '[.[] | select(.type == "request" and .op == "write" and .bytes > 0) | [.sector, .bytes]]' "$T/s.json")
+assert_eq "$got" "$(python3 -c "print(str([[2048 + 128 * i, 65536] for i in range(10)]).replace(' ', ''))")" \
+	"snoop: the 10 O_DSYNC writes, each at its sector with its 65536 bytes"
+assert_eq "$(jq -s '[.[] | select(.type == "request" and .op == "write")] | length' "$T/s.json")" "$((w1 - w0))" \
+	"snoop: write records = /proc/diskstats' writes"
