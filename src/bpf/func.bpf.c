@@ -83,7 +83,6 @@ static __always_inline int on_return(__u32 id)
 	__u32 tid = (__u32)pid_tgid, d, ep = epoch & 1;
 	struct func_stack *st;
 	struct func_key k;
-	struct hist *h;
 	__u64 ts;
 
 	if (filter_pid && (pid_tgid >> 32) != filter_pid)
@@ -107,9 +106,7 @@ static __always_inline int on_return(__u32 id)
 	k.pid = targ_ustack ? pid_tgid >> 32 : 0;
 	k.kstack = st->f[d].kstack;
 	k.ustack = st->f[d].ustack;
-	h = ep ? hist_get(&hists1, &k, &stats.map_full) : hist_get(&hists0, &k, &stats.map_full);
-	if (h)
-		hist_add(h, now - ts);
+	HIST_PUT(hists, ep, &k, now - ts, &stats.map_full);
 	return 0;
 }
 

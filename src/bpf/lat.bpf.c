@@ -117,12 +117,11 @@ int BPF_PROG(lat_complete, struct request *rq, int error, unsigned int nr_bytes)
 		key.flags = rq->cmd_flags;
 	/* Constant map pointers in each branch: the verifier inlines lookups
 	 * on a known map, not on one chosen at run time. */
-	h = ep ? hist_get(&hists1, &key, &stats.map_full) : hist_get(&hists0, &key, &stats.map_full);
-	if (!h)
-		return 0;
-add:
 	/* A stamp from a cached plug clock can be a little behind ours,
 	 * never ahead; guard anyway so a clock quirk cannot wrap to 2^64. */
+	HIST_PUT(hists, ep, &key, now > start ? now - start : 0, &stats.map_full);
+	return 0;
+add:
 	hist_add(h, now > start ? now - start : 0);
 	return 0;
 }

@@ -564,23 +564,14 @@ int BPF_PROG(life_requeue, struct request *rq)
 static __always_inline void phase_add(__u32 dev, __u32 op, __u32 phase, __u64 v)
 {
 	struct life_phase_key k = { dev, phase, op };
-	struct hist *h;
 
-	h = (epoch & 1) ? hist_get(&phases1, &k, &stats.map_full)
-			: hist_get(&phases0, &k, &stats.map_full);
-	if (h)
-		hist_add(h, v);
+	HIST_PUT(phases, epoch, &k, v, &stats.map_full);
 }
 
 static __always_inline void top_add(struct life_top_key *k, __u32 what, __u64 v)
 {
-	struct hist *h;
-
 	k->what = what;
-	h = (epoch & 1) ? hist_get(&tops1, k, &stats.map_full)
-			: hist_get(&tops0, k, &stats.map_full);
-	if (h)
-		hist_add(h, v);
+	HIST_PUT(tops, epoch, k, v, &stats.map_full);
 }
 
 /*

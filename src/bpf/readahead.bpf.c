@@ -233,7 +233,6 @@ static long use_page(__u64 i, void *arg)
 	struct use_ctx *u = arg;
 	struct ra_tracked *t;
 	struct ra_val *v;
-	struct hist *h;
 
 	if (u->p.index > u->last)
 		return 1;
@@ -242,9 +241,7 @@ static long use_page(__u64 i, void *arg)
 		v = bpf_map_lookup_elem(&rows, &t->row);
 		if (v)
 			v->used += t->pages;
-		h = epoch & 1 ? hist_get(&uses1, &t->row, &stats.map_full) : hist_get(&uses0, &t->row, &stats.map_full);
-		if (h)
-			hist_add(h, u->now - t->ts);
+		HIST_PUT(uses, epoch, &t->row, u->now - t->ts, &stats.map_full);
 		if (!bpf_map_delete_elem(&tracked, &u->p))
 			__sync_fetch_and_add(&ntracked, -1);
 	}

@@ -267,7 +267,8 @@ static int func_report(void *ctx, bool last)
 	free_series(fc);
 	fc->unresolved = 0;
 	scan_ustacks(fc);
-	err = histmap__drain(bpf_map__fd(old ? sk->maps.hists1 : sk->maps.hists0), sizeof(struct func_key), take, fc);
+	err = histmap__drain(bpf_map__fd(old ? sk->maps.hists1 : sk->maps.hists0),
+			     bpf_map__fd(sk->maps.hists_spill), old, sizeof(struct func_key), take, fc);
 	if (err)
 		return err < 0 ? fail("collecting histograms", "%s", strerror(-err)) : err;
 	qsort(fc->s, fc->ns, sizeof(*fc->s), series_cmp);

@@ -174,6 +174,7 @@ static int iostat_report(void *ctx, bool last)
 		return fail("reading /proc/diskstats", "%s", strerror(-n));
 	memset(ic->h, 0, sizeof(ic->h));
 	err = histmap__drain(bpf_map__fd(old ? ic->sk->maps.hists1 : ic->sk->maps.hists0),
+			     bpf_map__fd(ic->sk->maps.hists_spill), old,
 			     sizeof(struct lat_key), take, ic);
 	if (err)
 		return err < 0 ? fail("collecting histograms", "%s", strerror(-err)) : err;

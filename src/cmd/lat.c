@@ -141,6 +141,7 @@ static int lat_collect(struct lat_ctx *lc)
 		return 0;
 	}
 	err = histmap__drain(bpf_map__fd(old ? sk->maps.hists1 : sk->maps.hists0),
+			     bpf_map__fd(sk->maps.hists_spill), old,
 			     sizeof(struct lat_key), lat_take, lc);
 	if (err)
 		return err < 0 ? fail("collecting histograms", "%s", strerror(-err)) : err;

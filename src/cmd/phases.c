@@ -99,6 +99,7 @@ static int phases_report(void *ctx, bool last)
 
 	pc->nd = 0;
 	err = histmap__drain(bpf_map__fd(old ? sk->maps.phases1 : sk->maps.phases0),
+			     bpf_map__fd(sk->maps.phases_spill), old,
 			     sizeof(struct life_phase_key), phases_take, pc);
 	if (err)
 		return err < 0 ? fail("collecting histograms", "%s", strerror(-err)) : err;

@@ -257,7 +257,8 @@ static int ra_report(void *ctx, bool last)
 		counters__delta(&r->d, &sum, &r->total, sizeof(sum));
 		r->d.ra_max = sum.ra_max;	/* since the start, not this interval's */
 	}
-	err = histmap__drain(bpf_map__fd(old ? sk->maps.uses1 : sk->maps.uses0), sizeof(struct ra_key), take_use, rc);
+	err = histmap__drain(bpf_map__fd(old ? sk->maps.uses1 : sk->maps.uses0),
+			     bpf_map__fd(sk->maps.uses_spill), old, sizeof(struct ra_key), take_use, rc);
 	if (err)
 		return err < 0 ? fail("collecting histograms", "%s", strerror(-err)) : err;
 	qsort(rc->rows, rc->n, sizeof(*rc->rows), cmp_rows);

@@ -31,6 +31,19 @@ struct hist {
 	__u32 slots[HIST_SLOTS];
 };
 
+/* A keyed histogram's values that found no room in its map (hist.bpf.h's
+ * HIST_PUT), per CPU and epoch, folded in by the drain (histmap.h). */
+#define HIST_SPILL_N	128
+#define HIST_SPILL_KEY	64
+struct hist_spill {
+	__u32 n;
+	__u32 pad;
+	struct {
+		__u64 v;
+		__u8 key[HIST_SPILL_KEY];
+	} e[HIST_SPILL_N];
+};
+
 /* floor(log2(v)) for v > 0, without clz: BPF has no such instruction. */
 static inline __u32 hist_log2(__u64 v)
 {

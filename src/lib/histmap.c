@@ -7,19 +7,72 @@
 #include "bpfenv.h"
 #include "histmap.h"
 #include "hist_user.h"
+#include <stdbool.h>
+#include <stdint.h>
 
-int histmap__drain(int fd, size_t key_size, histmap_fn fn, void *ctx)
+struct spilled {
+	unsigned char key[HIST_SPILL_KEY];
+	uint64_t v;
+	bool used;
+};
+
+/* The epoch's spill lists of every CPU, read and emptied: *n values. */
+static struct spilled *read_spill(int spill_fd, __u32 epoch, int ncpus, int *n)
+{
+	size_t ssz = (sizeof(struct hist_spill) + 7) & ~7UL;
+	char *per = spill_fd >= 0 ? calloc(ncpus, ssz) : NULL;
+	struct spilled *out = NULL;
+
+	*n = 0;
+	if (!per || bpf_map_lookup_elem(spill_fd, &epoch, per))
+		goto out;
+	for (int cpu = 0; cpu < ncpus; cpu++) {
+		const struct hist_spill *sp = (const void *)(per + cpu * ssz);
+		unsigned m = sp->n < HIST_SPILL_N ? sp->n : HIST_SPILL_N;
+		struct spilled *o;
+
+		if (!m || !(o = realloc(out, (*n + m) * sizeof(*out))))
+			continue;
+		out = o;
+		for (unsigned i = 0; i < m; i++) {
+			memcpy(out[*n].key, sp->e[i].key, HIST_SPILL_KEY);
+			out[*n].v = sp->e[i].v;
+			out[(*n)++].used = false;
+		}
+	}
+	if (*n) {
+		memset(per, 0, ssz * ncpus);
+		bpf_map_update_elem(spill_fd, &epoch, per, BPF_ANY);
+	}
+out:
+	free(per);
+	return out;
+}
+
+/* The spilled values of key into h, marked used. */
+static void fold(struct hist *h, const void *key, size_t key_size, struct spilled *sv, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!sv[i].used && !memcmp(sv[i].key, key, key_size)) {
+			hist__add(h, sv[i].v);
+			sv[i].used = true;
+		}
+}
+
+int histmap__drain(int fd, int spill_fd, __u32 epoch, size_t key_size, histmap_fn fn, void *ctx)
 {
 	size_t vsz = (sizeof(struct hist) + 7) & ~7UL;
-	int ncpus = libbpf_num_possible_cpus(), err = 0, n = 0, cap = 64;
+	int ncpus = libbpf_num_possible_cpus(), err = 0, n = 0, cap = 64, nsv = 0;
 	char *keys = malloc(cap * key_size), *percpu = malloc(vsz * ncpus);
 	struct hist *sum = malloc(sizeof(*sum));
+	struct spilled *sv = NULL;
 	void *prev = NULL;
 
-	if (!keys || !percpu || !sum) {
+	if (!keys || !percpu || !sum || key_size > HIST_SPILL_KEY) {
 		err = -ENOMEM;
 		goto out;
 	}
+	sv = read_spill(spill_fd, epoch, ncpus, &nsv);
 	/* Collect the keys first: deleting while walking restarts the walk. */
 	while (bpf_map_get_next_key(fd, prev, keys + n * key_size) == 0) {
 		prev = keys + n * key_size;
@@ -43,11 +96,11 @@ int histmap__drain(int fd, size_t key_size, histmap_fn fn, void *ctx)
 		memset(sum, 0, sizeof(*sum));
 		for (int cpu = 0; cpu < ncpus; cpu++)
 			hist__merge(sum, (struct hist *)(percpu + cpu * vsz));
+		fold(sum, key, key_size, sv, nsv);
 		/* A key used since its last drain is kept, emptied: the programs
 		 * find it next time instead of allocating it again, an allocation
-		 * that can fail in their context (a CI run lost 2 of 300 requests
-		 * to it, counted as map_full).  A key unused since is deleted, so
-		 * keys of the gone do not pile up. */
+		 * that can fail in their context (hist.bpf.h).  A key unused since
+		 * is deleted, so keys of the gone do not pile up. */
 		if (!sum->count) {
 			bpf_map_delete_elem(fd, key);
 			continue;
@@ -57,7 +110,16 @@ int histmap__drain(int fd, size_t key_size, histmap_fn fn, void *ctx)
 			bpf_map_delete_elem(fd, key);
 		err = fn(ctx, key, sum);
 	}
+	/* keys that had no room in the map at all: from their spills alone */
+	for (int i = 0; i < nsv && !err; i++) {
+		if (sv[i].used)
+			continue;
+		memset(sum, 0, sizeof(*sum));
+		fold(sum, sv[i].key, key_size, sv + i, nsv - i);
+		err = fn(ctx, sv[i].key, sum);
+	}
 out:
+	free(sv);
 	free(keys);
 	free(percpu);
 	free(sum);

@@ -13,10 +13,12 @@ __u32 histmap__flip(__u32 *epoch);
 
 typedef int (*histmap_fn)(void *ctx, const void *key, const struct hist *h);
 
-/* Calls fn with each key and its histogram summed over CPUs (not for an
- * empty one), and empties them: a key used since the last drain stays (the
- * programs need not allocate it again), one unused since is deleted.
- * Returns 0, a negative errno, or what fn returned if not 0. */
-int histmap__drain(int fd, size_t key_size, histmap_fn fn, void *ctx);
+/* Calls fn with each key of the map fd (the epoch's half) and its
+ * histogram summed over CPUs, with what the programs spilled for it
+ * (spill_fd, HIST_PUT; -1: none) folded in; not for an empty one.  It
+ * empties them: a key used since the last drain stays (the programs need not
+ * allocate it again), one unused since is deleted.  Returns 0, a negative
+ * errno, or what fn returned if not 0. */
+int histmap__drain(int fd, int spill_fd, __u32 epoch, size_t key_size, histmap_fn fn, void *ctx);
 
 #endif

@@ -8,6 +8,8 @@ need_root_bpf
 L=$(loopdev 64); d=${L#/dev/}
 [ "$(cat /sys/block/$d/queue/write_cache)" = "write back" ] || die "$d has no write-back cache: $(cat /sys/block/$d/queue/write_cache)"
 start_iodig "$T/s.json" snoop --json -d "$d"
+# top: its first request makes three new histogram keys at once (hist.bpf.h)
+start_iodig "$T/t.json" top --json -d "$d" 1
 w0=$(diskstat "$d" 5); s0=$(diskstat "$d" 7)
 dd if=/dev/zero of="$L" bs=64k count=10 seek=16 oflag=direct,dsync status=none || die dd
 sleep 1.3
@@ -21,3 +23,9 @@ assert_eq "$got" "$(python3 -c "print(str([[2048 + 128 * i, 65536] for i in rang
 	"snoop: the 10 O_DSYNC writes, each at its sector with its 65536 bytes"
 assert_eq "$(jq -s '[.[] | select(.type == "request" and .op == "write")] | length' "$T/s.json")" "$((w1 - w0))" \
 	"snoop: write records = /proc/diskstats' writes"
+assert_eq "$(jq -s '[.[] | select(.type == "top" and .comm == "dd") | .write_bytes] | add' "$T/t.json")" 655360 \
+	"top: dd's bytes written = 10 x 64 KiB"
+assert_eq "$(jq -s '[.[] | select(.type == "top" and .comm == "dd") | .writes] | add' "$T/t.json")" "$((w1 - w0))" \
+	"top: dd's writes = /proc/diskstats' writes"
+assert_eq "$(jq -s '[.[] | select(.type == "interval_end") | .map_full] | add' "$T/t.json")" 0 \
+	"top: nothing lost for want of a histogram (new keys spilled, then folded in)"

@@ -51,11 +51,12 @@ assert_seen "$(jcount "$T/c.json" ".disk == \"$b\"")" "$(lsk "$T/c.json")" "$fio
 # requests from outside the cgroup are not let through as partial records
 assert_seen "$(jq -s "[.[] | select(.type == \"request\" and .disk == \"$b\")] | length" "$T/cs.json")" "$(ssk "$T/cs.json")" "$fio_in" "snoop -c: records on $b = the cgroup's writes"
 assert_eq "$(jq -s '[.[] | select(.type == "request" and .partial)] | length' "$T/cs.json")" 0 "snoop -c: partial records"
-# (a CI run beside a competing fio load saw 1199 of 1200 with nothing
-# skipped and map_full 2: a histogram key's first allocation failed in the
-# program, counted and said; so what is short may be skipped or map_full)
+# (a CI run beside a competing fio load once saw 1199 of 1200, map_full 2:
+# a new histogram key's allocation failed in the program; such values are
+# spilled and folded in now, hist.bpf.h)
 lmf() { jq -s '[.[] | select(.type == "interval_end") | .map_full] | add' "$1"; }
-assert_seen "$(jq -s "[.[] | select(.type == \"hist\" and .phase == \"Q2C\" and .disk == \"$b\") | .count] | add" "$T/cp.json")" "$(( $(lsk "$T/cp.json") + $(lmf "$T/cp.json") ))" "$fio_in" \
+assert_eq "$(lmf "$T/cp.json")" 0 "lat --phases -c: map_full"
+assert_seen "$(jq -s "[.[] | select(.type == \"hist\" and .phase == \"Q2C\" and .disk == \"$b\") | .count] | add" "$T/cp.json")" "$(lsk "$T/cp.json")" "$fio_in" \
 	"lat --phases -c: Q2C count on $b = the cgroup's writes (counters: $(jq -s -c '[.[] | select(.type == "interval_end") | del(.type, .time, .ts_ns, .interval, .last)] | reduce .[] as $e ({}; reduce ($e | keys[]) as $k (.; .[$k] += $e[$k]))' "$T/cp.json"))"
 assert_eq "$(jq -s '[.[] | select(.type == "interval_end") | .partial] | add' "$T/cp.json")" 0 "lat --phases -c: partial"
 "$IODIG" lat -c /tmp >/dev/null 2>"$T/err"; rc=$?
