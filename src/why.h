@@ -44,6 +44,11 @@ enum why_args {
 #define WHY_PATH_LEN	64
 #define WHY_COMM_LEN	16
 #define WHY_STACK_DEPTH	127
+/* Where a call waited off CPU: the kernel stack it blocked with (walked
+ * WHY_WAIT_DEPTH deep, enough to pass the tracepoint's dispatch and the
+ * scheduler), kept for WHY_WAITS places a call, summed by place and part. */
+#define WHY_WAIT_DEPTH	20
+#define WHY_WAITS	4
 
 /* lock:contention_begin flags (include/trace/events/lock.h) */
 #define WHY_LCB_SPIN	(1U << 0)
@@ -59,6 +64,12 @@ enum why_args {
  * is WHY_NR_FUNC; its children are numbered 1.. by their BPF cookie. */
 #define WHY_NR_FUNC	0xffffu
 #define WHY_CHILDREN	8
+
+struct why_wait {
+	__s32 stack;		/* in the waitstacks map; < 0: the walk failed (-errno) */
+	__u32 part;		/* enum why_part */
+	__u64 ns;
+};
 
 /* One slow call. */
 struct why_call {
@@ -84,6 +95,8 @@ struct why_call {
 	__u64 in_children;	/* time inside any child (their union: self = wall - this) */
 	__u64 wait_max;		/* -K/-U: its longest time off CPU, blocked (ns) */
 	__s32 kstack, ustack;	/* -K/-U: the stacks it blocked with then (stack map ids, < 0: none) */
+	struct why_wait waits[WHY_WAITS];	/* its blocked time by where it blocked, in order seen */
+	__u64 waits_other;	/* blocked time at further places */
 	char comm[WHY_COMM_LEN];
 	char path[WHY_PATH_LEN];	/* WA_PATH*: the path given, as given */
 };

@@ -44,7 +44,7 @@ struct why_stats stats;
  * (detaching them takes seconds), and calls ending meanwhile are not taken */
 volatile bool stopping;
 
-enum { F_CALL = 1, F_LOCK = 2, F_THROTTLE = 4, F_RECLAIM = 8, F_SUBMIT = 16 };
+enum { F_CALL = 1, F_LOCK = 2, F_THROTTLE = 4, F_RECLAIM = 8, F_SUBMIT = 16, F_OFF = 32 };
 
 struct why_task {
 	__u64 since;		/* start of the current part */
@@ -60,11 +60,15 @@ struct why_task {
 	__u64 any_since;
 	__u64 off_since;	/* -K/-U: blocked since; 0: running */
 	__s32 off_k, off_u;	/* the stacks it blocked with */
+	__s32 wait_stack;	/* F_OFF: where it blocked (waitstacks), for its waits[] */
+	__u32 pad2;
 	struct why_call rec;
 };
 
 /* -K/-U: the stacks at each block of a traced call (sized 1 by why.c otherwise) */
 STACK_MAP(stacks, 16384, WHY_STACK_DEPTH);
+/* Where each block of a traced call happened (always: the waits' places) */
+STACK_MAP(waitstacks, 8192, WHY_WAIT_DEPTH);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -90,13 +94,34 @@ static __always_inline struct why_task *current_call(void)
 	return in_call(bpf_get_current_task_btf());
 }
 
+/* Blocked time at the place the thread blocked: the slot of that stack and
+ * part, or the first free one; past WHY_WAITS places, waits_other. */
+static __always_inline void wait_add(struct why_task *w, __u32 part, __u64 ns)
+{
+	for (int i = 0; i < WHY_WAITS; i++) {
+		struct why_wait *x = &w->rec.waits[i];
+
+		if (x->ns && (x->stack != w->wait_stack || x->part != part))
+			continue;
+		x->stack = w->wait_stack;
+		x->part = part;
+		x->ns += ns;
+		return;
+	}
+	w->rec.waits_other += ns;
+}
+
 /* Closes the current part at now and opens `next`. */
 static __always_inline void charge(struct why_task *w, __u64 now, __u32 next)
 {
 	__u32 s = w->state;
 
-	if (s < WP_NR && now > w->since)
+	if (s < WP_NR && now > w->since) {
 		w->rec.part[s] += now - w->since;
+		/* off CPU and not yet runnable: a wait, at its place */
+		if ((w->flags & F_OFF) && s != WP_RUNQ && s != WP_CPU)
+			wait_add(w, s, now - w->since);
+	}
 	w->since = now;
 	w->state = next;
 }
@@ -335,6 +360,10 @@ int BPF_PROG(why_switch, bool preempt, struct task_struct *prev, struct task_str
 		w->rec.offcpu++;
 		/* prev_state, not prev->__state: that one can change under us */
 		charge(w, now, preempt || prev_state == 0 ? WP_RUNQ : blocked_part(w, prev));
+		if (!preempt && prev_state != 0) {	/* where it blocks: prev is current here */
+			w->flags |= F_OFF;
+			w->wait_stack = bpf_get_stackid(ctx, &waitstacks, 0);
+		}
 		/* -K/-U: prev is still current here, so these are its stacks */
 		if ((targ_kstack || targ_ustack) && !preempt && prev_state != 0) {
 			w->off_since = now;
@@ -347,6 +376,7 @@ int BPF_PROG(why_switch, bool preempt, struct task_struct *prev, struct task_str
 			now = bpf_ktime_get_ns();
 		w->flags &= ~F_THROTTLE;	/* its pause is over */
 		charge(w, now, running_part(w));
+		w->flags &= ~F_OFF;
 		if (w->off_since) {	/* -K/-U: the longest wait keeps its stacks */
 			if (now - w->off_since > w->rec.wait_max) {
 				w->rec.wait_max = now - w->off_since;

@@ -291,7 +291,7 @@ int cmd_why(int argc, char **argv)
 	wc.skel->rodata->targ_ustack = o.ustack;
 	if (!o.kstack && !o.ustack)
 		bpf_map__set_max_entries(wc.skel->maps.stacks, 1);
-	if (o.kstack && (err = ksyms__load(&wc.ks, NULL))) {
+	if ((err = ksyms__load(&wc.ks, NULL))) {	/* the waits' places */
 		err = fail("reading /proc/kallsyms", "%s", strerror(-err));
 		goto out;
 	}

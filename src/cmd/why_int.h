@@ -37,6 +37,8 @@ extern const struct sysc why_syscalls[NSYSC];
 #define LINK_SHOWN 8
 
 #define STACK_IPS WHY_STACK_DEPTH
+#define WHY_PLACE_LEN 64	/* a wait's place: the kernel function it blocked in */
+#define WHY_AGG_WAITS 32	/* places told apart in a summary */
 
 struct why_opts {
 	struct cli_common c;
@@ -53,6 +55,13 @@ struct why_opts {
 	int interval_s;
 };
 
+/* Blocked time at one place (the kernel function a wait happened in) and part. */
+struct agg_wait {
+	uint32_t part;
+	char place[WHY_PLACE_LEN];
+	uint64_t ns, calls;
+};
+
 /* Per syscall, over the slow calls: wall and each part. */
 struct sys_agg {
 	uint64_t calls;
@@ -61,6 +70,10 @@ struct sys_agg {
 	uint64_t reqs;
 	struct { uint32_t dev; uint64_t n, ph[PH_NR]; } disk[8];
 	int ndisks;
+	/* blocked time by where the calls blocked and in which part */
+	struct agg_wait wait[WHY_AGG_WAITS];
+	int nwaits;
+	uint64_t wait_other;	/* past WHY_AGG_WAITS places, or past a call's WHY_WAITS */
 };
 
 /* A call waiting for its join, with its file named when it arrived (the
@@ -69,6 +82,7 @@ struct pending {
 	struct why_call c;
 	char file[512];
 	struct frames kf, uf;	/* -K/-U: the stacks of its longest wait, named on arrival */
+	char place[WHY_WAITS][WHY_PLACE_LEN];	/* where each of c.waits[] blocked */
 };
 
 /* Files named before, by (pid, fd, dev, inode): a process that exits right
@@ -95,7 +109,7 @@ struct why_ctx {
 	int ncalls, ready;		/* ready: those there before the last poll */
 	struct sys_agg agg[NSYSC + 1];	/* the last: --call's TARGET */
 	struct attacher at;
-	struct ksyms ks;		/* -K */
+	struct ksyms ks;		/* the waits' places, -K */
 	struct usyms *us;		/* -U */
 	const struct pending *cur;	/* the call being printed */
 	struct bpf_link *sc_links[2 * NSYSC];	/* per-syscall tracepoints */

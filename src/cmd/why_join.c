@@ -97,6 +97,49 @@ static void name_stacks(struct why_ctx *wc, struct pending *p)
 		frames__user(&p->uf, wc->us, p->c.pid, ips, read_stack(wc, p->c.ustack, ips));
 }
 
+/* The scheduler's own frames and the generic waits on top of it (a bit, a
+ * completion), above the place a wait happened. */
+static bool in_scheduler(const char *fn)
+{
+	static const char *const sched[] = { "__schedule", "schedule", "io_schedule", "preempt_schedule",
+					     "__cond_resched", "_cond_resched", "bit_wait", "__wait_on_bit",
+					     "out_of_line_wait_on_bit", "wait_for_completion", "__wait_for_common",
+					     "do_wait_for_common" };
+
+	for (size_t i = 0; i < sizeof(sched) / sizeof(sched[0]); i++)
+		if (!strncmp(fn, sched[i], strlen(sched[i])))
+			return true;
+	return false;
+}
+
+/* Each wait's place: the first frame of its stack past the tracepoint's
+ * dispatch and the scheduler (pipe_read, jbd2_log_wait_commit, ...). */
+static void name_places(struct why_ctx *wc, struct pending *p)
+{
+	uint64_t ips[WHY_WAIT_DEPTH];
+
+	for (int w = 0; w < WHY_WAITS; w++) {
+		const struct why_wait *x = &p->c.waits[w];
+		int n, i;
+
+		p->place[w][0] = '\0';
+		if (!x->ns)
+			continue;
+		snprintf(p->place[w], WHY_PLACE_LEN, "(no stack)");
+		n = frames__read(bpf_map__fd(wc->skel->maps.waitstacks), x->stack, ips, WHY_WAIT_DEPTH);
+		for (i = frames__kernel_skip(&wc->ks, ips, n); i < n; i++) {
+			const struct ksym *s = ksyms__find(&wc->ks, ips[i]);
+
+			if (s && !in_scheduler(s->name)) {
+				snprintf(p->place[w], WHY_PLACE_LEN, "%s", s->name);
+				break;
+			}
+		}
+		if (n && i == n)
+			snprintf(p->place[w], WHY_PLACE_LEN, "(scheduler)");
+	}
+}
+
 int why__on_call(void *ctx, void *data, size_t size)
 {
 	struct why_ctx *wc = ctx;
@@ -110,6 +153,7 @@ int why__on_call(void *ctx, void *data, size_t size)
 	memcpy(&wc->calls[wc->ncalls].c, data, sizeof(struct why_call));
 	file_name(wc, &wc->calls[wc->ncalls].c, wc->calls[wc->ncalls].file, sizeof(wc->calls[0].file));
 	name_stacks(wc, &wc->calls[wc->ncalls]);
+	name_places(wc, &wc->calls[wc->ncalls]);
 	wc->ncalls++;
 	return 0;
 }
@@ -153,11 +197,40 @@ static int find_reqs(struct why_ctx *wc, const struct why_call *c, const struct 
 	return k;
 }
 
+/* A call's waits into the summary's, by place and part. */
+static void aggregate_waits(struct sys_agg *a, const struct pending *p)
+{
+	a->wait_other += p->c.waits_other;
+	for (int w = 0; w < WHY_WAITS; w++) {
+		const struct why_wait *x = &p->c.waits[w];
+		int k;
+
+		if (!x->ns)
+			continue;
+		for (k = 0; k < a->nwaits; k++)
+			if (a->wait[k].part == x->part && !strcmp(a->wait[k].place, p->place[w]))
+				break;
+		if (k == a->nwaits) {
+			if (k == WHY_AGG_WAITS) {
+				a->wait_other += x->ns;
+				continue;
+			}
+			a->nwaits++;
+			a->wait[k].part = x->part;
+			snprintf(a->wait[k].place, WHY_PLACE_LEN, "%s", p->place[w]);
+			a->wait[k].ns = a->wait[k].calls = 0;
+		}
+		a->wait[k].ns += x->ns;
+		a->wait[k].calls++;
+	}
+}
+
 static void aggregate(struct why_ctx *wc, const struct why_call *c, const struct life_req **rs, int nrs)
 {
 	const struct sysc *s = sysc_of(c->nr);
 	struct sys_agg *a = &wc->agg[c->nr == WHY_NR_FUNC ? NSYSC : s ? s - why_syscalls : 0];
 
+	aggregate_waits(a, wc->cur);
 	a->calls++;
 	hist__add(&a->wall, c->end - c->start);
 	for (int p = 0; p < WP_NR; p++)

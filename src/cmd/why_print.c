@@ -232,6 +232,35 @@ static const struct field wait_fields[] = {
 };
 static const struct rec wait_rec = REC(NULL, NULL, NULL, wait_fields);
 
+/* one place a call waited at */
+struct place_view {
+	const char *part, *in;
+	uint64_t ns;
+};
+
+static const struct field place_fields[] = {
+	{ "part", FS_PSTR, offsetof(struct place_view, part) },
+	{ "ns", FS_U64, offsetof(struct place_view, ns) },
+	{ "in", FS_PSTR, offsetof(struct place_view, in) },
+};
+static const struct rec place_rec = REC(NULL, NULL, NULL, place_fields);
+
+static const void *e_waits(const void *row, unsigned i, struct fctx *c, void *scratch, const char **key)
+{
+	const struct pending *p = CALL(row)->wc->cur;
+	struct place_view *v = scratch;
+
+	for (unsigned w = 0, k = 0; w < WHY_WAITS; w++) {
+		if (!p->c.waits[w].ns || k++ != i)
+			continue;
+		v->part = p->c.waits[w].part < WP_NR ? why_part_names[p->c.waits[w].part] : "?";
+		v->ns = p->c.waits[w].ns;
+		v->in = p->place[w];
+		return v;
+	}
+	return NULL;
+}
+
 static const struct field call_fields[] = {
 	{ "ts_ns", FS_U64, CV(c.start) },
 	{ "comm", FS_CHARS, CV(c.comm) },
@@ -255,6 +284,8 @@ static const struct field call_fields[] = {
 	{ "readahead_async", FS_U32, CV(c.ra_async) },
 	{ "faults", FS_U64, CV(c.faults) },
 	{ "offcpu", FS_U32, CV(c.offcpu) },
+	{ "waits", FS_LIST, .each = e_waits, .sub = &place_rec },
+	{ "waits_other_ns", FS_U64, CV(c.waits_other) },
 	{ "children", FS_LIST, .each = e_children, .sub = &child_rec, .only = M_FUNC },
 	{ "self_ns", FS_U64, CV(self), .only = M_FUNC },
 	{ "requests_total", FS_U64, CV(total) },
@@ -264,6 +295,26 @@ static const struct field call_fields[] = {
 
 const struct rec why_call_rec = REC("call", "why.call", "why: one slow system call (or --call function call) and "
 				    "where its time went", call_fields);
+
+/* Where it blocked: "waited: sleep 8.30 ms in jbd2_log_wait_commit, ..." */
+static void print_waits(const struct pending *p)
+{
+	const char *sep = "    waited:";
+
+	for (int w = 0; w < WHY_WAITS; w++) {
+		const struct why_wait *x = &p->c.waits[w];
+
+		if (!x->ns)
+			continue;
+		printf("%s %s %.2f ms in %s", sep, x->part < WP_NR ? why_part_names[x->part] : "?", x->ns / 1e6,
+		       p->place[w]);
+		sep = ",";
+	}
+	if (p->c.waits_other)
+		printf("%s %.2f ms elsewhere", sep, p->c.waits_other / 1e6);
+	if (sep[0] == ',')
+		printf("\n");
+}
 
 static void fmt_ms(char *buf, size_t len, uint64_t ns)
 {
@@ -310,6 +361,7 @@ static void print_call_text(struct why_ctx *wc, const struct why_call *c, const 
 	if (wall != sum)	/* signed: negative is time counted twice, a bug */
 		printf("  unaccounted %+.2f ms", ((int64_t)wall - (int64_t)sum) / 1e6);
 	printf("\n");
+	print_waits(wc->cur);
 	if (c->nr == WHY_NR_FUNC) {
 		uint64_t self = wall - c->in_children;
 

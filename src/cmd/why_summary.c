@@ -103,6 +103,15 @@ static void summary_text(struct why_ctx *wc)
 			       q2c ? 100.0 * a->disk[d].ph[PH_I2D] / q2c : 0,
 			       q2c ? 100.0 * a->disk[d].ph[PH_D2C] / q2c : 0);
 		}
+		if (a->nwaits || a->wait_other)
+			printf("  %-9s %7s %10s %7s  %s\n", "waited", "share", "total", "calls", "in");
+		for (int k = 0; k < a->nwaits; k++)
+			printf("  %-9s %6.1f%% %10s %7llu  %s\n", why_part_names[a->wait[k].part],
+			       w.sum ? 100.0 * a->wait[k].ns / w.sum : 0, fmt_ns(b1, sizeof(b1), a->wait[k].ns),
+			       (unsigned long long)a->wait[k].calls, a->wait[k].place);
+		if (a->wait_other)
+			printf("  %-9s %6.1f%% %10s %7s  (further places)\n", "", w.sum ? 100.0 * a->wait_other / w.sum : 0,
+			       fmt_ns(b1, sizeof(b1), a->wait_other), "");
 	}
 	if (!any)
 		printf("none\n");
@@ -201,6 +210,39 @@ static const void *e_disks(const void *row, unsigned i, struct fctx *c, void *sc
 	return dv;
 }
 
+/* where the calls waited, by place and part, longest first */
+struct aplace_view {
+	const char *part, *in;
+	uint64_t ns, calls;
+};
+
+#define APV(f) offsetof(struct aplace_view, f)
+static const struct field aplace_fields[] = {
+	{ "part", FS_PSTR, APV(part) },
+	{ "in", FS_PSTR, APV(in) },
+	{ "ns", FS_U64, APV(ns) },
+	{ "calls", FS_U64, APV(calls) },
+};
+static const struct rec aplace_rec = REC(NULL, NULL, NULL, aplace_fields);
+
+static const void *e_agg_waits(const void *row, unsigned i, struct fctx *c, void *scratch, const char **key)
+{
+	const struct sys_agg *a = AGG(row)->a;
+	struct aplace_view *v = scratch;
+
+	if ((int)i >= a->nwaits)
+		return NULL;
+	*v = (struct aplace_view){ why_part_names[a->wait[i].part], a->wait[i].place, a->wait[i].ns,
+				   a->wait[i].calls };
+	return v;
+}
+
+static void g_wait_other(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	v->k = V_U64;
+	v->u = AGG(row)->a->wait_other;
+}
+
 static const struct field agg_fields[] = {
 	{ "syscall", FS_PSTR, AV(syscall), .flags = FL_NULLABLE },
 	{ "function", FS_PSTR, AV(function), .flags = FL_OMIT_NULL },
@@ -212,6 +254,8 @@ static const struct field agg_fields[] = {
 	{ "children", FS_LIST, .each = e_agg_children, .sub = &share_rec, .only = M_FUNC },
 	{ "requests", FS_U64, AV(reqs) },
 	{ "disks", FS_LIST, .each = e_disks, .sub = &disk_rec },
+	{ "waits", FS_LIST, .each = e_agg_waits, .sub = &aplace_rec },
+	{ "waits_other_ns", FS_GET, .get = g_wait_other, .flags = FL_INT },
 };
 static const struct rec agg_rec = REC(NULL, NULL, NULL, agg_fields);
 
@@ -261,10 +305,20 @@ static const struct field summary_fields[] = {
 const struct rec why_summary_rec = REC("summary", "why.summary", "why: the slow calls per system call, and the counters",
 				       summary_fields);
 
+static int by_ns_desc(const void *a, const void *b)
+{
+	uint64_t x = ((const struct agg_wait *)a)->ns, y = ((const struct agg_wait *)b)->ns;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
 void why__summary(struct why_ctx *wc)
 {
 	struct summary_view sv = { wc->o->min_ns };
 	struct fctx fc = {};
+
+	for (int i = 0; i <= NSYSC; i++)	/* the places, longest first */
+		qsort(wc->agg[i].wait, wc->agg[i].nwaits, sizeof(wc->agg[i].wait[0]), by_ns_desc);
 
 	if (!wc->o->c.json) {
 		summary_text(wc);

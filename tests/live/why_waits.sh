@@ -1,0 +1,49 @@
+# iodig why names where each wait happened (the kernel function the call
+# blocked in, past the scheduler), on workloads whose answer is known:
+# a pipe whose writer sleeps 30 ms (the reader's own clock bounds the
+# sleep), and fdatasync on ext4 (data written back, then the journal's
+# commit waited for).
+. "$(dirname "$0")/../lib.sh"
+need_root_bpf
+
+# 1. pipe: 5 reads, each asleep ~30 ms in pipe_read
+"$TOP/tests/helpers/pipewait.py" "$T/go" 5 30 > "$T/pw.out" &
+for i in $(seq 50); do [ -s "$T/pw.out" ] && break; sleep 0.05; done
+P=$(head -1 "$T/pw.out")
+start_iodig "$T/p.json" why --json 10 -p "$P" --syscalls read
+touch "$T/go"
+for i in $(seq 100); do [ "$(wc -l < "$T/pw.out")" -ge 6 ] && break; sleep 0.05; done
+sleep 0.3
+stop_iodig
+assert_eq "$(jq -s '[.[] | select(.type == "call" and .syscall == "read")] | length' "$T/p.json")" 5 "pipe: the 5 slow reads"
+# each read's wait in pipe_read: within its own clock's span, and at least
+# the writer's 30 ms sleep less a scheduling slack (the reader may block late)
+tail -n +2 "$T/pw.out" | awk '{ print $2 - $1 }' > "$T/spans"
+# (pipe_read, or anon_pipe_read since 6.15 split pipes from FIFOs)
+jq -c 'select(.type == "call") | [.waits[] | select((.in | test("^(anon_)?pipe_read$")) and .part == "sleep") | .ns] | add // 0' "$T/p.json" > "$T/waits"
+paste "$T/waits" "$T/spans" | awk '$1 < 25000000 || $1 > $2 { bad++; print "wait " $1 " span " $2 } END { exit bad > 0 }' \
+	|| die "pipe: sleep in pipe_read against the reader's own clock: $(paste "$T/waits" "$T/spans" | tr '\n' ' '); waits: $(jq -c 'select(.type == "call") | .waits' "$T/p.json" | head -2)"
+ok "pipe: each read asleep in pipe_read for $(tr '\n' ' ' < "$T/waits")ns, inside the reader's own spans"
+jq -s -e '[.[] | select(.type == "summary") | .syscalls[] | select(.syscall == "read") | .waits[0] | select(.part == "sleep" and (.in | test("^(anon_)?pipe_read$")) and .calls == 5)] | length == 1' "$T/p.json" >/dev/null \
+	|| die "pipe: the summary's waits: $(jq -c 'select(.type == "summary") | .syscalls[].waits' "$T/p.json")"
+ok "pipe: the summary puts the 5 calls' sleep in pipe_read"
+
+# 2. fdatasync on ext4: written back (io) and the journal's commit (sleep)
+L=$(loopdev 256)
+mkfs.ext4 -q -E lazy_itable_init=0,lazy_journal_init=0 "$L" || die mkfs
+mkdir "$T/m"; mount "$L" "$T/m" || die mount; defer "umount $T/m"
+start_iodig "$T/f.json" why --json 0 --comm dd --syscalls fdatasync
+dd if=/dev/zero of="$T/m/f" bs=64k count=20 conv=fdatasync,notrunc oflag=append status=none || die dd
+for i in 1 2 3 4 5; do dd if=/dev/zero of="$T/m/f" bs=64k count=1 seek=$i conv=notrunc,fdatasync status=none; done
+sleep 0.3
+stop_iodig
+n=$(jq -s '[.[] | select(.type == "call" and .syscall == "fdatasync")] | length' "$T/f.json")
+assert_eq "$n" 6 "ext4: dd's 6 fdatasync calls"
+jq -s -e '[.[] | select(.type == "call") | .waits[] | select(.in == "jbd2_log_wait_commit" and .part == "sleep")] | length >= 1' "$T/f.json" >/dev/null \
+	|| die "ext4: no wait for the journal's commit named: $(jq -c 'select(.type == "call") | .waits' "$T/f.json")"
+jq -s -e '[.[] | select(.type == "call") | .waits[] | select(.part == "io")] | length >= 1' "$T/f.json" >/dev/null \
+	|| die "ext4: no I/O wait: $(jq -c 'select(.type == "call") | .waits' "$T/f.json")"
+# every wait's time is its part's: no place holds more than its part
+jq -s -e '[.[] | select(.type == "call") | . as $c | ($c.waits | group_by(.part)[] | {p: .[0].part, ns: (map(.ns) | add)}) | select(.ns > ($c.parts[{"sleep":"sleep_ns","io":"block_io_ns","lock":"lock_ns","throttle":"throttle_ns","reclaim":"reclaim_ns"}[.p]]))] | length == 0' "$T/f.json" >/dev/null \
+	|| die "ext4: a place holds more than its part"
+ok "ext4 fdatasync: waits named: $(jq -s -c '[.[] | select(.type == "call") | .waits[] | .part + " in " + .in] | unique' "$T/f.json")"
