@@ -89,7 +89,7 @@ static void g_args(const void *row, const struct fctx *c, struct fval *v, char *
 }
 
 static const struct field pf_args_fields[] = {
-	{ "sector", FS_U64, PV(sector) },
+	{ "sector", FS_U64, PV(sector), .flags = FL_MAX_NULL },
 	{ "pid", FS_U32, PV(rpid) },
 	{ "comm", FS_PSTR, PV(comm) },
 	{ "q2g_ns", FS_U64, PV(phase[PH_Q2G]) },

@@ -392,7 +392,7 @@ static const struct field req_fields[] = {
 	{ "disk", FS_PSTR, RV(disk), .head = "DISK", .fmt = "%-s", .width = w_disk },
 	{ "op", FS_PSTR, RV(op), .head = "OP", .fmt = "%-7s" },
 	{ "flags", FS_WORDS, .each = e_flags },
-	{ "sector", FS_U64, RV(r.sector), .head = "SECTOR", .fmt = "%-llu", .width = w_sector },
+	{ "sector", FS_U64, RV(r.sector), .flags = FL_MAX_NULL, .head = "SECTOR", .fmt = "%-llu", .width = w_sector },
 	{ "bytes", FS_U32, RV(r.bytes), .head = "BYTES", .fmt = "%-8u" },
 	PHASE("q2g_ns", PH_Q2G, "Q2G(ms)", "%8.3f"),
 	PHASE("g2i_ns", PH_G2I, "G2I(ms)", "%8.3f"),

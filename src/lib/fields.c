@@ -19,7 +19,12 @@ static void value(const struct field *f, const void *row, const struct fctx *c, 
 	const char *p = (const char *)row + f->off;
 
 	switch (f->src) {
-	case FS_U64: v->k = V_U64; memcpy(&v->u, p, sizeof(v->u)); break;
+	case FS_U64:
+		v->k = V_U64;
+		memcpy(&v->u, p, sizeof(v->u));
+		if ((f->flags & FL_MAX_NULL) == FL_MAX_NULL && v->u == UINT64_MAX)
+			v->k = V_NULL;
+		break;
 	case FS_U32: { uint32_t x; memcpy(&x, p, sizeof(x)); v->k = V_U64; v->u = x; break; }
 	case FS_U16: { uint16_t x; memcpy(&x, p, sizeof(x)); v->k = V_U64; v->u = x; break; }
 	case FS_I64: v->k = V_I64; memcpy(&v->i, p, sizeof(v->i)); break;

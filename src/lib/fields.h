@@ -86,6 +86,7 @@ enum {
 	FL_SAFE = 1 << 8,	/* text: tget's string is already escaped (text__safe) */
 	FL_OMIT_NULL = 1 << 10,	/* JSON: no member at all when null (the schema: optional) */
 	FL_MICROS = 1 << 11,	/* JSON: ns written as microseconds, exactly (3 decimals) */
+	FL_MAX_NULL = 1 << 12 | FL_NULLABLE,	/* FS_U64: all ones means none (a flush's sector) */
 };
 
 struct field {

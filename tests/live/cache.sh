@@ -98,7 +98,62 @@ assert_eq "$(jq -s "[.[] | select(.type == \"cache\" and .path == \"$T/mnt/d1/d2
 assert_eq "$(file "$T/w.json" "$(ino "$T/mnt/w")" dirtied)" 100 "pages dirtied by writing 100 pages"
 assert_eq "$(file "$T/w.json" "$(ino "$T/mnt/w")" written)" 100 "pages written back by sync(2)"
 
-# 4. cachestat(2) beside fincore
+# 4. O_DIRECT mixed in, then mmap: a cold 2 MiB file whose first half is
+# read with O_DIRECT (no page cache: neither asked for nor added) and its
+# second half buffered; then all of it buffered (the first half misses, the
+# second hits).  ext4 on 6.12+ adds large folios (order > 0, counted below
+# from the tracepoint's own text), so misses are summed folio by folio.
+head -c 2M /dev/urandom > "$T/mnt/x"; head -c 2M /dev/urandom > "$T/mnt/y"; sync; drop "$T/mnt/x" "$T/mnt/y"
+X=$(ino "$T/mnt/x"); Y=$(ino "$T/mnt/y")
+assert_eq "$(pages "$T/mnt/x")/$(pages "$T/mnt/y")" 0/0 "x and y cached before, by fincore"
+JOBS=(); /usr/bin/python3 "$TOP/tests/helpers/mixedread.py" "$T/go.x" "$T/mnt/x" direct-half > "$T/pid.x" & JOBS+=($!)
+TR=/sys/kernel/tracing/events/filemap/mm_filemap_add_to_page_cache
+large=
+if [ -w "$TR/enable" ] && [ -r /sys/kernel/tracing/trace_pipe ]; then
+	echo "i_ino == $X" > "$TR/filter"; echo 1 > "$TR/enable"; defer "echo 0 > $TR/enable; echo 0 > $TR/filter"
+	timeout 3 cat /sys/kernel/tracing/trace_pipe > "$T/adds" & large=$!
+fi
+start_iodig "$T/x1.json" cache --by file -n 0 --json
+touch "$T/go.x"; wait "${JOBS[@]}" || die "mixed reader failed"
+stop_iodig
+half=$(pages "$T/mnt/x")
+assert_eq "$half" 256 "after O_DIRECT + buffered halves: fincore says the buffered half is cached"
+acc=$(file "$T/x1.json" "$X" accesses)
+[ "$acc" -le 256 ] && [ "$acc" -gt 0 ] || die "O_DIRECT half: $acc pages asked for, want at most the 256 read buffered"
+assert_eq "$(file "$T/x1.json" "$X" misses)" 256 "O_DIRECT half: misses = the buffered half's pages, the O_DIRECT ones none"
+ok "O_DIRECT half: $acc pages asked for (at most 256), 256 misses = fincore's pages"
+JOBS=(); /usr/bin/python3 "$TOP/tests/helpers/mixedread.py" "$T/go.x2" "$T/mnt/x" buffered > "$T/pid.x2" & JOBS+=($!)
+start_iodig "$T/x2.json" cache --by file -n 0 --json
+touch "$T/go.x2"; wait "${JOBS[@]}" || die "buffered reader failed"
+stop_iodig
+h=$(file "$T/x2.json" "$X" hits); m=$(file "$T/x2.json" "$X" misses); ev=$(file "$T/x2.json" "$X" evicted)
+# (accesses short, never over, where the cold half's reads find readahead
+# in flight: as in the first pass)
+acc=$(file "$T/x2.json" "$X" accesses)
+[ "$acc" -le 512 ] && [ "$m" -ge 256 ] && [ "$m" -le $((256 + ev)) ] && [ $((h + m)) = "$acc" ] \
+	|| die "then buffered: accesses $acc hits $h misses $m evicted $ev; want the 256 pages O_DIRECT left out to miss"
+ok "then buffered: $acc pages asked for, $m misses (the O_DIRECT half), $h hits, evicted during it $ev"
+if [ -n "$large" ]; then
+	wait "$large"
+	n=$(grep -c 'order=[1-9]' "$T/adds")
+	ok "large folios among the pages added: $n of $(grep -c order= "$T/adds") folios had order > 0 (tracefs)"
+fi
+# mmap: the CPU reads mapped pages without the kernel, so a mapping's
+# reads are no accesses; its faults are counted, and the pages added for it
+# are misses, all of them beyond the accesses (misses_beyond_accesses)
+JOBS=(); /usr/bin/python3 "$TOP/tests/helpers/mixedread.py" "$T/go.y" "$T/mnt/y" mmap > "$T/pid.y" & JOBS+=($!)
+start_iodig "$T/y.json" cache --by file -n 0 --json
+touch "$T/go.y"; wait "${JOBS[@]}" || die "mmap reader failed"
+stop_iodig
+assert_eq "$(pages "$T/mnt/y")" 512 "mmap: fincore says every page of y is cached"
+assert_eq "$(file "$T/y.json" "$Y" accesses)/$(file "$T/y.json" "$Y" misses)" 0/512 "mmap: accesses/misses (pages added = fincore's)"
+f=$(file "$T/y.json" "$Y" faults)
+[ "$f" -ge 1 ] && [ "$f" -le 512 ] || die "mmap: $f faults, want 1..512 (faultaround maps 16 pages a fault)"
+beyond=$(jq -s '[.[] | select(.type == "interval_end") | .misses_beyond_accesses] | add' "$T/y.json")
+[ "$beyond" -ge 512 ] || die "mmap: misses beyond accesses $beyond, want at least y's 512"
+ok "mmap: $f faults, 512 misses, all said beyond the accesses ($beyond)"
+
+# 5. cachestat(2) beside fincore
 "$IODIG" cache --snapshot "$T/mnt/a" "$T/mnt/b" --json > "$T/s.json" || die "snapshot"
 assert_eq "$(jq -s -c '[.[].cached]' "$T/s.json")" "[$(pages "$T/mnt/a"),$(pages "$T/mnt/b")]" "--snapshot: cached pages = fincore's"
 "$IODIG" cache --snapshot "$T/nosuch" 2>"$T/e"; assert_eq "$?" 1 "--snapshot of a missing file: exit 1"

@@ -21,6 +21,17 @@ assert_eq "$((s1 - s0))" 1280 "sectors written (/proc/diskstats)"
 got=$(jq -s -c '[.[] | select(.type == "request" and .op == "write" and .bytes > 0) | [.sector, .bytes]]' "$T/s.json")
 assert_eq "$got" "$(python3 -c "print(str([[2048 + 128 * i, 65536] for i in range(10)]).replace(' ', ''))")" \
 	"snoop: the 10 O_DSYNC writes, each at its sector with its 65536 bytes"
+# a flush has no sector: null in JSON, "-" in text (it was the kernel's
+# (sector_t)-1, 18446744073709551615); an empty preflush write keeps its bio's
+start_iodig "$T/fl.txt" snoop -d "$d"
+start_iodig "$T/fl.json" snoop --json -d "$d"
+dd if=/dev/zero of="$L" bs=4k count=1 oflag=direct,dsync status=none || die dd
+sync "$L"
+sleep 1.3
+stop_all_iodig
+assert_eq "$(jq -s -c '[.[] | select(.type == "request" and .op == "flush") | .sector] | unique' "$T/fl.json")" "[null]" \
+	"snoop: the flushes have no sector"
+grep -qE '^[0-9.]+ +[^ ]+ +[0-9]+ +'"$d"' +flush +- ' "$T/fl.txt" || die "snoop text: no flush with '-' for its sector: $(grep flush "$T/fl.txt" | head -2)"
 assert_eq "$(jq -s '[.[] | select(.type == "request" and .op == "write")] | length' "$T/s.json")" "$((w1 - w0))" \
 	"snoop: write records = /proc/diskstats' writes"
 assert_eq "$(jq -s '[.[] | select(.type == "top" and .comm == "dd") | .write_bytes] | add' "$T/t.json")" 655360 \
