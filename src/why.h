@@ -65,10 +65,29 @@ enum why_args {
 #define WHY_NR_FUNC	0xffffu
 #define WHY_CHILDREN	8
 
+/* Who ended a wait: the task that woke the waiting thread (sched_waking
+ * runs in the waker's context), and what that task did over the wait, from
+ * the state why keeps for every task while it runs (cpu, runq, io, sleep). */
+enum why_wpart { WW_CPU, WW_RUNQ, WW_IO, WW_SLEEP, WW_NR };
+#define WHY_WAKE_DEPTH		40	/* the waker's stack: deep enough to reach an interrupt's entry */
+#define WHY_WAKER_FOLLOWED	2	/* part[] holds the waker's time over the whole wait */
+#define WHY_WAKER_RING		64	/* state changes a task keeps, to look back over a wait */
+
+struct why_waker {
+	__u32 pid, tid;		/* 0: none (no wake seen: a timeout, a signal ...) */
+	__u32 flags;
+	__s32 stack;		/* the waker's kernel stack (wakestacks), < 0: none */
+	__u64 at;		/* when it woke the thread (ns, bpf_ktime_get_ns) */
+	__u64 wait_ns;		/* the wait it ended: the slot's longest ended by a wake */
+	__u64 part[WW_NR];	/* the waker's time over that wait, ns */
+	char comm[WHY_COMM_LEN];
+};
+
 struct why_wait {
 	__s32 stack;		/* in the waitstacks map; < 0: the walk failed (-errno) */
 	__u32 part;		/* enum why_part */
 	__u64 ns;
+	struct why_waker waker;	/* of its longest wait */
 };
 
 /* One slow call. */
@@ -110,6 +129,7 @@ struct why_stats {
 	__u64 unmatched_exit;	/* exits with no entry seen (began before tracing) */
 	__u64 wake_running;	/* wakeups of a thread already counted running (no part changed) */
 	__u64 unmatched_child;	/* --into: a child's return without its entry */
+	__u64 any_missed;	/* a task's state change not kept (its storage busy or full) */
 };
 
 #endif

@@ -44,7 +44,7 @@ struct why_stats stats;
  * (detaching them takes seconds), and calls ending meanwhile are not taken */
 volatile bool stopping;
 
-enum { F_CALL = 1, F_LOCK = 2, F_THROTTLE = 4, F_RECLAIM = 8, F_SUBMIT = 16, F_OFF = 32 };
+enum { F_CALL = 1, F_LOCK = 2, F_THROTTLE = 4, F_RECLAIM = 8, F_SUBMIT = 16, F_OFF = 32, F_WOKEN = 64 };
 
 struct why_task {
 	__u64 since;		/* start of the current part */
@@ -62,13 +62,89 @@ struct why_task {
 	__s32 off_k, off_u;	/* the stacks it blocked with */
 	__s32 wait_stack;	/* F_OFF: where it blocked (waitstacks), for its waits[] */
 	__u32 pad2;
+	__u64 off_at;		/* F_OFF: when it blocked */
+	struct why_waker wk;	/* F_WOKEN: who is waking it, for the wait it ends */
 	struct why_call rec;
 };
+
+/* Every task's time while why runs, for the wakers of traced calls: the
+ * state it is in (enum why_wpart) since when, its time in each so far, and
+ * its last WHY_WAKER_RING changes, to look back over a wait it ended. */
+struct why_snap {
+	__u64 ts;
+	__u64 cum[WW_NR];	/* its time in each state up to ts */
+	__u32 state;		/* the state from ts on */
+	__u32 pad;
+};
+
+struct why_any {
+	__u64 since;
+	__u32 state;
+	__u32 n;		/* changes made: ring[n % WHY_WAKER_RING] is the next */
+	__u64 cum[WW_NR];
+	struct why_snap ring[WHY_WAKER_RING];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct why_any);
+} anys SEC(".maps");
+
+/* A task's state changes to next at now. */
+static __always_inline void any_move(struct why_any *a, __u64 now, __u32 next)
+{
+	struct why_snap *s;
+
+	if (a->since && a->state < WW_NR && now > a->since)
+		a->cum[a->state] += now - a->since;
+	a->since = now;
+	a->state = next;
+	s = &a->ring[a->n & (WHY_WAKER_RING - 1)];
+	s->ts = now;
+	for (int i = 0; i < WW_NR; i++)
+		s->cum[i] = a->cum[i];
+	s->state = next;
+	a->n++;
+}
+
+/* The task's time in each state over [t0, now] into out; false when its
+ * ring no longer reaches back to t0 (or it was first seen after t0). */
+static __always_inline bool any_span(const struct why_any *a, __u64 t0, __u64 now, __u64 *out)
+{
+	const struct why_snap *b;
+	bool found = false;
+	__u32 k = 0;
+
+	/* newest first: the ring is written in time order */
+	for (__u32 i = 0; i < WHY_WAKER_RING; i++) {
+		if (i >= a->n)
+			break;
+		k = (a->n - 1 - i) & (WHY_WAKER_RING - 1);
+		if (a->ring[k].ts <= t0) {
+			found = true;
+			break;
+		}
+	}
+	if (!found)
+		return false;
+	b = &a->ring[k & (WHY_WAKER_RING - 1)];
+	for (int i = 0; i < WW_NR; i++) {
+		__u64 c1 = a->cum[i] + (a->state == (__u32)i && now > a->since ? now - a->since : 0);
+		__u64 c0 = b->cum[i] + (b->state == (__u32)i ? t0 - b->ts : 0);
+
+		out[i] = c1 > c0 ? c1 - c0 : 0;
+	}
+	return true;
+}
 
 /* -K/-U: the stacks at each block of a traced call (sized 1 by why.c otherwise) */
 STACK_MAP(stacks, 16384, WHY_STACK_DEPTH);
 /* Where each block of a traced call happened (always: the waits' places) */
 STACK_MAP(waitstacks, 8192, WHY_WAIT_DEPTH);
+/* The waker's stack at each wake of a traced call (how it woke it) */
+STACK_MAP(wakestacks, 8192, WHY_WAKE_DEPTH);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -106,6 +182,9 @@ static __always_inline void wait_add(struct why_task *w, __u32 part, __u64 ns)
 		x->stack = w->wait_stack;
 		x->part = part;
 		x->ns += ns;
+		/* the wait a wake ends: its waker, for the slot's longest */
+		if ((w->flags & F_WOKEN) && w->wk.wait_ns >= x->waker.wait_ns)
+			x->waker = w->wk;
 		return;
 	}
 	w->rec.waits_other += ns;
@@ -353,15 +432,31 @@ int BPF_PROG(why_switch, bool preempt, struct task_struct *prev, struct task_str
 	     unsigned int prev_state)
 {
 	struct why_task *w;
-	__u64 now = 0;
+	struct why_any *a;
+	__u64 now = bpf_ktime_get_ns();
+
+	/* every task's state, for the wakers (prev blocks, is preempted, or
+	 * yields; next runs) */
+	a = bpf_task_storage_get(&anys, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (a)
+		any_move(a, now, preempt || prev_state == 0 ? WW_RUNQ :
+			 BPF_CORE_READ_BITFIELD(prev, in_iowait) ? WW_IO : WW_SLEEP);
+	else
+		__sync_fetch_and_add(&stats.any_missed, 1);
+	a = bpf_task_storage_get(&anys, next, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (a)
+		any_move(a, now, WW_CPU);
+	else
+		__sync_fetch_and_add(&stats.any_missed, 1);
 
 	if ((w = in_call(prev))) {
-		now = bpf_ktime_get_ns();
 		w->rec.offcpu++;
 		/* prev_state, not prev->__state: that one can change under us */
 		charge(w, now, preempt || prev_state == 0 ? WP_RUNQ : blocked_part(w, prev));
 		if (!preempt && prev_state != 0) {	/* where it blocks: prev is current here */
 			w->flags |= F_OFF;
+			w->flags &= ~F_WOKEN;
+			w->off_at = now;
 			w->wait_stack = bpf_get_stackid(ctx, &waitstacks, 0);
 		}
 		/* -K/-U: prev is still current here, so these are its stacks */
@@ -372,11 +467,9 @@ int BPF_PROG(why_switch, bool preempt, struct task_struct *prev, struct task_str
 		}
 	}
 	if ((w = in_call(next))) {
-		if (!now)
-			now = bpf_ktime_get_ns();
 		w->flags &= ~F_THROTTLE;	/* its pause is over */
 		charge(w, now, running_part(w));
-		w->flags &= ~F_OFF;
+		w->flags &= ~(F_OFF | F_WOKEN);
 		if (w->off_since) {	/* -K/-U: the longest wait keeps its stacks */
 			if (now - w->off_since > w->rec.wait_max) {
 				w->rec.wait_max = now - w->off_since;
@@ -403,6 +496,54 @@ static __always_inline int woken(struct task_struct *p)
 	if (w->state == WP_LOCK && (w->flags & F_LOCK))
 		return 0;	/* lock handoff: still the lock's until contention_end */
 	charge(w, bpf_ktime_get_ns(), WP_RUNQ);
+	w->flags &= ~F_WOKEN;
+	return 0;
+}
+
+/* A new task is waiting for a CPU from its fork: its state from then, so
+ * that a child woken into its first wait's end is followed all through. */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(why_fork, struct task_struct *parent, struct task_struct *child)
+{
+	struct why_any *a = bpf_task_storage_get(&anys, child, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	if (a && !a->n)
+		any_move(a, bpf_ktime_get_ns(), WW_RUNQ);
+	return 0;
+}
+
+/* Who wakes a traced thread off CPU, and what the waker did over its wait:
+ * sched_waking runs in the waker's context (sched_wakeup may run on the
+ * wakee's CPU, from an IPI). */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(why_waking, struct task_struct *p)
+{
+	/* made here too: a thread asleep since before why began (a journal
+	 * thread) is then followed from its wake, not from its first run */
+	struct why_any *a = bpf_task_storage_get(&anys, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	struct task_struct *cur;
+	struct why_task *w;
+	__u64 now = bpf_ktime_get_ns();
+
+	if (a && (!a->n || (a->state != WW_CPU && a->state != WW_RUNQ)))
+		any_move(a, now, WW_RUNQ);
+	if (!(w = in_call(p)) || !(w->flags & F_OFF))
+		return 0;
+	__builtin_memset(&w->wk, 0, sizeof(w->wk));
+	w->wk.at = now;
+	w->wk.wait_ns = now > w->off_at ? now - w->off_at : 0;
+	w->flags |= F_WOKEN;
+	/* the waker's stack says how it woke the thread, and whether from an
+	 * interrupt (user space reads it: preempt_count is a per-CPU variable
+	 * BPF can name only on kernels with CONFIG_KALLSYMS_ALL) */
+	w->wk.stack = bpf_get_stackid(ctx, &wakestacks, 0);
+	cur = bpf_get_current_task_btf();
+	w->wk.pid = cur->tgid;
+	w->wk.tid = cur->pid;
+	bpf_get_current_comm(w->wk.comm, sizeof(w->wk.comm));
+	a = bpf_task_storage_get(&anys, cur, 0, 0);
+	if (a && any_span(a, w->off_at, now, w->wk.part))
+		w->wk.flags |= WHY_WAKER_FOLLOWED;
 	return 0;
 }
 

@@ -272,8 +272,8 @@ int cmd_why(int argc, char **argv)
 		wc.skel->rodata->filter_tgid[i] = pid;
 	}
 	wc.skel->rodata->filter_ntgid = o.npids;
-	if (o.npids == 1)
-		cfg.pid = wc.skel->rodata->filter_tgid[0];
+	/* the requests of every process: a wait's waker (a journal thread, a
+	 * flusher) is seldom the traced one */
 	wc.skel->rodata->filter_cgroup = cgid;
 	/* the requests follow the calls' threads; the engine's own filter on
 	 * bios only where bios carry the group's id */
@@ -281,7 +281,6 @@ int cmd_why(int argc, char **argv)
 	if (o.comm) {
 		wc.skel->rodata->filter_comm_on = true;
 		strncpy((char *)wc.skel->rodata->filter_comm, o.comm, WHY_COMM_LEN - 1);
-		cfg.comm = o.comm;
 	}
 	if ((err = why__fn_select(&wc)))
 		goto out;
@@ -330,7 +329,7 @@ int cmd_why(int argc, char **argv)
 		err = fail("reading records", "%s", strerror(errno));
 		goto out;
 	}
-	if (o.call && (err = why__fn_attach(&wc, cfg.pid)))
+	if (o.call && (err = why__fn_attach(&wc, o.npids == 1 ? wc.skel->rodata->filter_tgid[0] : 0)))
 		goto out;
 	if ((err = why_bpf__attach(wc.skel))) {
 		err = bpfenv__fail("attaching to system call and scheduler tracepoints", err);

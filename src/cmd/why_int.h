@@ -83,6 +83,12 @@ struct pending {
 	char file[512];
 	struct frames kf, uf;	/* -K/-U: the stacks of its longest wait, named on arrival */
 	char place[WHY_WAITS][WHY_PLACE_LEN];	/* where each of c.waits[] blocked */
+	char wk_how[WHY_WAITS][WHY_PLACE_LEN];	/* how each wait's waker woke it */
+	bool wk_irq[WHY_WAITS];			/* ... from an interrupt */
+	struct {			/* the requests each wait's waker submitted over it */
+		uint32_t n, dev;	/* dev: the first one's disk */
+		uint64_t bytes;
+	} wk_reqs[WHY_WAITS];
 };
 
 /* Files named before, by (pid, fd, dev, inode): a process that exits right
@@ -112,6 +118,7 @@ struct why_ctx {
 	struct ksyms ks;		/* the waits' places, -K */
 	struct usyms *us;		/* -U */
 	const struct pending *cur;	/* the call being printed */
+	uint64_t wakers_unfollowed;	/* wakers shown without their time over the wait */
 	struct bpf_link *sc_links[2 * NSYSC];	/* per-syscall tracepoints */
 	int nsc_links;
 	bool raw;			/* raw syscall tracepoints instead */

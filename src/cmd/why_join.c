@@ -99,17 +99,56 @@ static void name_stacks(struct why_ctx *wc, struct pending *p)
 
 /* The scheduler's own frames and the generic waits on top of it (a bit, a
  * completion), above the place a wait happened. */
-static bool in_scheduler(const char *fn)
-{
-	static const char *const sched[] = { "__schedule", "schedule", "io_schedule", "preempt_schedule",
-					     "__cond_resched", "_cond_resched", "bit_wait", "__wait_on_bit",
-					     "out_of_line_wait_on_bit", "wait_for_completion", "__wait_for_common",
-					     "do_wait_for_common" };
+static const char *const sched[] = { "__schedule", "schedule", "io_schedule", "preempt_schedule",
+				     "__cond_resched", "_cond_resched", "bit_wait", "__wait_on_bit",
+				     "out_of_line_wait_on_bit", "wait_for_completion", "__wait_for_common",
+				     "do_wait_for_common" };
 
-	for (size_t i = 0; i < sizeof(sched) / sizeof(sched[0]); i++)
-		if (!strncmp(fn, sched[i], strlen(sched[i])))
+static bool starts(const char *fn, const char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strncmp(fn, list[i], strlen(list[i])))
 			return true;
 	return false;
+}
+
+/* The wakeup's own frames, above what woke the thread (pipe_write, ...). */
+static const char *const waking[] = { "try_to_wake_up", "wake_up", "__wake_up", "default_wake_function",
+				      "autoremove_wake_function", "woken_wake_function", "wake_page_function",
+				      "wake_bit_function", "var_wake_function", "folio_wake_bit", "complete",
+				      "swake_up", "__swake_up", "ttwu_", "pollwake", "ep_poll_callback" };
+/* Frames only an interrupt or softirq runs under (the CPU was lent to it). */
+static const char *const interrupt[] = { "asm_sysvec_", "sysvec_", "__sysvec_", "asm_common_interrupt",
+					 "common_interrupt", "handle_softirqs", "__do_softirq", "do_softirq",
+					 "__irq_exit_rcu", "irq_exit", "run_ksoftirqd", "asm_exc_nmi", "default_do_nmi",
+					 "handle_irq_event", "__handle_irq_event_percpu" };
+
+/* How each wait's waker woke it (the first frame past the wakeup's own),
+ * and whether from an interrupt: then no task did, whatever ran. */
+static void name_wakes(struct why_ctx *wc, struct pending *p)
+{
+	uint64_t ips[WHY_WAKE_DEPTH];
+
+	for (int w = 0; w < WHY_WAITS; w++) {
+		const struct why_waker *k = &p->c.waits[w].waker;
+		int n, i;
+
+		p->wk_how[w][0] = '\0';
+		p->wk_irq[w] = false;
+		if (!k->at)
+			continue;
+		n = frames__read(bpf_map__fd(wc->skel->maps.wakestacks), k->stack, ips, WHY_WAKE_DEPTH);
+		for (i = frames__kernel_skip(&wc->ks, ips, n); i < n; i++) {
+			const struct ksym *s = ksyms__find(&wc->ks, ips[i]);
+
+			if (!s)
+				continue;
+			if (!p->wk_how[w][0] && !starts(s->name, waking, sizeof(waking) / sizeof(waking[0])))
+				snprintf(p->wk_how[w], WHY_PLACE_LEN, "%s", s->name);
+			if (starts(s->name, interrupt, sizeof(interrupt) / sizeof(interrupt[0])))
+				p->wk_irq[w] = true;
+		}
+	}
 }
 
 /* Each wait's place: the first frame of its stack past the tracepoint's
@@ -117,6 +156,8 @@ static bool in_scheduler(const char *fn)
 static void name_places(struct why_ctx *wc, struct pending *p)
 {
 	uint64_t ips[WHY_WAIT_DEPTH];
+
+	name_wakes(wc, p);
 
 	for (int w = 0; w < WHY_WAITS; w++) {
 		const struct why_wait *x = &p->c.waits[w];
@@ -130,7 +171,7 @@ static void name_places(struct why_ctx *wc, struct pending *p)
 		for (i = frames__kernel_skip(&wc->ks, ips, n); i < n; i++) {
 			const struct ksym *s = ksyms__find(&wc->ks, ips[i]);
 
-			if (s && !in_scheduler(s->name)) {
+			if (s && !starts(s->name, sched, sizeof(sched) / sizeof(sched[0]))) {
 				snprintf(p->place[w], WHY_PLACE_LEN, "%s", s->name);
 				break;
 			}
@@ -195,6 +236,36 @@ static int find_reqs(struct why_ctx *wc, const struct why_call *c, const struct 
 		(*total)++;
 	}
 	return k;
+}
+
+/* The requests each wait's waker submitted that were in flight while the
+ * call waited (its io over the wait is theirs, or another's it waited for
+ * in turn). */
+static void waker_reqs(struct why_ctx *wc, struct pending *p)
+{
+	uint64_t n = wc->nreq, lo = n > REQ_RING ? n - REQ_RING : 0;
+
+	for (int w = 0; w < WHY_WAITS; w++) {
+		const struct why_waker *k = &p->c.waits[w].waker;
+
+		memset(&p->wk_reqs[w], 0, sizeof(p->wk_reqs[w]));
+		if (!k->tid || p->wk_irq[w])
+			continue;
+		if (!(k->flags & WHY_WAKER_FOLLOWED))
+			wc->wakers_unfollowed++;
+		for (uint64_t i = n; i-- > lo;) {
+			const struct life_req *r = &wc->reqs[i % REQ_RING];
+
+			if (r->c + 1000000 + k->wait_ns < k->at)	/* completion order: older ones too */
+				break;
+			/* submitted by the waker, and in flight during the wait */
+			if (r->tid != k->tid || r->c + k->wait_ns < k->at || r->q > k->at)
+				continue;
+			if (!p->wk_reqs[w].n++)
+				p->wk_reqs[w].dev = r->dev;
+			p->wk_reqs[w].bytes += r->bytes;
+		}
+	}
 }
 
 /* A call's waits into the summary's, by place and part. */
@@ -280,6 +351,7 @@ void why__join_ready(struct why_ctx *wc)
 		int total, nrs = find_reqs(wc, c, rs, 256, &total);
 
 		wc->cur = &wc->calls[i];
+		waker_reqs(wc, &wc->calls[i]);
 		if (wc->o->disk && !touches_disk(wc, rs, nrs)) {
 			wc->disk_skipped++;
 			continue;

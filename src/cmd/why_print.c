@@ -162,7 +162,7 @@ static const struct rec wq_rec = REC(NULL, NULL, NULL, wq_fields);
 static const struct field wreq_fields[] = {
 	{ "disk", FS_PSTR, WR(disk) },
 	{ "op", FS_PSTR, WR(op) },
-	{ "sector", FS_U64, WR(sector) },
+	{ "sector", FS_U64, WR(sector), .flags = FL_MAX_NULL },
 	{ "bytes", FS_U32, WR(bytes) },
 	{ "q2g_ns", FS_U64, WR(ph[PH_Q2G]) },
 	{ "g2i_ns", FS_U64, WR(ph[PH_G2I]) },
@@ -232,18 +232,126 @@ static const struct field wait_fields[] = {
 };
 static const struct rec wait_rec = REC(NULL, NULL, NULL, wait_fields);
 
-/* one place a call waited at */
+/* one place a call waited at, and who ended its longest wait there */
 struct place_view {
 	const char *part, *in;
 	uint64_t ns;
+	struct why_waker k;
+	bool irq;
+	const char *how, *disk;
+	uint32_t nreq;
+	uint64_t bytes;
 };
 
+#define PL(f) offsetof(struct place_view, f)
+
+static void g_woken(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	const struct place_view *p = row;
+
+	if (p->k.at)
+		v->k = V_BOOL;
+}
+
+static void g_wk_irq(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	v->k = V_BOOL;
+	v->b = ((const struct place_view *)row)->irq;
+}
+
+static void g_wk_followed(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	v->k = V_BOOL;
+	v->b = ((const struct place_view *)row)->k.flags & WHY_WAKER_FOLLOWED;
+}
+
+/* an interrupt's waker is no task: its name and ids null */
+static void g_wk_comm(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	const struct place_view *p = row;
+
+	if (!p->irq) {
+		v->k = V_STR;
+		v->s = p->k.comm;
+	}
+}
+
+static void g_wk_pid(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	const struct place_view *p = row;
+
+	if (!p->irq) {
+		v->k = V_U64;
+		v->u = p->k.pid;
+	}
+}
+
+static void g_wk_tid(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	const struct place_view *p = row;
+
+	if (!p->irq) {
+		v->k = V_U64;
+		v->u = p->k.tid;
+	}
+}
+
+/* a waker's time over the wait: null unless followed all through it */
+static void g_wk_parts(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	if (((const struct place_view *)row)->k.flags & WHY_WAKER_FOLLOWED)
+		v->k = V_BOOL;
+}
+
+static const struct field wk_parts_fields[] = {
+	{ "cpu_ns", FS_U64, PL(k.part[WW_CPU]) },
+	{ "runq_ns", FS_U64, PL(k.part[WW_RUNQ]) },
+	{ "io_ns", FS_U64, PL(k.part[WW_IO]) },
+	{ "sleep_ns", FS_U64, PL(k.part[WW_SLEEP]) },
+};
+static const struct rec wk_parts_rec = REC(NULL, NULL, NULL, wk_parts_fields);
+
+static const struct field wk_fields[] = {
+	{ "comm", FS_GET, .get = g_wk_comm, .flags = FL_STR | FL_NULLABLE },
+	{ "pid", FS_GET, .get = g_wk_pid, .flags = FL_INT | FL_NULLABLE },
+	{ "tid", FS_GET, .get = g_wk_tid, .flags = FL_INT | FL_NULLABLE },
+	{ "interrupt", FS_GET, .get = g_wk_irq, .flags = FL_BOOL },
+	{ "how", FS_PSTR, PL(how), .flags = FL_NULLABLE },
+	{ "wait_ns", FS_U64, PL(k.wait_ns) },
+	{ "followed", FS_GET, .get = g_wk_followed, .flags = FL_BOOL },
+	{ "parts", FS_OBJ, .get = g_wk_parts, .sub = &wk_parts_rec, .flags = FL_NULLABLE },
+	{ "requests", FS_U32, PL(nreq) },
+	{ "request_bytes", FS_U64, PL(bytes) },
+	{ "disk", FS_PSTR, PL(disk), .flags = FL_NULLABLE },
+};
+static const struct rec wk_rec = REC(NULL, NULL, NULL, wk_fields);
+
 static const struct field place_fields[] = {
-	{ "part", FS_PSTR, offsetof(struct place_view, part) },
-	{ "ns", FS_U64, offsetof(struct place_view, ns) },
-	{ "in", FS_PSTR, offsetof(struct place_view, in) },
+	{ "part", FS_PSTR, PL(part) },
+	{ "ns", FS_U64, PL(ns) },
+	{ "in", FS_PSTR, PL(in) },
+	{ "woken_by", FS_OBJ, .get = g_woken, .sub = &wk_rec, .flags = FL_NULLABLE },
 };
 static const struct rec place_rec = REC(NULL, NULL, NULL, place_fields);
+
+static void place_of(const struct pending *p, int w, struct place_view *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->part = p->c.waits[w].part < WP_NR ? why_part_names[p->c.waits[w].part] : "?";
+	v->ns = p->c.waits[w].ns;
+	v->in = p->place[w];
+	v->k = p->c.waits[w].waker;
+	v->irq = p->wk_irq[w];
+	v->how = p->wk_how[w][0] ? p->wk_how[w] : NULL;
+	if (v->irq) {	/* the task the interrupt came upon did not wake it */
+		v->k.pid = v->k.tid = 0;
+		v->k.flags &= ~WHY_WAKER_FOLLOWED;
+		memset(v->k.comm, 0, sizeof(v->k.comm));
+	}
+	v->nreq = p->wk_reqs[w].n;
+	v->bytes = p->wk_reqs[w].bytes;
+	v->disk = v->nreq ? disks__name(p->wk_reqs[w].dev) : NULL;
+}
 
 static const void *e_waits(const void *row, unsigned i, struct fctx *c, void *scratch, const char **key)
 {
@@ -253,9 +361,7 @@ static const void *e_waits(const void *row, unsigned i, struct fctx *c, void *sc
 	for (unsigned w = 0, k = 0; w < WHY_WAITS; w++) {
 		if (!p->c.waits[w].ns || k++ != i)
 			continue;
-		v->part = p->c.waits[w].part < WP_NR ? why_part_names[p->c.waits[w].part] : "?";
-		v->ns = p->c.waits[w].ns;
-		v->in = p->place[w];
+		place_of(p, w, v);
 		return v;
 	}
 	return NULL;
@@ -296,24 +402,64 @@ static const struct field call_fields[] = {
 const struct rec why_call_rec = REC("call", "why.call", "why: one slow system call (or --call function call) and "
 				    "where its time went", call_fields);
 
-/* Where it blocked: "waited: sleep 8.30 ms in jbd2_log_wait_commit, ..." */
-static void print_waits(const struct pending *p)
+/* Who ended it: " <- jbd2/loop0-8[301]: io 7.90 ms, cpu 0.20 ms (3 requests,
+ * 48 KiB to loop0)", " <- an interrupt", or its name alone when its time
+ * over the wait was not kept. */
+static void print_waker(const struct place_view *v)
 {
-	const char *sep = "    waited:";
+	static const char *const names[WW_NR] = { "cpu", "runq", "io", "sleep" };
+	bool done[WW_NR] = {};
+	const char *sep = ":";
+	char comm[TEXT_SAFE_LEN(WHY_COMM_LEN)];
 
-	for (int w = 0; w < WHY_WAITS; w++) {
-		const struct why_wait *x = &p->c.waits[w];
+	if (v->irq) {
+		printf(" <- an interrupt%s%s", v->how ? ": " : "", v->how ? v->how : "");
+		return;
+	}
+	if (!v->k.tid)
+		return;
+	printf(" <- %s[%u/%u]", text__safe(v->k.comm, comm, sizeof(comm)), v->k.pid, v->k.tid);
+	if (v->how)
+		printf(" in %s", v->how);
+	if (!(v->k.flags & WHY_WAKER_FOLLOWED)) {
+		printf(" (its time over the wait not kept)");
+		return;
+	}
+	for (int n = 0; n < WW_NR; n++) {	/* its parts, largest first, those over 10 us */
+		int m = -1;
 
-		if (!x->ns)
-			continue;
-		printf("%s %s %.2f ms in %s", sep, x->part < WP_NR ? why_part_names[x->part] : "?", x->ns / 1e6,
-		       p->place[w]);
+		for (int i = 0; i < WW_NR; i++)
+			if (!done[i] && (m < 0 || v->k.part[i] > v->k.part[m]))
+				m = i;
+		done[m] = true;
+		if (v->k.part[m] < 10000)
+			break;
+		printf("%s %s %.2f ms", sep, names[m], v->k.part[m] / 1e6);
 		sep = ",";
 	}
-	if (p->c.waits_other)
-		printf("%s %.2f ms elsewhere", sep, p->c.waits_other / 1e6);
-	if (sep[0] == ',')
+	if (v->nreq)
+		printf(" (%u request%s, %.0f KiB to %s)", v->nreq, v->nreq == 1 ? "" : "s", v->bytes / 1024.0,
+		       v->disk);
+}
+
+/* Where it blocked, a line a place: "waited: sleep 8.30 ms in
+ * jbd2_log_wait_commit <- jbd2/loop0-8[301]: io 7.90 ms" */
+static void print_waits(const struct pending *p)
+{
+	const char *lead = "    waited:";
+	struct place_view v;
+
+	for (int w = 0; w < WHY_WAITS; w++) {
+		if (!p->c.waits[w].ns)
+			continue;
+		place_of(p, w, &v);
+		printf("%s %s %.2f ms in %s", lead, v.part, v.ns / 1e6, v.in);
+		print_waker(&v);
 		printf("\n");
+		lead = "           ";
+	}
+	if (p->c.waits_other)
+		printf("%s %.2f ms elsewhere\n", lead, p->c.waits_other / 1e6);
 }
 
 static void fmt_ms(char *buf, size_t len, uint64_t ns)

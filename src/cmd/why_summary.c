@@ -19,7 +19,7 @@ enum { M_SYS = 1, M_FUNC = 2 };
 
 struct why_values {
 	uint64_t calls, slow, shown, lost, no_storage, calls_full, linked, unlinked_io, disk_skipped,
-		 life_lost, untracked, wake_running;
+		 life_lost, untracked, wake_running, waker_unfollowed, any_missed;
 };
 
 #define WV(f) offsetof(struct why_values, f)
@@ -39,6 +39,10 @@ static const struct counter why_counters[] = {
 	{ "requests_untracked", WV(untracked), "untracked: %llu bios whose slot was taken: their "
 	  "requests name no submitter, so no call" },
 	{ "wake_running", WV(wake_running), NULL },
+	{ "wakers_unfollowed", WV(waker_unfollowed), "wakers: %llu shown without their time over the wait (more state "
+	  "changes during it than why keeps a task, or first seen after it began)" },
+	{ "task_changes_missed", WV(any_missed), "wakers: %llu context switches found a task's state busy "
+	  "or no room for it: a waker's time around them may be in the wrong part" },
 };
 
 static void values(struct why_ctx *wc, struct why_values *v)
@@ -49,7 +53,7 @@ static void values(struct why_ctx *wc, struct why_values *v)
 	life__stats(&wc->l, &ls);
 	*v = (struct why_values){ s->calls, s->slow, wc->shown, s->lost, s->no_storage, wc->calls_full,
 				  wc->linked, wc->unlinked_io, wc->disk_skipped, ls.lost, ls.untracked,
-				  s->wake_running };
+				  s->wake_running, wc->wakers_unfollowed, s->any_missed };
 }
 
 /* One share of the slow calls' wall time, a row of the text table. */

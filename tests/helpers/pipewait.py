@@ -1,11 +1,14 @@
 #!/usr/bin/python3
 """A reader that waits on a pipe for a writer that sleeps first.
 
-Usage: pipewait.py GO_FILE N DELAY_MS
+Usage: pipewait.py GO_FILE N DELAY_MS [busy]
 Named "pipewait" (prctl).  Prints its pid, waits for GO_FILE, then N times:
-the writer (a child) sleeps DELAY_MS and writes one byte while the reader
-is blocked in read(2).  The reader prints each read's "t0 t1" on its own
-clock (CLOCK_MONOTONIC ns): what why's sleep in pipe_read must fit inside.
+the writer (a child, named "pipewriter") sleeps DELAY_MS (with "busy": runs
+on the CPU for DELAY_MS of its own CPU time) and writes one byte while the
+reader is blocked in read(2).  The reader prints each read's "t0 t1" on its
+own clock (CLOCK_MONOTONIC ns): what why's sleep in pipe_read must fit
+inside.  The writer writes its tid, then each wait's CPU time (its own
+thread clock, ns), a line each, to GO_FILE.writer.
 """
 import ctypes
 import os
@@ -13,6 +16,7 @@ import sys
 import time
 
 go, n, delay = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]) / 1000
+busy = len(sys.argv) > 4 and sys.argv[4] == "busy"
 ctypes.CDLL(None).prctl(15, b"pipewait", 0, 0, 0)
 print(os.getpid(), flush=True)
 while not os.path.exists(go):
@@ -21,9 +25,19 @@ r, w = os.pipe()
 child = os.fork()
 if child == 0:
     os.close(r)
-    for _ in range(n):
-        time.sleep(delay)
-        os.write(w, b"x")
+    ctypes.CDLL(None).prctl(15, b"pipewriter", 0, 0, 0)
+    with open(go + ".writer", "w") as out:
+        print(os.getpid(), file=out, flush=True)
+        for _ in range(n):
+            c0 = time.thread_time_ns()
+            if busy:
+                while time.thread_time_ns() - c0 < delay * 1e9:
+                    pass
+            else:
+                time.sleep(delay)
+            c1 = time.thread_time_ns()
+            os.write(w, b"x")
+            print(c1 - c0, file=out, flush=True)
     os._exit(0)
 os.close(w)
 for _ in range(n):

@@ -8,6 +8,7 @@ need_root_bpf
 
 # 1. pipe: 5 reads, each asleep ~30 ms in pipe_read
 "$TOP/tests/helpers/pipewait.py" "$T/go" 5 30 > "$T/pw.out" &
+defer "kill $! 2>/dev/null"
 for i in $(seq 50); do [ -s "$T/pw.out" ] && break; sleep 0.05; done
 P=$(head -1 "$T/pw.out")
 start_iodig "$T/p.json" why --json 10 -p "$P" --syscalls read
@@ -28,6 +29,41 @@ jq -s -e '[.[] | select(.type == "summary") | .syscalls[] | select(.syscall == "
 	|| die "pipe: the summary's waits: $(jq -c 'select(.type == "summary") | .syscalls[].waits' "$T/p.json")"
 ok "pipe: the summary puts the 5 calls' sleep in pipe_read"
 
+# ... and who ended each wait: the writer (its tid from its own file), asleep
+# for the 30 ms it slept, within the reader's span
+Wt=$(head -1 "$T/go.writer")
+jq -c 'select(.type == "call") | .waits[] | select(.in | test("^(anon_)?pipe_read$")) | .woken_by | [.tid, .comm, .followed, .parts.sleep_ns]' "$T/p.json" > "$T/wk"
+paste -d' ' "$T/wk" "$T/spans" | awk -v t="$Wt" '{ split(substr($1, 2, length($1) - 2), a, ","); if (a[1] != t || a[2] != "\"pipewriter\"" || a[3] != "true" || a[4] < 25000000 || a[4] > $2) { bad++; print } } END { exit bad > 0 }' \
+	|| die "pipe: the wakers (want tid $Wt, pipewriter, followed, asleep 25 ms..span): $(paste -d' ' "$T/wk" "$T/spans" | tr '\n' ' ')"
+ok "pipe: each read woken by pipewriter[$Wt], asleep over the wait: $(jq -r '.[3]' "$T/wk" | tr '\n' ' ')ns"
+
+# a writer that runs for 30 ms of its own CPU time before it writes: the
+# waker's time over the wait is CPU (or waiting for one), at most what its
+# own thread clock says it used, plus the write
+rm -f "$T/go" "$T/go.writer"
+"$TOP/tests/helpers/pipewait.py" "$T/go" 3 30 busy > "$T/pb.out" &
+defer "kill $! 2>/dev/null"
+for i in $(seq 50); do [ -s "$T/pb.out" ] && break; sleep 0.05; done
+P=$(head -1 "$T/pb.out")
+start_iodig "$T/b.txt" why 10 -p "$P" --syscalls read
+start_iodig "$T/b.json" why --json 10 -p "$P" --syscalls read
+touch "$T/go"
+for i in $(seq 200); do [ "$(wc -l < "$T/pb.out")" -ge 4 ] && break; sleep 0.05; done
+sleep 0.3
+stop_all_iodig
+Wt=$(head -1 "$T/go.writer")
+tail -n +2 "$T/go.writer" > "$T/burn"
+jq -c 'select(.type == "call") | [.waits[] | select(.in | test("^(anon_)?pipe_read$")) | .woken_by | select(.tid == '"$Wt"' and .followed) | .parts.cpu_ns, .parts.runq_ns, .wait_ns][0:3]' "$T/b.json" > "$T/bw"
+assert_eq "$(wc -l < "$T/bw")" 3 "busy writer: 3 slow reads"
+# (at least one wait all CPU: a waker's CPU time is now and then counted
+# as runq, docs/DESIGN.md; never more CPU than its own clock says)
+paste -d' ' "$T/bw" "$T/burn" | tr -d '[]' | tr ',' ' ' | awk '{ if ($1 > $4 + 2000000 || $1 + $2 < 0.8 * $3) { bad++; print } if ($1 >= 0.9 * $4) cpu++ } END { exit bad > 0 || cpu < 1 }' \
+	|| die "busy writer: waker cpu, runq, wait, own CPU: $(paste -d' ' "$T/bw" "$T/burn" | tr '\n' ' ')"
+ok "busy writer: the waker's CPU over each wait within its own thread clock: $(paste -d' ' "$T/bw" "$T/burn" | tr '\n' ';')"
+grep -qE "^    waited: sleep [0-9.]+ ms in (anon_)?pipe_read <- pipewriter\[[0-9]+/$Wt\]( in [a-z_0-9.]+)?: (cpu|runq) [0-9.]+ ms" "$T/b.txt" \
+	|| die "busy writer: text: $(grep waited "$T/b.txt" | head -3)"
+ok "text: $(grep -m1 waited "$T/b.txt" | sed 's/^ *//')"
+
 # 2. fdatasync on ext4: written back (io) and the journal's commit (sleep)
 L=$(loopdev 256)
 mkfs.ext4 -q -E lazy_itable_init=0,lazy_journal_init=0 "$L" || die mkfs
@@ -41,6 +77,11 @@ n=$(jq -s '[.[] | select(.type == "call" and .syscall == "fdatasync")] | length'
 assert_eq "$n" 6 "ext4: dd's 6 fdatasync calls"
 jq -s -e '[.[] | select(.type == "call") | .waits[] | select(.in == "jbd2_log_wait_commit" and .part == "sleep")] | length >= 1' "$T/f.json" >/dev/null \
 	|| die "ext4: no wait for the journal's commit named: $(jq -c 'select(.type == "call") | .waits' "$T/f.json")"
+# the journal's commit is woken by the journal's thread of this disk, which
+# wrote the commit's blocks to it meanwhile
+jq -s -e --arg j "jbd2/${L#/dev/}-8" '[.[] | select(.type == "call") | .waits[] | select(.in == "jbd2_log_wait_commit") | .woken_by | select(.comm == $j and .requests >= 1 and .disk == ($j | ltrimstr("jbd2/") | rtrimstr("-8")))] | length >= 1' "$T/f.json" >/dev/null \
+	|| die "ext4: the journal's commit not woken by jbd2/${L#/dev/}-8 with its requests: $(jq -c 'select(.type == "call") | .waits[] | select(.in == "jbd2_log_wait_commit")' "$T/f.json")"
+ok "ext4: the commit woken by jbd2/${L#/dev/}-8: $(jq -s -c '[.[] | select(.type == "call") | .waits[] | select(.in == "jbd2_log_wait_commit") | .woken_by | [.requests, .request_bytes, .parts.io_ns]]' "$T/f.json")"
 jq -s -e '[.[] | select(.type == "call") | .waits[] | select(.part == "io")] | length >= 1' "$T/f.json" >/dev/null \
 	|| die "ext4: no I/O wait: $(jq -c 'select(.type == "call") | .waits' "$T/f.json")"
 # every wait's time is its part's: no place holds more than its part
