@@ -104,14 +104,6 @@ static const char *const sched[] = { "__schedule", "schedule", "io_schedule", "p
 				     "out_of_line_wait_on_bit", "wait_for_completion", "__wait_for_common",
 				     "do_wait_for_common" };
 
-static bool starts(const char *fn, const char *const *list, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strncmp(fn, list[i], strlen(list[i])))
-			return true;
-	return false;
-}
-
 /* The wakeup's own frames, above what woke the thread (pipe_write, ...). */
 static const char *const waking[] = { "try_to_wake_up", "wake_up", "__wake_up", "default_wake_function",
 				      "autoremove_wake_function", "woken_wake_function", "wake_page_function",
@@ -143,9 +135,9 @@ static void name_wakes(struct why_ctx *wc, struct pending *p)
 
 			if (!s)
 				continue;
-			if (!p->wk_how[w][0] && !starts(s->name, waking, sizeof(waking) / sizeof(waking[0])))
+			if (!p->wk_how[w][0] && !frames__prefixed(s->name, waking, sizeof(waking) / sizeof(waking[0])))
 				snprintf(p->wk_how[w], WHY_PLACE_LEN, "%s", s->name);
-			if (starts(s->name, interrupt, sizeof(interrupt) / sizeof(interrupt[0])))
+			if (frames__prefixed(s->name, interrupt, sizeof(interrupt) / sizeof(interrupt[0])))
 				p->wk_irq[w] = true;
 		}
 	}
@@ -156,8 +148,6 @@ static void name_wakes(struct why_ctx *wc, struct pending *p)
 static void name_places(struct why_ctx *wc, struct pending *p)
 {
 	uint64_t ips[WHY_WAIT_DEPTH];
-
-	name_wakes(wc, p);
 
 	for (int w = 0; w < WHY_WAITS; w++) {
 		const struct why_wait *x = &p->c.waits[w];
@@ -171,7 +161,7 @@ static void name_places(struct why_ctx *wc, struct pending *p)
 		for (i = frames__kernel_skip(&wc->ks, ips, n); i < n; i++) {
 			const struct ksym *s = ksyms__find(&wc->ks, ips[i]);
 
-			if (s && !starts(s->name, sched, sizeof(sched) / sizeof(sched[0]))) {
+			if (s && !frames__prefixed(s->name, sched, sizeof(sched) / sizeof(sched[0]))) {
 				snprintf(p->place[w], WHY_PLACE_LEN, "%s", s->name);
 				break;
 			}
@@ -195,6 +185,7 @@ int why__on_call(void *ctx, void *data, size_t size)
 	file_name(wc, &wc->calls[wc->ncalls].c, wc->calls[wc->ncalls].file, sizeof(wc->calls[0].file));
 	name_stacks(wc, &wc->calls[wc->ncalls]);
 	name_places(wc, &wc->calls[wc->ncalls]);
+	name_wakes(wc, &wc->calls[wc->ncalls]);
 	wc->ncalls++;
 	return 0;
 }
@@ -251,8 +242,6 @@ static void waker_reqs(struct why_ctx *wc, struct pending *p)
 		memset(&p->wk_reqs[w], 0, sizeof(p->wk_reqs[w]));
 		if (!k->tid || p->wk_irq[w])
 			continue;
-		if (!(k->flags & WHY_WAKER_FOLLOWED))
-			wc->wakers_unfollowed++;
 		for (uint64_t i = n; i-- > lo;) {
 			const struct life_req *r = &wc->reqs[i % REQ_RING];
 
@@ -268,8 +257,9 @@ static void waker_reqs(struct why_ctx *wc, struct pending *p)
 	}
 }
 
-/* A call's waits into the summary's, by place and part. */
-static void aggregate_waits(struct sys_agg *a, const struct pending *p)
+/* A call's waits into the summary's, by place and part; its wakers shown
+ * without their time counted. */
+static void aggregate_waits(struct why_ctx *wc, struct sys_agg *a, const struct pending *p)
 {
 	a->wait_other += p->c.waits_other;
 	for (int w = 0; w < WHY_WAITS; w++) {
@@ -278,6 +268,8 @@ static void aggregate_waits(struct sys_agg *a, const struct pending *p)
 
 		if (!x->ns)
 			continue;
+		if (x->waker.tid && !p->wk_irq[w] && !(x->waker.flags & WHY_WAKER_FOLLOWED))
+			wc->wakers_unfollowed++;
 		for (k = 0; k < a->nwaits; k++)
 			if (a->wait[k].part == x->part && !strcmp(a->wait[k].place, p->place[w]))
 				break;
@@ -301,7 +293,7 @@ static void aggregate(struct why_ctx *wc, const struct why_call *c, const struct
 	const struct sysc *s = sysc_of(c->nr);
 	struct sys_agg *a = &wc->agg[c->nr == WHY_NR_FUNC ? NSYSC : s ? s - why_syscalls : 0];
 
-	aggregate_waits(a, wc->cur);
+	aggregate_waits(wc, a, wc->cur);
 	a->calls++;
 	hist__add(&a->wall, c->end - c->start);
 	for (int p = 0; p < WP_NR; p++)
@@ -351,11 +343,11 @@ void why__join_ready(struct why_ctx *wc)
 		int total, nrs = find_reqs(wc, c, rs, 256, &total);
 
 		wc->cur = &wc->calls[i];
-		waker_reqs(wc, &wc->calls[i]);
 		if (wc->o->disk && !touches_disk(wc, rs, nrs)) {
 			wc->disk_skipped++;
 			continue;
 		}
+		waker_reqs(wc, &wc->calls[i]);
 		wc->linked += total;
 		if (c->part[WP_IO] && !total)
 			wc->unlinked_io++;

@@ -343,11 +343,8 @@ static void place_of(const struct pending *p, int w, struct place_view *v)
 	v->k = p->c.waits[w].waker;
 	v->irq = p->wk_irq[w];
 	v->how = p->wk_how[w][0] ? p->wk_how[w] : NULL;
-	if (v->irq) {	/* the task the interrupt came upon did not wake it */
-		v->k.pid = v->k.tid = 0;
+	if (v->irq)	/* the task the interrupt came upon did not wake it: not its time */
 		v->k.flags &= ~WHY_WAKER_FOLLOWED;
-		memset(v->k.comm, 0, sizeof(v->k.comm));
-	}
 	v->nreq = p->wk_reqs[w].n;
 	v->bytes = p->wk_reqs[w].bytes;
 	v->disk = v->nreq ? disks__name(p->wk_reqs[w].dev) : NULL;

@@ -11,6 +11,14 @@
 #include "text.h"
 #include "usyms.h"
 
+bool frames__prefixed(const char *fn, const char *const *prefixes, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strncmp(fn, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
 int frames__kernel_skip(const struct ksyms *ks, const uint64_t *ips, int n)
 {
 	static const char *const dispatch[] = { "bpf_", "__bpf_", "trace_call_bpf", "perf_trace_",
@@ -19,10 +27,9 @@ int frames__kernel_skip(const struct ksyms *ks, const uint64_t *ips, int n)
 
 	for (i = 0; i < n; i++) {
 		const struct ksym *s = ksyms__find(ks, ips[i]);
-		bool skip = !s || ips[i] - s->addr >= (1 << 20);	/* past the kernel's text */
+		bool skip = !s || ips[i] - s->addr >= (1 << 20) ||	/* past the kernel's text */
+			    frames__prefixed(s->name, dispatch, sizeof(dispatch) / sizeof(dispatch[0]));
 
-		for (size_t d = 0; s && !skip && d < sizeof(dispatch) / sizeof(dispatch[0]); d++)
-			skip = !strncmp(s->name, dispatch[d], strlen(dispatch[d]));
 		if (!skip)
 			break;
 	}

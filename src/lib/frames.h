@@ -36,6 +36,9 @@ struct frames {
 /* How many leading kernel frames are the BPF program and the tracepoint's
  * dispatch (JIT code is in no kallsyms entry unless bpf_jit_kallsyms). */
 int frames__kernel_skip(const struct ksyms *ks, const uint64_t *ips, int n);
+/* Does fn begin with one of the n prefixes (a family of kernel functions:
+ * "__wake_up" for __wake_up_common, __wake_up_sync_key ...)? */
+bool frames__prefixed(const char *fn, const char *const *prefixes, size_t n);
 /* Does a user stack reach a process's or thread's entry?  Debian's user
  * space has no frame pointers, so most walks stop early. */
 bool frames__reaches_entry(const char *const *syms, int n);
