@@ -90,38 +90,40 @@ static void g_random(const void *row, const struct fctx *c, struct fval *v, char
 }
 
 
+static void t_seq_pct(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	const struct size_val *d = &((const struct size_row *)row)->d;
+
+	v->k = V_DBL;
+	v->d = d->count ? 100.0 * d->seq / d->count : 0;
+}
+
+/* Text: "fio [301] loop0 read: 512 I/Os, 2097152 bytes, 0.0% sequential",
+ * then bitesize's picture of its sizes. */
 static const struct field size_fields[] = {
 	{ "interval", FS_INTERVAL },
-	{ "pid", FS_U32, SZ(k.pid) },
+	{ NULL, FS_CHARS, SZ(k.comm), .fmt = "%s" },
+	{ "pid", FS_U32, SZ(k.pid), .fmt = " [%u]" },
 	{ "comm", FS_CHARS, SZ(k.comm) },
-	{ "disk", FS_GET, .get = g_disk, .flags = FL_STR },
-	{ "op", FS_GET, .get = g_op, .flags = FL_STR },
-	{ "count", FS_U64, SZ(d.count) },
-	{ "bytes", FS_U64, SZ(d.bytes) },
+	{ "disk", FS_GET, .get = g_disk, .flags = FL_STR, .fmt = " %s" },
+	{ "op", FS_GET, .get = g_op, .flags = FL_STR, .fmt = " %s" },
+	{ "count", FS_U64, SZ(d.count), .fmt = ": %llu I/Os" },
+	{ "bytes", FS_U64, SZ(d.bytes), .fmt = ", %llu bytes" },
 	{ "sequential", FS_U64, SZ(d.seq) },
+	{ NULL, FS_GET, .tget = t_seq_pct, .fmt = ", %.1f%% sequential\n" },
 	{ "random", FS_GET, .get = g_random, .flags = FL_INT },
-	{ "buckets", FS_LOG2, offsetof(struct size_row, d.slots), .nsub = SIZE_SLOTS },
+	{ "buckets", FS_LOG2, offsetof(struct size_row, d.slots), .nsub = SIZE_SLOTS, .fmt = "bytes" },
+	{ NULL, FS_TEXT, .fmt = "\n" },
 };
 
-const struct rec size_rec = REC("size", "size", "size: one process, disk and op over one report", size_fields);
+const struct rec size_rec = REC_LINES("size", "size", "size: one process, disk and op over one report", size_fields);
 
-/* Text: a line naming the row, then bitesize's table of its sizes. */
 static void print_row(struct size_ctx *sc, const struct size_row *r, const struct fctx *fc)
 {
-	const struct size_val *d = &r->d;
-	char comm[TEXT_SAFE_LEN(SIZE_COMM_LEN)];
-	struct fval op;
-
-	if (sc->o->c.json) {
+	if (sc->o->c.json)
 		fields__json(&sc->j, &size_rec, r, fc);
-		return;
-	}
-	g_op(r, fc, &op, NULL, 0);
-	printf("%s [%u] %s %s: %llu I/Os, %llu bytes, %.1f%% sequential\n", text__safe(r->k.comm, comm, sizeof(comm)),
-	       r->k.pid, disks__name(r->k.dev), op.s, (unsigned long long)d->count, (unsigned long long)d->bytes,
-	       d->count ? 100.0 * d->seq / d->count : 0);
-	hist__print_log2(stdout, (const uint64_t *)d->slots, SIZE_SLOTS, "bytes");
-	putchar('\n');
+	else
+		fields__lines(stdout, &size_rec, r, fc);
 }
 
 struct size_values {

@@ -135,10 +135,7 @@ static int report(struct stacks_ctx *sc)
 		struct frames kf;
 
 		frames__kernel(&kf, &sc->ks, kips, read_stack(sc, es[i].k.kstack, kips));
-		if (sc->o->folded)
-			stacks__folded(sc, &es[i], &kf, u);
-		else
-			stacks__entry(sc, &es[i], &kf, u);
+		stacks__entry(sc, &es[i], &kf, u, sc->o->folded);
 		frames__free(&kf);
 	}
 	v = (struct stacks_values){ .st = st, .stacks = n, .shown = shown, .user_unresolved = sc->ust.unresolved };

@@ -52,8 +52,8 @@ struct stacks_values {
 #define STACKS_NCOUNTERS 12
 extern const struct counter stacks_counters[STACKS_NCOUNTERS];	/* mode 1: any event; 2: block submission */
 
-void stacks__folded(struct stacks_ctx *sc, const struct entry *e, const struct frames *kf, const struct frames *uf);
 int stacks__flame_add(struct flame *fl, const struct entry *e, const struct frames *kf, const struct frames *uf);
-void stacks__entry(struct stacks_ctx *sc, const struct entry *e, const struct frames *kf, const struct frames *uf);
+void stacks__entry(struct stacks_ctx *sc, const struct entry *e, const struct frames *kf, const struct frames *uf,
+		   bool folded);
 
 #endif

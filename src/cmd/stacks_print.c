@@ -13,24 +13,6 @@
 #include "stacks_int.h"
 #include "text.h"
 
-void stacks__folded(struct stacks_ctx *sc, const struct entry *e, const struct frames *kf,
-			 const struct frames *uf)
-{
-	char comm[TEXT_SAFE_LEN(STACKS_COMM_LEN)];
-
-	/* root first: the process, its user frames outermost first, then the kernel's */
-	text__safe(e->k.comm, comm, sizeof(comm));
-	for (char *p = comm; *p; p++)
-		if (*p == ';' || *p == ' ')
-			*p = '_';
-	printf("%s", comm);
-	for (int i = uf ? uf->n - 1 : -1; i >= 0; i--)
-		uf->f[i].sym ? printf(";%s", uf->f[i].sym) : printf(";[0x%llx]", (unsigned long long)uf->f[i].addr);
-	for (int i = kf->n - 1; i >= 0; i--)
-		kf->f[i].sym ? printf(";%s_[k]", kf->f[i].sym) : printf(";[0x%llx]_[k]", (unsigned long long)kf->f[i].addr);
-	printf(" %llu\n", (unsigned long long)e->v.count);
-}
-
 /* The stack into the flame graph: process, user frames, kernel frames, root first. */
 int stacks__flame_add(struct flame *fl, const struct entry *e, const struct frames *kf, const struct frames *uf)
 {
@@ -132,7 +114,57 @@ static const void *e_q2c(const void *row, unsigned i, struct fctx *c, void *scra
 	return &STV(row)->e->v.lat;
 }
 
+static void t_has_both(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	if (STV(row)->kf->n && STV(row)->uf->n)
+		v->k = V_BOOL;
+}
+
+static void t_lat(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	if (STV(row)->e->v.lat.count)
+		v->k = V_BOOL;
+}
+
+static void t_p50(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	v->k = V_U64;
+	v->u = hist__percentile(&STV(row)->e->v.lat, 0.5);
+}
+
+static void t_p99(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	v->k = V_U64;
+	v->u = hist__percentile(&STV(row)->e->v.lat, 0.99);
+}
+
+static void t_max(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	v->k = V_U64;
+	v->u = STV(row)->e->v.lat.max;
+}
+
+static const struct field q2c_text[] = {	/* "; Q2C p50 38.2us p99 1.02ms max 1.10ms" */
+	{ NULL, FS_GET, .tget = t_p50, .flags = FL_DUR, .fmt = "; Q2C p50 %s" },
+	{ NULL, FS_GET, .tget = t_p99, .flags = FL_DUR, .fmt = " p99 %s" },
+	{ NULL, FS_GET, .tget = t_max, .flags = FL_DUR, .fmt = " max %s" },
+};
+static const struct rec q2c_text_rec = REC_LINES(NULL, NULL, NULL, q2c_text);
+
+/* Text: the stack, innermost frame first, then "  dd [301] on loop0: 512
+ * bios, 2097152 bytes; Q2C p50 .. p99 .. max .." (or ": 12 events"). */
 static const struct field stack_fields[] = {
+	{ NULL, FS_FRAMES, .each = e_kernel, .fmt = "    " },
+	{ NULL, FS_GET, .tget = t_has_both, .fmt = "    --\n" },
+	{ NULL, FS_FRAMES, .each = e_user, .fmt = "    " },
+	{ NULL, FS_GET, .tget = g_comm, .fmt = "  %s" },
+	{ NULL, FS_GET, .tget = g_pid, .fmt = " [%u]" },
+	{ NULL, FS_GET, .tget = g_disk, .fmt = " on %s" },
+	{ NULL, FS_GET, .tget = g_count, .fmt = ": %llu" },
+	{ NULL, FS_TEXT, .only = M_EVENT, .fmt = " events\n\n" },
+	{ NULL, FS_GET, .tget = g_bytes, .only = M_BLOCK, .fmt = " bios, %llu bytes" },
+	{ NULL, FS_OBJ, .get = t_lat, .only = M_BLOCK, .sub = &q2c_text_rec, .fmt = "" },
+	{ NULL, FS_TEXT, .only = M_BLOCK, .fmt = "\n\n" },
 	{ "count", FS_GET, .get = g_count, .flags = FL_INT },
 	{ "bytes", FS_GET, .get = g_bytes, .flags = FL_INT },
 	{ "pid", FS_GET, .get = g_pid, .flags = FL_INT },
@@ -145,44 +177,44 @@ static const struct field stack_fields[] = {
 	{ "q2c", FS_HIST, .each = e_q2c, .only = M_BLOCK },
 };
 
-const struct rec stack_rec = REC("stack", "stack", "stacks: one (process, kernel stack, user stack, disk) and what was "
+const struct rec stack_rec = REC_LINES("stack", "stack", "stacks: one (process, kernel stack, user stack, disk) and what was "
 				 "counted at it; q2c for block submission: its bios' time from submission to their end "
 				 "(a histogram's fields)", stack_fields);
 
+/* Folded, the flame graph's input: "dd;main;..;vfs_write_[k];.. 12", the
+ * process first (';' and ' ' in its name made '_'), then the user frames
+ * outermost first, then the kernel's. */
+static void t_folded_comm(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	text__safe(STV(row)->e->k.comm, b, n);
+	for (char *p = b; *p; p++)
+		if (*p == ';' || *p == ' ')
+			*p = '_';
+	v->k = V_STR;
+	v->s = b;
+}
+
+static const struct field folded_fields[] = {
+	{ NULL, FS_GET, .tget = t_folded_comm, .flags = FL_SAFE, .fmt = "%s" },
+	{ NULL, FS_FRAMES, .each = e_user, .flags = FL_FOLDED, .fmt = "" },
+	{ NULL, FS_FRAMES, .each = e_kernel, .flags = FL_FOLDED, .fmt = "_[k]" },
+	{ NULL, FS_GET, .tget = g_count, .fmt = " %llu\n" },
+};
+static const struct rec folded_rec = REC_LINES(NULL, NULL, NULL, folded_fields);
+
 void stacks__entry(struct stacks_ctx *sc, const struct entry *e, const struct frames *kf,
-			const struct frames *uf)
+		   const struct frames *uf, bool folded)
 {
 	static const struct frames none = { .user = true };
-	const struct stacks_opts *o = sc->o;
-	char comm[TEXT_SAFE_LEN(STACKS_COMM_LEN)];
+	struct stack_view v = { e, kf, uf ? uf : &none };
+	struct fctx c = { .mode = event_mode(sc->o) ? M_EVENT : M_BLOCK };
 
-	if (!uf)
-		uf = &none;
-	if (o->c.json) {
-		struct stack_view v = { e, kf, uf };
-		struct fctx c = { .mode = event_mode(o) ? M_EVENT : M_BLOCK };
-
+	if (folded)
+		fields__lines(stdout, &folded_rec, &v, &c);
+	else if (sc->o->c.json)
 		fields__json(&sc->j, &stack_rec, &v, &c);
-		return;
-	}
-	frames__text(kf, stdout, "    ");
-	if (kf->n && uf->n)
-		printf("    --\n");
-	frames__text(uf, stdout, "    ");
-	printf("  %s [%u]%s%s: %llu", text__safe(e->k.comm, comm, sizeof(comm)), e->k.pid,
-	       e->k.dev ? " on " : "", e->k.dev ? disks__name(e->k.dev) : "", (unsigned long long)e->v.count);
-	if (event_mode(o)) {
-		printf(" events\n\n");
-	} else {
-		char p50[32], p99[32], max[32];
-
-		printf(" bios, %llu bytes", (unsigned long long)e->v.bytes);
-		if (e->v.lat.count)
-			printf("; Q2C p50 %s p99 %s max %s", fmt_ns(p50, sizeof(p50), hist__percentile(&e->v.lat, 0.5)),
-			       fmt_ns(p99, sizeof(p99), hist__percentile(&e->v.lat, 0.99)),
-			       fmt_ns(max, sizeof(max), e->v.lat.max));
-		printf("\n\n");
-	}
+	else
+		fields__lines(stdout, &stack_rec, &v, &c);
 }
 
 #define SV(f) offsetof(struct stacks_values, f)

@@ -148,4 +148,8 @@ void why__print_call(struct why_ctx *wc, const struct why_call *c, const char *f
 		     const struct life_req **rs, int nrs, int total);
 void why__summary(struct why_ctx *wc);	/* why_summary.c */
 
+/* why_waits.c: where a call waited, who ended each wait */
+extern const struct rec why_place_rec;
+const void *why__each_wait(const struct pending *p, unsigned i, void *scratch);	/* the i-th, or NULL */
+
 #endif

@@ -56,100 +56,48 @@ static void values(struct why_ctx *wc, struct why_values *v)
 				  s->wake_running, wc->wakers_unfollowed, s->any_missed };
 }
 
-/* One share of the slow calls' wall time, a row of the text table. */
-static void share_row(const char *name, const struct hist *h, uint64_t wall, bool skip_zero)
-{
-	struct hist_summary s;
-	char b1[32], b2[32], b3[32];
-
-	hist__summary(h, &s);
-	if (skip_zero && !s.sum)
-		return;
-	printf("  %-9s %6.1f%% %10s %10s %10s\n", name, wall ? 100.0 * s.sum / wall : 0,
-	       fmt_ns(b1, sizeof(b1), s.sum), fmt_ns(b2, sizeof(b2), s.p50), fmt_ns(b3, sizeof(b3), s.p99));
-}
-
-static void summary_text(struct why_ctx *wc)
-{
-	struct why_values v;
-	bool any = false;
-
-	printf("\nSlow calls (%.3g ms or more), where their time went:\n", wc->o->min_ns / 1e6);
-	for (int i = 0; i <= NSYSC; i++) {
-		struct sys_agg *a = &wc->agg[i];
-		struct hist_summary w;
-		char b1[32], b2[32], b3[32];
-
-		if (!a->calls)
-			continue;
-		any = true;
-		hist__summary(&a->wall, &w);
-		printf("\n%s: %llu calls, %s in all, p50 %s, p99 %s\n",
-		       i == NSYSC ? why__target(wc->o) : why_syscalls[i].name,
-		       (unsigned long long)a->calls, fmt_ns(b1, sizeof(b1), w.sum),
-		       fmt_ns(b2, sizeof(b2), w.p50), fmt_ns(b3, sizeof(b3), w.p99));
-		printf("  %-9s %7s %10s %10s %10s\n", "part", "share", "total", "p50", "p99");
-		for (int p = 0; p < WP_NR; p++)
-			share_row(why_part_names[p], &a->part[p], w.sum, true);
-		if (i == NSYSC) {
-			printf("  %-9s %7s %10s %10s %10s\n", "inside", "share", "total", "p50", "p99");
-			for (int c = 0; c <= wc->o->ninto; c++)
-				share_row(c < wc->o->ninto ? wc->o->into[c] : "(self)",
-					  c < wc->o->ninto ? &a->child[c] : &a->self, w.sum, false);
-		}
-		for (int d = 0; d < a->ndisks; d++) {
-			uint64_t q2c = a->disk[d].ph[PH_Q2C];
-
-			printf("  %s: %llu requests, of their time Q2G %.1f%%  G2I %.1f%%  I2D %.1f%%  D2C %.1f%%\n",
-			       disks__name(a->disk[d].dev), (unsigned long long)a->disk[d].n,
-			       q2c ? 100.0 * a->disk[d].ph[PH_Q2G] / q2c : 0,
-			       q2c ? 100.0 * a->disk[d].ph[PH_G2I] / q2c : 0,
-			       q2c ? 100.0 * a->disk[d].ph[PH_I2D] / q2c : 0,
-			       q2c ? 100.0 * a->disk[d].ph[PH_D2C] / q2c : 0);
-		}
-		if (a->nwaits || a->wait_other)
-			printf("  %-9s %7s %10s %7s  %s\n", "waited", "share", "total", "calls", "in");
-		for (int k = 0; k < a->nwaits; k++)
-			printf("  %-9s %6.1f%% %10s %7llu  %s\n", why_part_names[a->wait[k].part],
-			       w.sum ? 100.0 * a->wait[k].ns / w.sum : 0, fmt_ns(b1, sizeof(b1), a->wait[k].ns),
-			       (unsigned long long)a->wait[k].calls, a->wait[k].place);
-		if (a->wait_other)
-			printf("  %-9s %6.1f%% %10s %7s  (further places)\n", "", w.sum ? 100.0 * a->wait_other / w.sum : 0,
-			       fmt_ns(b1, sizeof(b1), a->wait_other), "");
-	}
-	if (!any)
-		printf("none\n");
-	values(wc, &v);
-	printf("\n%llu calls traced, %llu slow, %llu shown; %llu block requests linked to them\n",
-	       (unsigned long long)v.calls, (unsigned long long)v.slow, (unsigned long long)v.shown,
-	       (unsigned long long)v.linked);
-	counters__lines(stdout, why_counters, COUNTERS_N(why_counters), &v, 0);
-}
-
-
 /* one share of the slow calls' wall time */
 struct share_view {
 	const char *function;	/* --into: the child, or "(self)" */
 	uint64_t sum, p50, p99;
 	double share;
+	const char *name;	/* text: the part or the child */
+	bool shown;		/* text: a part of no time is left out */
 };
 
 #define SH(f) offsetof(struct share_view, f)
+static void t_shown(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	if (((const struct share_view *)row)->shown)
+		v->k = V_BOOL;
+}
+
+static const struct field share_line[] = {	/* "  sleep       69.8%    21.26ms     7.09ms     7.09ms" */
+	{ NULL, FS_PSTR, SH(name), .fmt = "  %-9s" },
+	{ NULL, FS_DBL, SH(share), .fmt = " %6.1f%%", .tdiv = 0.01 },
+	{ NULL, FS_U64, SH(sum), .fmt = " %10s", .flags = FL_DUR },
+	{ NULL, FS_U64, SH(p50), .fmt = " %10s", .flags = FL_DUR },
+	{ NULL, FS_U64, SH(p99), .fmt = " %10s\n", .flags = FL_DUR },
+};
+static const struct rec share_line_rec = REC_LINES(NULL, NULL, NULL, share_line);
+
 static const struct field share_fields[] = {
 	{ "function", FS_PSTR, SH(function), .flags = FL_OMIT_NULL },
 	{ "sum_ns", FS_U64, SH(sum) },
 	{ "share", FS_DBL, SH(share) },
 	{ "p50_ns", FS_U64, SH(p50) },
 	{ "p99_ns", FS_U64, SH(p99) },
+	{ NULL, FS_OBJ, .get = t_shown, .sub = &share_line_rec, .fmt = "" },
 };
-static const struct rec share_rec = REC(NULL, NULL, NULL, share_fields);
+static const struct rec share_rec = REC_LINES(NULL, NULL, NULL, share_fields);
 
 static struct share_view share_of(const char *function, const struct hist *h, uint64_t wall)
 {
 	struct hist_summary s;
 
 	hist__summary(h, &s);
-	return (struct share_view){ function, s.sum, s.p50, s.p99, wall ? (double)s.sum / wall : 0 };
+	return (struct share_view){ function, s.sum, s.p50, s.p99, wall ? (double)s.sum / wall : 0, function,
+				    true };
 }
 
 struct agg_view {
@@ -170,6 +118,8 @@ static const void *e_parts(const void *row, unsigned i, struct fctx *c, void *sc
 		return NULL;
 	*key = why_part_names[i];
 	*sv = share_of(NULL, &AGG(row)->a->part[i], AGG(row)->wall);
+	sv->name = why_part_names[i];
+	sv->shown = sv->sum;
 	return sv;
 }
 
@@ -188,19 +138,24 @@ static const void *e_agg_children(const void *row, unsigned i, struct fctx *c, v
 struct disk_view {
 	const char *disk;
 	uint64_t n, ph[PH_NR];
+	double pct[PH_NR];	/* text: of their Q2C */
 };
 
 #define DV(f) offsetof(struct disk_view, f)
-static const struct field disk_fields[] = {
-	{ "disk", FS_PSTR, DV(disk) },
-	{ "requests", FS_U64, DV(n) },
+static const struct field disk_fields[] = {	/* "  loop3: 3 requests, of their time Q2G 2.8%  G2I 0.0% ..." */
+	{ "disk", FS_PSTR, DV(disk), .fmt = "  %s" },
+	{ "requests", FS_U64, DV(n), .fmt = ": %llu requests, of their time" },
 	{ "q2g_ns", FS_U64, DV(ph[PH_Q2G]) },
 	{ "g2i_ns", FS_U64, DV(ph[PH_G2I]) },
 	{ "i2d_ns", FS_U64, DV(ph[PH_I2D]) },
 	{ "d2c_ns", FS_U64, DV(ph[PH_D2C]) },
 	{ "q2c_ns", FS_U64, DV(ph[PH_Q2C]) },
+	{ NULL, FS_DBL, DV(pct[PH_Q2G]), .fmt = " Q2G %.1f%%" },
+	{ NULL, FS_DBL, DV(pct[PH_G2I]), .fmt = "  G2I %.1f%%" },
+	{ NULL, FS_DBL, DV(pct[PH_I2D]), .fmt = "  I2D %.1f%%" },
+	{ NULL, FS_DBL, DV(pct[PH_D2C]), .fmt = "  D2C %.1f%%\n" },
 };
-static const struct rec disk_rec = REC(NULL, NULL, NULL, disk_fields);
+static const struct rec disk_rec = REC_LINES(NULL, NULL, NULL, disk_fields);
 
 static const void *e_disks(const void *row, unsigned i, struct fctx *c, void *scratch, const char **key)
 {
@@ -211,6 +166,8 @@ static const void *e_disks(const void *row, unsigned i, struct fctx *c, void *sc
 		return NULL;
 	*dv = (struct disk_view){ disks__name(a->disk[i].dev), a->disk[i].n };
 	memcpy(dv->ph, a->disk[i].ph, sizeof(dv->ph));
+	for (int p = 0; p < PH_NR; p++)
+		dv->pct[p] = dv->ph[PH_Q2C] ? 100.0 * dv->ph[p] / dv->ph[PH_Q2C] : 0;
 	return dv;
 }
 
@@ -218,16 +175,19 @@ static const void *e_disks(const void *row, unsigned i, struct fctx *c, void *sc
 struct aplace_view {
 	const char *part, *in;
 	uint64_t ns, calls;
+	double share;		/* text: of the calls' wall time */
 };
 
 #define APV(f) offsetof(struct aplace_view, f)
-static const struct field aplace_fields[] = {
-	{ "part", FS_PSTR, APV(part) },
+static const struct field aplace_fields[] = {	/* "  sleep       69.8%    21.26ms       3  do_nanosleep" */
+	{ "part", FS_PSTR, APV(part), .fmt = "  %-9s" },
+	{ NULL, FS_DBL, APV(share), .fmt = " %6.1f%%" },
 	{ "in", FS_PSTR, APV(in) },
-	{ "ns", FS_U64, APV(ns) },
-	{ "calls", FS_U64, APV(calls) },
+	{ "ns", FS_U64, APV(ns), .fmt = " %10s", .flags = FL_DUR },
+	{ "calls", FS_U64, APV(calls), .fmt = " %7llu" },
+	{ NULL, FS_PSTR, APV(in), .fmt = "  %s\n" },
 };
-static const struct rec aplace_rec = REC(NULL, NULL, NULL, aplace_fields);
+static const struct rec aplace_rec = REC_LINES(NULL, NULL, NULL, aplace_fields);
 
 static const void *e_agg_waits(const void *row, unsigned i, struct fctx *c, void *scratch, const char **key)
 {
@@ -237,7 +197,7 @@ static const void *e_agg_waits(const void *row, unsigned i, struct fctx *c, void
 	if ((int)i >= a->nwaits)
 		return NULL;
 	*v = (struct aplace_view){ why_part_names[a->wait[i].part], a->wait[i].place, a->wait[i].ns,
-				   a->wait[i].calls };
+				   a->wait[i].calls, AGG(row)->wall ? 100.0 * a->wait[i].ns / AGG(row)->wall : 0 };
 	return v;
 }
 
@@ -247,21 +207,52 @@ static void g_wait_other(const void *row, const struct fctx *c, struct fval *v, 
 	v->u = AGG(row)->a->wait_other;
 }
 
-static const struct field agg_fields[] = {
-	{ "syscall", FS_PSTR, AV(syscall), .flags = FL_NULLABLE },
-	{ "function", FS_PSTR, AV(function), .flags = FL_OMIT_NULL },
-	{ "calls", FS_U64, AV(calls) },
-	{ "wall_ns", FS_U64, AV(wall) },
-	{ "wall_p50_ns", FS_U64, AV(p50) },
-	{ "wall_p99_ns", FS_U64, AV(p99) },
-	{ "parts", FS_LIST, .each = e_parts, .sub = &share_rec, .flags = FL_OBJECT },
-	{ "children", FS_LIST, .each = e_agg_children, .sub = &share_rec, .only = M_FUNC },
-	{ "requests", FS_U64, AV(reqs) },
-	{ "disks", FS_LIST, .each = e_disks, .sub = &disk_rec },
-	{ "waits", FS_LIST, .each = e_agg_waits, .sub = &aplace_rec },
-	{ "waits_other_ns", FS_GET, .get = g_wait_other, .flags = FL_INT },
+static void t_waits_head(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	if (AGG(row)->a->nwaits || AGG(row)->a->wait_other)
+		v->k = V_BOOL;
+}
+
+static void t_other(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	if (AGG(row)->a->wait_other)
+		v->k = V_BOOL;
+}
+
+static void t_other_share(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	v->k = V_DBL;
+	v->d = AGG(row)->wall ? 100.0 * AGG(row)->a->wait_other / AGG(row)->wall : 0;
+}
+
+static const struct field other_line[] = {	/* the time in places past those kept */
+	{ NULL, FS_GET, .tget = t_other_share, .fmt = "            %6.1f%%" },
+	{ NULL, FS_GET, .tget = g_wait_other, .flags = FL_DUR, .fmt = " %10s" },
+	{ NULL, FS_TEXT, .fmt = "          (further places)\n" },
 };
-static const struct rec agg_rec = REC(NULL, NULL, NULL, agg_fields);
+static const struct rec other_line_rec = REC_LINES(NULL, NULL, NULL, other_line);
+
+#define HEADS(first) "  " first "   share      total        p50        p99\n"
+
+/* Text: "read: 15 calls, 392.4us in all, p50 2.1us, p99 296.0us", then tables */
+static const struct field agg_fields[] = {
+	{ "syscall", FS_PSTR, AV(syscall), .flags = FL_NULLABLE, .fmt = "\n%s" },
+	{ "function", FS_PSTR, AV(function), .flags = FL_OMIT_NULL, .fmt = "\n%s" },
+	{ "calls", FS_U64, AV(calls), .fmt = ": %llu calls" },
+	{ "wall_ns", FS_U64, AV(wall), .fmt = ", %s in all", .flags = FL_DUR },
+	{ "wall_p50_ns", FS_U64, AV(p50), .fmt = ", p50 %s", .flags = FL_DUR },
+	{ "wall_p99_ns", FS_U64, AV(p99), .fmt = ", p99 %s\n", .flags = FL_DUR },
+	{ NULL, FS_TEXT, .fmt = HEADS("part     ") },
+	{ "parts", FS_LIST, .each = e_parts, .sub = &share_rec, .flags = FL_OBJECT, .fmt = "" },
+	{ "children", FS_LIST, .each = e_agg_children, .sub = &share_rec, .only = M_FUNC, .fmt = HEADS("inside   ") },
+	{ "requests", FS_U64, AV(reqs) },
+	{ "disks", FS_LIST, .each = e_disks, .sub = &disk_rec, .fmt = "" },
+	{ NULL, FS_GET, .tget = t_waits_head, .fmt = "  waited      share      total   calls  in\n" },
+	{ "waits", FS_LIST, .each = e_agg_waits, .sub = &aplace_rec, .fmt = "" },
+	{ "waits_other_ns", FS_GET, .get = g_wait_other, .flags = FL_INT },
+	{ NULL, FS_OBJ, .get = t_other, .sub = &other_line_rec, .fmt = "" },
+};
+static const struct rec agg_rec = REC_LINES(NULL, NULL, NULL, agg_fields);
 
 struct summary_view {
 	uint64_t min_ns;
@@ -299,14 +290,30 @@ static const void *e_syscalls(const void *row, unsigned i, struct fctx *c, void 
 	return &s->av;
 }
 
+static void t_none(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	const struct why_ctx *wc = ((const struct summary_view *)row)->wc;
+
+	for (int i = 0; i <= NSYSC; i++)
+		if (wc->agg[i].calls)
+			return;
+	v->k = V_BOOL;
+}
+
+#define SV(f) offsetof(struct summary_view, f)
 static const struct field summary_fields[] = {
-	{ "min_ns", FS_U64, offsetof(struct summary_view, min_ns) },
-	{ "syscalls", FS_LIST, .each = e_syscalls, .sub = &agg_rec },
-	{ "counters", FS_COUNTERS, offsetof(struct summary_view, v), .sub = why_counters,
-	  .nsub = COUNTERS_N(why_counters) },
+	{ "min_ns", FS_U64, SV(min_ns), .fmt = "\nSlow calls (%.3g ms or more), where their time went:\n",
+	  .tdiv = 1e6 },
+	{ "syscalls", FS_LIST, .each = e_syscalls, .sub = &agg_rec, .fmt = "" },
+	{ NULL, FS_GET, .tget = t_none, .fmt = "none\n" },
+	{ NULL, FS_U64, SV(v.calls), .fmt = "\n%llu calls traced" },
+	{ NULL, FS_U64, SV(v.slow), .fmt = ", %llu slow" },
+	{ NULL, FS_U64, SV(v.shown), .fmt = ", %llu shown" },
+	{ NULL, FS_U64, SV(v.linked), .fmt = "; %llu block requests linked to them\n" },
+	{ "counters", FS_COUNTERS, SV(v), .sub = why_counters, .nsub = COUNTERS_N(why_counters), .fmt = "" },
 };
 
-const struct rec why_summary_rec = REC("summary", "why.summary", "why: the slow calls per system call, and the counters",
+const struct rec why_summary_rec = REC_LINES("summary", "why.summary", "why: the slow calls per system call, and the counters",
 				       summary_fields);
 
 static int by_ns_desc(const void *a, const void *b)
@@ -324,11 +331,10 @@ void why__summary(struct why_ctx *wc)
 	for (int i = 0; i <= NSYSC; i++)	/* the places, longest first */
 		qsort(wc->agg[i].wait, wc->agg[i].nwaits, sizeof(wc->agg[i].wait[0]), by_ns_desc);
 
-	if (!wc->o->c.json) {
-		summary_text(wc);
-		return;
-	}
 	sv.wc = wc;
 	values(wc, &sv.v);
-	fields__json(&wc->j, &why_summary_rec, &sv, &fc);
+	if (wc->o->c.json)
+		fields__json(&wc->j, &why_summary_rec, &sv, &fc);
+	else
+		fields__lines(stdout, &why_summary_rec, &sv, &fc);
 }

@@ -54,6 +54,7 @@ static void value(const struct field *f, const void *row, const struct fctx *c, 
 		break;
 	case FS_COUNTERS:
 	case FS_LIST: case FS_HIST: case FS_LOG2: case FS_FRAMES: case FS_WORDS: v->k = V_NULL; break;
+	case FS_TEXT: v->k = V_BOOL; v->b = true; break;
 	}
 }
 
@@ -245,6 +246,12 @@ static void text_value(const struct field *f, const void *row, const struct fctx
 	} else {
 		value(f, row, c, v, buf, len);
 	}
+	if ((f->flags & FL_DUR) && (v->k == V_U64 || v->k == V_I64)) {
+		fmt_ns(buf, len, v->k == V_U64 ? v->u : v->i < 0 ? 0 : (uint64_t)v->i);
+		v->k = V_STR;
+		v->s = buf;
+		return;
+	}
 	if (v->k == V_NULL || v->k == V_STR || v->k == V_BOOL || (!f->tdiv && !(f->flags & FL_RATE)))
 		return;
 	double d = v->k == V_DBL ? v->d : v->k == V_I64 ? (double)v->i : (double)v->u;
@@ -329,6 +336,66 @@ void fields__text(FILE *out, const struct rec *r, const void *row, const struct 
 	fputc('\n', out);
 }
 
+/* ---- text as lines ---- */
+
+static void line_compound(FILE *out, const struct field *f, const void *row, const struct fctx *c)
+{
+	char scratch[FIELDS_BUF] __attribute__((aligned(16)));
+	struct fctx ec = *c;
+	const char *key = NULL;
+	const void *at = f->each ? f->each(row, 0, &ec, scratch, &key) : (const char *)row + f->off;
+
+	switch (f->src) {
+	case FS_FRAMES:
+		(f->flags & FL_FOLDED ? frames__folded : frames__text)(at, out, f->fmt);
+		return;
+	case FS_LOG2:
+		hist__print_log2(out, at, (int)f->nsub, f->fmt);
+		return;
+	case FS_LIST:
+		if (at)
+			fputs(f->fmt, out);
+		for (unsigned i = 0; at; at = f->each(row, ++i, &ec, scratch, &key)) {
+			fields__lines(out, f->sub, at, &ec);
+			ec = *c;
+		}
+		return;
+	default:
+		return;
+	}
+}
+
+void fields__lines(FILE *out, const struct rec *r, const void *row, const struct fctx *c)
+{
+	char buf[FIELDS_BUF], txt[TEXT_SAFE_LEN(FIELDS_BUF) + 256];
+	struct fval v;
+
+	for (size_t i = 0; i < r->n; i++) {
+		const struct field *f = &r->f[i];
+
+		if (!f->fmt || !kept(f, c))
+			continue;
+		if (f->src == FS_COUNTERS) {
+			counters__lines(out, f->sub, f->nsub, (const char *)row + f->off, c->mode);
+			continue;
+		}
+		if (compound(f)) {
+			line_compound(out, f, row, c);
+			continue;
+		}
+		text_value(f, row, c, &v, buf, sizeof(buf));
+		if (v.k == V_NULL)
+			continue;
+		if (f->src == FS_OBJ) {
+			fputs(f->fmt, out);
+			fields__lines(out, f->sub, row, c);
+			continue;
+		}
+		format(txt, sizeof(txt), f->fmt, &v, f->flags & FL_SAFE, 0);
+		fputs(txt, out);
+	}
+}
+
 /* ---- the schema ---- */
 
 static const char *kind(const struct field *f)
@@ -409,8 +476,10 @@ const char *fields__lint(const struct rec *r)
 		const char *name = f->name ? f->name : f->head ? f->head : "?";
 		const char *why = NULL;
 
-		if (f->fmt && !f->head && !(f->flags & FL_TAIL))
+		if (f->fmt && !f->head && !(f->flags & FL_TAIL) && !r->lines)
 			why = "has a text conversion but no heading and no FL_TAIL: never printed";
+		else if (r->lines && f->fmt && f->head)
+			why = "has a heading in a record of lines";
 		else if (!f->name && !f->fmt)
 			why = "has neither a JSON name nor text";
 		else if (f->src == FS_GET && !f->get && !f->tget)
@@ -419,6 +488,9 @@ const char *fields__lint(const struct rec *r)
 			why = "is FS_LIST without each() or, for objects, their table";
 		else if (f->name && f->src != FS_COUNTERS && !strcmp(kind(f), "?"))
 			why = "is a getter whose JSON type no flag says";
+		else if ((f->src == FS_OBJ || (f->src == FS_LIST && !(f->flags & FL_STR))) && f->sub &&
+			 f->fmt && r->lines && !((const struct rec *)f->sub)->lines)
+			why = "prints lines of a record not declared REC_LINES";
 		if (why) {
 			snprintf(msg, sizeof(msg), "field %zu (%s) %s", i, name, why);
 			return msg;

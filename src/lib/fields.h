@@ -70,6 +70,7 @@ enum fsrc {
 	FS_LOG2,	/* nsub uint64_t log2 slots (hist__json_log2): an array */
 	FS_FRAMES,	/* a stack (struct frames, frames.h): an array of frames */
 	FS_WORDS,	/* a string of space-separated words: an array of them */
+	FS_TEXT,	/* text only, in lines: fmt as it is (a literal) */
 };
 
 enum {
@@ -87,6 +88,8 @@ enum {
 	FL_OMIT_NULL = 1 << 10,	/* JSON: no member at all when null (the schema: optional) */
 	FL_MICROS = 1 << 11,	/* JSON: ns written as microseconds, exactly (3 decimals) */
 	FL_MAX_NULL = 1 << 12 | FL_NULLABLE,	/* FS_U64: all ones means none (a flush's sector) */
+	FL_FOLDED = 1 << 14,	/* FS_FRAMES in lines: folded (";a;b"), fmt each frame's suffix */
+	FL_DUR = 1 << 13,	/* text: ns as a duration with its unit (fmt_ns: 1.2us, 3.40ms) */
 };
 
 struct field {
@@ -121,10 +124,12 @@ struct rec {
 	const char *desc;
 	const struct field *f;
 	size_t n;
+	bool lines;	/* its text is lines (fields__lines), not columns */
 };
 
 #define FIELDS_N(t) (sizeof(t) / sizeof((t)[0]))
 #define REC(type, schema, desc, table) { type, schema, desc, table, FIELDS_N(table) }
+#define REC_LINES(type, schema, desc, table) { type, schema, desc, table, FIELDS_N(table), true }
 
 /* The record as one JSON object (a line at depth 0). */
 void fields__json(struct json *j, const struct rec *r, const void *row, const struct fctx *c);
@@ -133,6 +138,16 @@ void fields__json_members(struct json *j, const struct rec *r, const void *row, 
 /* The text headings of the mode's columns, and one row under them. */
 void fields__head(FILE *out, const struct rec *r, const struct fctx *c);
 void fields__text(FILE *out, const struct rec *r, const void *row, const struct fctx *c);
+/* The record as text lines: each field with a text conversion, in the
+ * table's order, its fmt holding the literal text around its value ("[%u/",
+ * "  %.2f ms\n"); a null value prints nothing, not even that text.  A
+ * literal (FS_TEXT, or any non-null field whose fmt has no conversion)
+ * prints fmt.  Compound fields: FS_OBJ, when present, prints fmt then its
+ * sub's lines over the same row; FS_LIST fmt before its first element, then
+ * each element's lines; FS_FRAMES a frame a line, fmt the indent (FL_FOLDED:
+ * frames__folded, fmt the suffix); FS_LOG2
+ * the log2 picture, fmt its unit; FS_COUNTERS the counters' lines. */
+void fields__lines(FILE *out, const struct rec *r, const void *row, const struct fctx *c);
 /* The record's schema, as tests/schema/check.py reads it; modes: every
  * mode the record is printed in (a field not in all of them is optional). */
 void fields__schema(FILE *out, const struct rec *r, unsigned modes);

@@ -135,6 +135,17 @@ void frames__user(struct frames *fr, struct usyms *us, uint32_t pid, const uint6
 	fr->cut = n && !frames__reaches_entry(syms, ns);
 }
 
+void frames__folded(const struct frames *fr, FILE *out, const char *suffix)
+{
+	char safe[TEXT_SAFE_LEN(512)];
+
+	for (int i = fr->n - 1; i >= 0; i--)
+		if (fr->f[i].sym)
+			fprintf(out, ";%s%s", text__safe(fr->f[i].sym, safe, sizeof(safe)), suffix);
+		else
+			fprintf(out, ";[0x%llx]%s", (unsigned long long)fr->f[i].addr, suffix);
+}
+
 void frames__text(const struct frames *fr, FILE *out, const char *indent)
 {
 	char safe[TEXT_SAFE_LEN(512)];

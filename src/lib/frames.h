@@ -52,6 +52,8 @@ void frames__kernel(struct frames *fr, const struct ksyms *ks, const uint64_t *i
 void frames__user(struct frames *fr, struct usyms *us, uint32_t pid, const uint64_t *ips, int n);
 /* One line per frame, innermost first, each after indent. */
 void frames__text(const struct frames *fr, FILE *out, const char *indent);
+/* Folded (flame graph input): ";sym" a frame, outermost first, each with suffix. */
+void frames__folded(const struct frames *fr, FILE *out, const char *suffix);
 void frames__json(const struct frames *fr, struct json *j, const char *key);
 void frames__json_array(const struct frames *fr, struct json *j);	/* the array alone */
 void frames__free(struct frames *fr);

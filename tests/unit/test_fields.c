@@ -6,6 +6,7 @@
 #include "check.h"
 #include "counters.h"
 #include "fields.h"
+#include "frames.h"
 #include "json.h"
 
 struct row {
@@ -112,6 +113,31 @@ static const struct rec rec2 = REC("t2", "t2", "more", f2);
 
 static char buf[4096];
 
+/* for the lines test */
+struct lrow { const char *name; uint64_t ns, gone; int64_t rem; const char *none; int n; };
+struct lel { uint64_t v; };
+
+static const void *each(const void *row, unsigned i, struct fctx *c, void *scratch, const char **key)
+{
+	struct lel *e = scratch;
+
+	if ((int)i >= ((const struct lrow *)row)->n)
+		return NULL;
+	e->v = 10 * (i + 1);
+	return e;
+}
+
+static void nonzero(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	if (((const struct lrow *)row)->rem)
+		v->k = V_BOOL;
+}
+
+static const void *frames_of(const void *row, unsigned i, struct fctx *c, void *scratch, const char **key)
+{
+	return row;
+}
+
 static FILE *open_buf(void)
 {
 	memset(buf, 0, sizeof(buf));
@@ -203,6 +229,58 @@ int main(void)
 		CHECK(fields__lint(&rec) == NULL && fields__lint(&rec2) == NULL, "good tables pass");
 		CHECK((m = fields__lint(&r1)) && strstr(m, "never printed"), "text never printed: %s", m ? m : "(none)");
 		CHECK((m = fields__lint(&r2)) && strstr(m, "without a getter"), "no getter: %s", m ? m : "(none)");
+	}
+	{	/* text as lines: each value inside its literal text, nothing at all
+		 * for a null one, groups (FS_OBJ) printed when present, a list's
+		 * text before its first element only, durations with their unit,
+		 * folded frames, control bytes escaped */
+		struct lrow lr = { "a\x1b", 1500, 0, -2500000, NULL, 2 };
+		static const struct field el_f[] = { { NULL, FS_U64, 0, .fmt = " <%llu>" } };
+		static const struct rec el = REC_LINES(NULL, NULL, NULL, el_f);
+		static const struct field grp_f[] = { { NULL, FS_I64, offsetof(struct lrow, rem), .fmt = " rem %+.1f ms",
+							.tdiv = 1e6 } };
+		static const struct rec grp = REC_LINES(NULL, NULL, NULL, grp_f);
+		const struct field lf[] = {
+			{ "name", FS_PSTR, offsetof(struct lrow, name), .fmt = "%s:" },
+			{ "ns", FS_U64, offsetof(struct lrow, ns), .fmt = " took %s", .flags = FL_DUR },
+			{ "none", FS_PSTR, offsetof(struct lrow, none), .fmt = " NEVER %s" },
+			{ NULL, FS_OBJ, .get = nonzero, .sub = &grp, .fmt = " {" },
+			{ NULL, FS_LIST, .each = each, .sub = &el, .fmt = " list:" },
+			{ NULL, FS_TEXT, .fmt = "\n" },
+		};
+		const struct rec lines = REC_LINES("l", NULL, "", lf);
+		struct fctx c = {};
+		FILE *out = open_buf();
+
+		fields__lines(out, &lines, &lr, &c);
+		lr.rem = 0;
+		lr.n = 0;
+		fields__lines(out, &lines, &lr, &c);
+		fclose(out);
+		CHECK(!strcmp(buf, "a\\x1b: took 1.5us { rem -2.5 ms list: <10> <20>\na\\x1b: took 1.5us\n"),
+		      "lines: '%s'", buf);
+		CHECK(fields__lint(&lines) == NULL, "a table of lines passes: %s", fields__lint(&lines));
+		{	/* a record of lines printing columns' records is a mistake */
+			static const struct field cf[] = { { "x", FS_U64, 0, .head = "X", .fmt = "%3llu" } };
+			static const struct rec cols = REC(NULL, NULL, NULL, cf);
+			const struct field bad_f[] = { { NULL, FS_OBJ, .sub = &cols, .fmt = "" } };
+			const struct rec bad = REC_LINES("b", NULL, "", bad_f);
+			const char *m = fields__lint(&bad);
+
+			CHECK(m && strstr(m, "REC_LINES"), "lines of columns: %s", m ? m : "(none)");
+		}
+	}
+	{	/* folded frames, the flame graph's input: outermost first, each with its suffix */
+		struct frame fr[] = { { .addr = 0x10, .sym = "inner" }, { .addr = 0x20 }, { .addr = 0x30, .sym = "outer" } };
+		struct frames k = { fr, 3 };
+		const struct field ff[] = { { NULL, FS_FRAMES, .each = frames_of, .flags = FL_FOLDED, .fmt = "_[k]" } };
+		const struct rec folded = REC_LINES(NULL, NULL, "", ff);
+		struct fctx c = {};
+		FILE *out = open_buf();
+
+		fields__lines(out, &folded, &k, &c);
+		fclose(out);
+		CHECK(!strcmp(buf, ";outer_[k];[0x20]_[k];inner_[k]"), "folded: '%s'", buf);
 	}
 	{
 		struct fval v = { .k = V_U64, .u = 18446744073709551615ull };

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iodig why: where a slow call waited and who ended each wait, declared
+ * once (fields.h) for JSON and for the text line "waited: sleep 8.30 ms in
+ * jbd2_log_wait_commit <- jbd2/loop0-8[301/301] in
+ * jbd2_journal_commit_transaction: io 7.90 ms (3 requests, 48 KiB to loop0)".
+ */
+#include <stddef.h>
+#include <string.h>
+#include "disks.h"
+#include "fields.h"
+#include "why_int.h"
+
+/* one place a call waited at, and who ended its longest wait there */
+struct place_view {
+	const char *lead;	/* text: "    waited:" for the first, then its indent */
+	const char *part, *in;
+	uint64_t ns;
+	struct why_waker k;
+	bool irq;
+	const char *how, *disk;
+	uint32_t nreq;
+	uint64_t bytes;
+};
+
+#define PL(f) offsetof(struct place_view, f)
+#define PLACE(row) ((const struct place_view *)(row))
+
+/* a getter that says whether (a group of text is printed), or true */
+#define IF(name, expr)									\
+	static void name(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n) \
+	{										\
+		const struct place_view *p = row;					\
+		if (expr) {								\
+			v->k = V_BOOL;							\
+			v->b = true;							\
+		}									\
+	}
+
+IF(g_woken, p->k.at)
+IF(g_irq_text, p->irq)
+IF(g_task_text, !p->irq && p->k.tid)
+IF(g_followed_text, p->k.flags & WHY_WAKER_FOLLOWED)
+IF(g_unfollowed_text, !(p->k.flags & WHY_WAKER_FOLLOWED))
+IF(g_reqs_text, p->nreq)
+
+static void g_wk_irq(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	v->k = V_BOOL;
+	v->b = PLACE(row)->irq;
+}
+
+static void g_wk_followed(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	v->k = V_BOOL;
+	v->b = PLACE(row)->k.flags & WHY_WAKER_FOLLOWED;
+}
+
+/* an interrupt's waker is no task: its name and ids null */
+static void g_wk_comm(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	if (!PLACE(row)->irq) {
+		v->k = V_STR;
+		v->s = PLACE(row)->k.comm;
+	}
+}
+
+static void g_wk_pid(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	if (!PLACE(row)->irq) {
+		v->k = V_U64;
+		v->u = PLACE(row)->k.pid;
+	}
+}
+
+static void g_wk_tid(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	if (!PLACE(row)->irq) {
+		v->k = V_U64;
+		v->u = PLACE(row)->k.tid;
+	}
+}
+
+static void g_plural(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	v->k = V_STR;
+	v->s = PLACE(row)->nreq == 1 ? "" : "s";
+}
+
+/* text: the waker's parts over the wait, largest first, those of 10 us or more */
+struct wpart_view {
+	const char *sep, *name;
+	uint64_t ns;
+};
+
+static const struct field wpart_fields[] = {
+	{ NULL, FS_PSTR, offsetof(struct wpart_view, sep), .fmt = "%s" },
+	{ NULL, FS_PSTR, offsetof(struct wpart_view, name), .fmt = " %s" },
+	{ NULL, FS_U64, offsetof(struct wpart_view, ns), .fmt = " %.2f ms", .tdiv = 1e6 },
+};
+static const struct rec wpart_rec = REC_LINES(NULL, NULL, NULL, wpart_fields);
+
+static const void *e_wparts(const void *row, unsigned i, struct fctx *c, void *scratch, const char **key)
+{
+	static const char *const names[WW_NR] = { "cpu", "runq", "io", "sleep" };
+	const struct why_waker *k = &PLACE(row)->k;
+	struct wpart_view *v = scratch;
+	bool done[WW_NR] = {};
+	int m = -1;
+
+	if (i >= WW_NR)
+		return NULL;
+	for (unsigned n = 0; n <= i; n++) {	/* the i-th largest */
+		m = -1;
+		for (int p = 0; p < WW_NR; p++)
+			if (!done[p] && (m < 0 || k->part[p] > k->part[m]))
+				m = p;
+		done[m] = true;
+	}
+	if (k->part[m] < 10000)
+		return NULL;
+	*v = (struct wpart_view){ i ? "," : ":", names[m], k->part[m] };
+	return v;
+}
+
+static const struct field reqs_text[] = {	/* " (3 requests, 48 KiB to loop0)" */
+	{ NULL, FS_U32, PL(nreq), .fmt = " (%u request" },
+	{ NULL, FS_GET, .tget = g_plural, .fmt = "%s" },
+	{ NULL, FS_U64, PL(bytes), .fmt = ", %.0f KiB", .tdiv = 1024 },
+	{ NULL, FS_PSTR, PL(disk), .fmt = " to %s)" },
+};
+static const struct rec reqs_text_rec = REC_LINES(NULL, NULL, NULL, reqs_text);
+
+static const struct field followed_text[] = {
+	{ NULL, FS_LIST, .each = e_wparts, .sub = &wpart_rec, .fmt = "" },
+	{ NULL, FS_OBJ, .get = g_reqs_text, .sub = &reqs_text_rec, .fmt = "" },
+};
+static const struct rec followed_text_rec = REC_LINES(NULL, NULL, NULL, followed_text);
+
+static const struct field task_text[] = {	/* " <- jbd2/loop0-8[301/301] in FN: ..." */
+	{ NULL, FS_CHARS, PL(k.comm), .fmt = " <- %s" },
+	{ NULL, FS_U32, PL(k.pid), .fmt = "[%u/" },
+	{ NULL, FS_U32, PL(k.tid), .fmt = "%u]" },
+	{ NULL, FS_PSTR, PL(how), .fmt = " in %s" },
+	{ NULL, FS_GET, .tget = g_unfollowed_text, .fmt = " (its time over the wait not kept)" },
+	{ NULL, FS_OBJ, .get = g_followed_text, .sub = &followed_text_rec, .fmt = "" },
+};
+static const struct rec task_text_rec = REC_LINES(NULL, NULL, NULL, task_text);
+
+static const struct field irq_text[] = {	/* " <- an interrupt: hrtimer_wakeup" */
+	{ NULL, FS_TEXT, .fmt = " <- an interrupt" },
+	{ NULL, FS_PSTR, PL(how), .fmt = ": %s" },
+};
+static const struct rec irq_text_rec = REC_LINES(NULL, NULL, NULL, irq_text);
+
+/* a waker's time over the wait: null unless followed all through it */
+static const struct field wk_parts_fields[] = {
+	{ "cpu_ns", FS_U64, PL(k.part[WW_CPU]) },
+	{ "runq_ns", FS_U64, PL(k.part[WW_RUNQ]) },
+	{ "io_ns", FS_U64, PL(k.part[WW_IO]) },
+	{ "sleep_ns", FS_U64, PL(k.part[WW_SLEEP]) },
+};
+static const struct rec wk_parts_rec = REC(NULL, NULL, NULL, wk_parts_fields);
+
+static const struct field wk_fields[] = {
+	{ "comm", FS_GET, .get = g_wk_comm, .flags = FL_STR | FL_NULLABLE },
+	{ "pid", FS_GET, .get = g_wk_pid, .flags = FL_INT | FL_NULLABLE },
+	{ "tid", FS_GET, .get = g_wk_tid, .flags = FL_INT | FL_NULLABLE },
+	{ "interrupt", FS_GET, .get = g_wk_irq, .flags = FL_BOOL },
+	{ "how", FS_PSTR, PL(how), .flags = FL_NULLABLE },
+	{ "wait_ns", FS_U64, PL(k.wait_ns) },
+	{ "followed", FS_GET, .get = g_wk_followed, .flags = FL_BOOL },
+	{ "parts", FS_OBJ, .get = g_followed_text, .sub = &wk_parts_rec, .flags = FL_NULLABLE },
+	{ "requests", FS_U32, PL(nreq) },
+	{ "request_bytes", FS_U64, PL(bytes) },
+	{ "disk", FS_PSTR, PL(disk), .flags = FL_NULLABLE },
+	{ NULL, FS_OBJ, .get = g_irq_text, .sub = &irq_text_rec, .fmt = "" },
+	{ NULL, FS_OBJ, .get = g_task_text, .sub = &task_text_rec, .fmt = "" },
+};
+static const struct rec wk_rec = REC_LINES(NULL, NULL, NULL, wk_fields);
+
+static const struct field place_fields[] = {
+	{ NULL, FS_PSTR, PL(lead), .fmt = "%s" },
+	{ "part", FS_PSTR, PL(part), .fmt = " %s" },
+	{ "ns", FS_U64, PL(ns), .fmt = " %.2f ms", .tdiv = 1e6 },
+	{ "in", FS_PSTR, PL(in), .fmt = " in %s" },
+	{ "woken_by", FS_OBJ, .get = g_woken, .sub = &wk_rec, .flags = FL_NULLABLE, .fmt = "" },
+	{ NULL, FS_TEXT, .fmt = "\n" },
+};
+const struct rec why_place_rec = REC_LINES(NULL, NULL, NULL, place_fields);
+
+static void place_of(const struct pending *p, int w, struct place_view *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->part = p->c.waits[w].part < WP_NR ? why_part_names[p->c.waits[w].part] : "?";
+	v->ns = p->c.waits[w].ns;
+	v->in = p->place[w];
+	v->k = p->c.waits[w].waker;
+	v->irq = p->wk_irq[w];
+	v->how = p->wk_how[w][0] ? p->wk_how[w] : NULL;
+	if (v->irq)	/* the task the interrupt came upon did not wake it: not its time */
+		v->k.flags &= ~WHY_WAKER_FOLLOWED;
+	v->nreq = p->wk_reqs[w].n;
+	v->bytes = p->wk_reqs[w].bytes;
+	v->disk = v->nreq ? disks__name(p->wk_reqs[w].dev) : NULL;
+}
+
+const void *why__each_wait(const struct pending *p, unsigned i, void *scratch)
+{
+	struct place_view *v = scratch;
+
+	for (unsigned w = 0, k = 0; w < WHY_WAITS; w++) {
+		if (!p->c.waits[w].ns || k++ != i)
+			continue;
+		place_of(p, w, v);
+		v->lead = i ? "           " : "    waited:";
+		return v;
+	}
+	return NULL;
+}
