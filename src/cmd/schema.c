@@ -30,6 +30,8 @@ static const struct {
 	{ &snap_rec, 0 },
 	{ &size_rec, 0 },
 	{ &size_end_rec, 0 },
+	{ &throttle_rec, 0 },
+	{ &throttle_end_rec, 0 },
 	{ &request_rec, REQUEST_MODES },
 	{ &queue_write_rec, 0 },
 	{ &summary_rec, SUMMARY_MODES },

@@ -21,10 +21,10 @@
 #include "json.h"
 #include "log.h"
 #include "recs.h"
-#include "rows.h"
 #include "run.h"
 #include "size.h"
 #include "size.skel.h"
+#include "tally.h"
 #include "text.h"
 
 static const char *const op_names[] = { "read", "write", "other" };
@@ -45,16 +45,9 @@ struct size_opts {
 struct size_ctx {
 	struct size_opts *o;
 	struct size_bpf *sk;
-	struct size_row *rows;
-	size_t n, cap;
+	struct tally t;
 	struct json j;
-	uint64_t interval;
 };
-
-static struct size_row *row_of(struct size_ctx *sc, const struct size_key *k)
-{
-	return rows__get((void **)&sc->rows, &sc->n, &sc->cap, sizeof(*sc->rows), k, sizeof(*k));
-}
 
 static int cmp_rows(const void *a, const void *b)
 {
@@ -118,83 +111,8 @@ static const struct field size_fields[] = {
 
 const struct rec size_rec = REC_LINES("size", "size", "size: one process, disk and op over one report", size_fields);
 
-static void print_row(struct size_ctx *sc, const struct size_row *r, const struct fctx *fc)
-{
-	if (sc->o->c.json)
-		fields__json(&sc->j, &size_rec, r, fc);
-	else
-		fields__lines(stdout, &size_rec, r, fc);
-}
-
-struct size_values {
-	uint64_t rows, map_full;	/* map_full: since the start */
-};
-
-static const struct counter size_counters[] = {
-	{ "rows", offsetof(struct size_values, rows), NULL },
-	{ "map_full", offsetof(struct size_values, map_full), "lost: %llu bios found the table full" },
-};
-
-struct size_end {
-	uint64_t interval, ts_ns;
-	struct size_values v;
-};
-
-static const struct field size_end_fields[] = {
-	{ "interval", FS_U64, offsetof(struct size_end, interval) },
-	{ "ts_ns", FS_U64, offsetof(struct size_end, ts_ns) },
-	{ "counters", FS_COUNTERS, offsetof(struct size_end, v), .sub = size_counters, .nsub = COUNTERS_N(size_counters) },
-};
-
-const struct rec size_end_rec = REC("interval_end", "size.interval_end", "size: the end of a report, with its counters",
-				    size_end_fields);
-
-static int size_report(void *ctx, bool last)
-{
-	struct size_ctx *sc = ctx;
-	int fd = bpf_map__fd(sc->sk->maps.sizes);
-	struct size_key k, next, *prev = NULL;
-	struct size_val v;
-	size_t shown = 0;
-	struct fctx fc = { .user = sc };
-	struct size_end e;
-
-	(void)last;
-	fc.interval = ++sc->interval;
-	for (size_t i = 0; i < sc->n; i++)
-		memset(&sc->rows[i].d, 0, sizeof(sc->rows[i].d));
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		struct size_row *r;
-
-		k = next;
-		prev = &k;
-		if (bpf_map_lookup_elem(fd, &k, &v))
-			continue;
-		if (!(r = row_of(sc, &k)))
-			return fail("collecting sizes", "out of memory");
-		r->d.count = v.count - r->last.count;
-		r->d.bytes = v.bytes - r->last.bytes;
-		r->d.seq = v.seq - r->last.seq;
-		for (int s = 0; s < SIZE_SLOTS; s++)
-			r->d.slots[s] = v.slots[s] - r->last.slots[s];
-		r->last = v;
-	}
-	qsort(sc->rows, sc->n, sizeof(*sc->rows), cmp_rows);
-	for (size_t i = 0; i < sc->n; i++)
-		if (sc->rows[i].d.count) {
-			print_row(sc, &sc->rows[i], &fc);
-			shown++;
-		}
-	e = (struct size_end){ sc->interval, run__mono_ns(), { shown, sc->sk->bss->stats.map_full } };
-	if (sc->o->c.json) {
-		fields__json(&sc->j, &size_end_rec, &e, &fc);
-	} else {
-		if (!shown)
-			printf("no block I/O submitted\n");
-		counters__lines(stdout, size_counters, COUNTERS_N(size_counters), &e.v, 0);
-	}
-	return 0;
-}
+const struct rec size_end_rec = REC_LINES("interval_end", "size.interval_end",
+					  "size: the end of a report, with its counters", tally_end_fields);
 
 static int size_args(void *ctx, int argc, char **argv, int optind)
 {
@@ -217,7 +135,10 @@ int cmd_size(int argc, char **argv)
 			 "(sequential, as biopattern judges).  At the end, or every interval.\n",
 		.opts = opts, .args = size_args, .tracing = true };
 	struct size_opts o = {};
-	struct size_ctx sc = { .o = &o };
+	struct size_ctx sc = { .o = &o, .t = { .key_size = sizeof(struct size_key), .val_size = sizeof(struct size_val),
+					      .row_size = sizeof(struct size_row), .last_off = offsetof(struct size_row, last),
+					      .d_off = offsetof(struct size_row, d), .cmp = cmp_rows, .rec = &size_rec,
+					      .end = &size_end_rec, .none = "no block I/O submitted" } };
 	uint64_t cgid = 0;
 	int err = cli__prologue(&cmd, argc, argv, &o.c, &o);
 
@@ -242,15 +163,19 @@ int cmd_size(int argc, char **argv)
 		err = bpfenv__fail("attaching to block_bio_queue", err);
 		goto out;
 	}
+	sc.t.map_fd = bpf_map__fd(sc.sk->maps.sizes);
+	sc.t.map_full = (const uint64_t *)&sc.sk->bss->stats.map_full;
+	sc.t.j = &sc.j;
+	sc.t.json = o.c.json;
 	run__signals();
 	if ((err = run__ready(o.c.ready_file, "Tracing block I/O sizes... Hit Ctrl-C to end.")))
 		goto out;
 	o.loop.wait = run__sleep_ms;
-	o.loop.report = size_report;
-	o.loop.ctx = &sc;
+	o.loop.report = tally__report;
+	o.loop.ctx = &sc.t;
 	err = run__loop(&o.loop);
 out:
 	size_bpf__destroy(sc.sk);
-	free(sc.rows);
+	tally__free(&sc.t);
 	return err;
 }
