@@ -72,6 +72,8 @@ enum why_wpart { WW_CPU, WW_RUNQ, WW_IO, WW_SLEEP, WW_NR };
 #define WHY_WAKE_DEPTH		40	/* the waker's stack: deep enough to reach an interrupt's entry */
 #define WHY_WAKER_FOLLOWED	2	/* part[] holds the waker's time over the whole wait */
 #define WHY_WAKER_RING		64	/* state changes a task keeps, to look back over a wait */
+#define WHY_COARSE_RING		32	/* ... and older ones, one per WHY_COARSE_NS at most */
+#define WHY_COARSE_NS		2000000ull
 
 struct why_waker {
 	__u32 pid, tid;		/* 0: none (no wake seen: a timeout, a signal ...) */
@@ -80,6 +82,8 @@ struct why_waker {
 	__u64 at;		/* when it woke the thread (ns, bpf_ktime_get_ns) */
 	__u64 wait_ns;		/* the wait it ended: the slot's longest ended by a wake */
 	__u64 part[WW_NR];	/* the waker's time over that wait, ns */
+	__u64 resolution_ns;	/* 0: part[] exact; else part[] from the coarse ring,
+				 * each within this of the truth */
 	char comm[WHY_COMM_LEN];
 };
 

@@ -69,7 +69,11 @@ struct why_task {
 
 /* Every task's time while why runs, for the wakers of traced calls: the
  * state it is in (enum why_wpart) since when, its time in each so far, and
- * its last WHY_WAKER_RING changes, to look back over a wait it ended. */
+ * its last WHY_WAKER_RING changes, to look back over a wait it ended.  A
+ * change pushed out of that ring goes on to the coarse ring when it is
+ * WHY_COARSE_NS or more after the coarse ring's newest: a task that changes
+ * state often (preempted every few ms on a busy machine) is still followed
+ * over a long wait, to within the gap between two coarse entries. */
 struct why_snap {
 	__u64 ts;
 	__u64 cum[WW_NR];	/* its time in each state up to ts */
@@ -83,6 +87,8 @@ struct why_any {
 	__u32 n;		/* changes made: ring[n % WHY_WAKER_RING] is the next */
 	__u64 cum[WW_NR];
 	struct why_snap ring[WHY_WAKER_RING];
+	__u32 nc, pad;		/* coarse[nc % WHY_COARSE_RING] is the next */
+	struct why_snap coarse[WHY_COARSE_RING];
 };
 
 struct {
@@ -102,6 +108,23 @@ static __always_inline void any_move(struct why_any *a, __u64 now, __u32 next)
 	a->since = now;
 	a->state = next;
 	s = &a->ring[a->n & (WHY_WAKER_RING - 1)];
+	if (a->n >= WHY_WAKER_RING) {	/* s is the oldest: keep it coarsely */
+		__u64 gap = WHY_COARSE_NS;
+
+		/* once full, entries at least 1/16 of the span apart: the
+		 * span then grows with the task's age, each look-back to
+		 * within a fraction of its length */
+		if (a->nc >= WHY_COARSE_RING) {
+			const struct why_snap *o = &a->coarse[a->nc & (WHY_COARSE_RING - 1)];
+
+			if (s->ts > o->ts && (s->ts - o->ts) / 16 > gap)
+				gap = (s->ts - o->ts) / 16;
+		}
+		if (!a->nc || s->ts >= a->coarse[(a->nc - 1) & (WHY_COARSE_RING - 1)].ts + gap) {
+			a->coarse[a->nc & (WHY_COARSE_RING - 1)] = *s;
+			a->nc++;
+		}
+	}
 	s->ts = now;
 	for (int i = 0; i < WW_NR; i++)
 		s->cum[i] = a->cum[i];
@@ -109,14 +132,23 @@ static __always_inline void any_move(struct why_any *a, __u64 now, __u32 next)
 	a->n++;
 }
 
-/* The task's time in each state over [t0, now] into out; false when its
- * ring no longer reaches back to t0 (or it was first seen after t0). */
-static __always_inline bool any_span(const struct why_any *a, __u64 t0, __u64 now, __u64 *out)
+/* The task's cumulative times now. */
+static __always_inline __u64 any_now(const struct why_any *a, int i, __u64 now)
 {
-	const struct why_snap *b;
-	bool found = false;
-	__u32 k = 0;
+	return a->cum[i] + (a->state == (__u32)i && now > a->since ? now - a->since : 0);
+}
 
+/* The task's time in each state over [t0, now] into out; false when its
+ * rings no longer reach back to t0 (or it was first seen after t0).  From
+ * the fine ring exactly; from the coarse ring interpolated between the
+ * coarse entry before t0 and the next change known, *res their gap. */
+static __always_inline bool any_span(const struct why_any *a, __u64 t0, __u64 now, __u64 *out, __u64 *res)
+{
+	const struct why_snap *b, *c;
+	__u32 k = 0, oldest;
+	bool found = false;
+
+	*res = 0;
 	/* newest first: the ring is written in time order */
 	for (__u32 i = 0; i < WHY_WAKER_RING; i++) {
 		if (i >= a->n)
@@ -127,12 +159,40 @@ static __always_inline bool any_span(const struct why_any *a, __u64 t0, __u64 no
 			break;
 		}
 	}
+	if (found) {
+		b = &a->ring[k & (WHY_WAKER_RING - 1)];
+		for (int i = 0; i < WW_NR; i++) {
+			__u64 c1 = any_now(a, i, now);
+			__u64 c0 = b->cum[i] + (b->state == (__u32)i ? t0 - b->ts : 0);
+
+			out[i] = c1 > c0 ? c1 - c0 : 0;
+		}
+		return true;
+	}
+	if (a->n < WHY_WAKER_RING)	/* nothing pushed out: first seen after t0 */
+		return false;
+	oldest = a->n & (WHY_WAKER_RING - 1);	/* the fine ring's oldest, after t0 */
+	c = &a->ring[oldest];
+	for (__u32 i = 0; i < WHY_COARSE_RING; i++) {
+		if (i >= a->nc)
+			break;
+		k = (a->nc - 1 - i) & (WHY_COARSE_RING - 1);
+		if (a->coarse[k].ts <= t0) {
+			found = true;
+			break;
+		}
+		c = &a->coarse[k];
+	}
 	if (!found)
 		return false;
-	b = &a->ring[k & (WHY_WAKER_RING - 1)];
+	b = &a->coarse[k & (WHY_COARSE_RING - 1)];
+	if (c->ts <= b->ts)
+		return false;
+	*res = c->ts - b->ts;
 	for (int i = 0; i < WW_NR; i++) {
-		__u64 c1 = a->cum[i] + (a->state == (__u32)i && now > a->since ? now - a->since : 0);
-		__u64 c0 = b->cum[i] + (b->state == (__u32)i ? t0 - b->ts : 0);
+		__u64 c1 = any_now(a, i, now);
+		__u64 d = c->cum[i] > b->cum[i] ? c->cum[i] - b->cum[i] : 0;
+		__u64 c0 = b->cum[i] + d * (t0 - b->ts) / *res;
 
 		out[i] = c1 > c0 ? c1 - c0 : 0;
 	}
@@ -542,7 +602,7 @@ int BPF_PROG(why_waking, struct task_struct *p)
 	w->wk.tid = cur->pid;
 	bpf_get_current_comm(w->wk.comm, sizeof(w->wk.comm));
 	a = bpf_task_storage_get(&anys, cur, 0, 0);
-	if (a && any_span(a, w->off_at, now, w->wk.part))
+	if (a && any_span(a, w->off_at, now, w->wk.part, &w->wk.resolution_ns))
 		w->wk.flags |= WHY_WAKER_FOLLOWED;
 	return 0;
 }

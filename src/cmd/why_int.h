@@ -56,9 +56,11 @@ struct why_opts {
 };
 
 /* Blocked time at one place (the kernel function a wait happened in) and part. */
-struct agg_wait {
+struct agg_wait {		/* by (part, place, waker) */
 	uint32_t part;
 	char place[WHY_PLACE_LEN];
+	char waker[WHY_COMM_LEN];	/* its task name; "": none seen (a timeout) */
+	bool irq;			/* woken from an interrupt */
 	uint64_t ns, calls;
 };
 

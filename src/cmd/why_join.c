@@ -270,8 +270,18 @@ static void aggregate_waits(struct why_ctx *wc, struct sys_agg *a, const struct 
 			continue;
 		if (x->waker.tid && !p->wk_irq[w] && !(x->waker.flags & WHY_WAKER_FOLLOWED))
 			wc->wakers_unfollowed++;
+		char waker[WHY_COMM_LEN] = "";
+
+		if (!p->wk_irq[w] && x->waker.tid) {
+			snprintf(waker, sizeof(waker), "%.*s", WHY_COMM_LEN - 1, x->waker.comm);
+			/* a pool's workers are one waker: "kworker/u8:3" is "kworker/u8" */
+			if (!strncmp(waker, "kworker/", 8) && strchr(waker, ':'))
+				*strchr(waker, ':') = 0;
+		}
+
 		for (k = 0; k < a->nwaits; k++)
-			if (a->wait[k].part == x->part && !strcmp(a->wait[k].place, p->place[w]))
+			if (a->wait[k].part == x->part && !strcmp(a->wait[k].place, p->place[w]) &&
+			    a->wait[k].irq == p->wk_irq[w] && !strncmp(a->wait[k].waker, waker, WHY_COMM_LEN))
 				break;
 		if (k == a->nwaits) {
 			if (k == WHY_AGG_WAITS) {
@@ -281,6 +291,8 @@ static void aggregate_waits(struct why_ctx *wc, struct sys_agg *a, const struct 
 			a->nwaits++;
 			a->wait[k].part = x->part;
 			snprintf(a->wait[k].place, WHY_PLACE_LEN, "%s", p->place[w]);
+			memcpy(a->wait[k].waker, waker, WHY_COMM_LEN);
+			a->wait[k].irq = p->wk_irq[w];
 			a->wait[k].ns = a->wait[k].calls = 0;
 		}
 		a->wait[k].ns += x->ns;

@@ -171,12 +171,20 @@ static const void *e_disks(const void *row, unsigned i, struct fctx *c, void *sc
 	return dv;
 }
 
-/* where the calls waited, by place and part, longest first */
+/* where the calls waited, by part, place and waker, longest first */
 struct aplace_view {
 	const char *part, *in;
 	uint64_t ns, calls;
 	double share;		/* text: of the calls' wall time */
+	const char *waker;	/* NULL: none seen, or an interrupt */
+	bool irq;
 };
+
+static void t_irq(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	if (((const struct aplace_view *)row)->irq)
+		v->k = V_BOOL;
+}
 
 #define APV(f) offsetof(struct aplace_view, f)
 static const struct field aplace_fields[] = {	/* "  sleep       69.8%    21.26ms       3  do_nanosleep" */
@@ -185,7 +193,10 @@ static const struct field aplace_fields[] = {	/* "  sleep       69.8%    21.26ms
 	{ "in", FS_PSTR, APV(in) },
 	{ "ns", FS_U64, APV(ns), .fmt = " %10s", .flags = FL_DUR },
 	{ "calls", FS_U64, APV(calls), .fmt = " %7llu" },
-	{ NULL, FS_PSTR, APV(in), .fmt = "  %s\n" },
+	{ NULL, FS_PSTR, APV(in), .fmt = "  %s" },
+	{ "woken_by", FS_PSTR, APV(waker), .flags = FL_NULLABLE, .fmt = " <- %s" },
+	{ "interrupt", FS_BOOL, APV(irq), .tget = t_irq, .fmt = " <- an interrupt" },
+	{ NULL, FS_TEXT, .fmt = "\n" },
 };
 static const struct rec aplace_rec = REC_LINES(NULL, NULL, NULL, aplace_fields);
 
@@ -197,7 +208,8 @@ static const void *e_agg_waits(const void *row, unsigned i, struct fctx *c, void
 	if ((int)i >= a->nwaits)
 		return NULL;
 	*v = (struct aplace_view){ why_part_names[a->wait[i].part], a->wait[i].place, a->wait[i].ns,
-				   a->wait[i].calls, AGG(row)->wall ? 100.0 * a->wait[i].ns / AGG(row)->wall : 0 };
+				   a->wait[i].calls, AGG(row)->wall ? 100.0 * a->wait[i].ns / AGG(row)->wall : 0,
+				   a->wait[i].waker[0] ? a->wait[i].waker : NULL, a->wait[i].irq };
 	return v;
 }
 

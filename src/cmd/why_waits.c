@@ -81,6 +81,14 @@ static void g_wk_tid(const void *row, const struct fctx *c, struct fval *v, char
 	}
 }
 
+static void t_resolution(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	if (PLACE(row)->k.resolution_ns) {
+		v->k = V_U64;
+		v->u = PLACE(row)->k.resolution_ns;
+	}
+}
+
 static void g_plural(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
 {
 	v->k = V_STR;
@@ -133,6 +141,7 @@ static const struct rec reqs_text_rec = REC_LINES(NULL, NULL, NULL, reqs_text);
 
 static const struct field followed_text[] = {
 	{ NULL, FS_LIST, .each = e_wparts, .sub = &wpart_rec, .fmt = "" },
+	{ NULL, FS_GET, .tget = t_resolution, .fmt = " (each within %.1f ms)", .tdiv = 1e6 },
 	{ NULL, FS_OBJ, .get = g_reqs_text, .sub = &reqs_text_rec, .fmt = "" },
 };
 static const struct rec followed_text_rec = REC_LINES(NULL, NULL, NULL, followed_text);
@@ -171,6 +180,7 @@ static const struct field wk_fields[] = {
 	{ "wait_ns", FS_U64, PL(k.wait_ns) },
 	{ "followed", FS_GET, .get = g_wk_followed, .flags = FL_BOOL },
 	{ "parts", FS_OBJ, .get = g_followed_text, .sub = &wk_parts_rec, .flags = FL_NULLABLE },
+	{ "resolution_ns", FS_U64, PL(k.resolution_ns) },	/* 0: parts exact */
 	{ "requests", FS_U32, PL(nreq) },
 	{ "request_bytes", FS_U64, PL(bytes) },
 	{ "disk", FS_PSTR, PL(disk), .flags = FL_NULLABLE },

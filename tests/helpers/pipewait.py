@@ -7,8 +7,10 @@ the writer (a child, named "pipewriter") sleeps DELAY_MS (with "busy": runs
 on the CPU for DELAY_MS of its own CPU time) and writes one byte while the
 reader is blocked in read(2).  The reader prints each read's "t0 t1" on its
 own clock (CLOCK_MONOTONIC ns): what why's sleep in pipe_read must fit
-inside.  The writer writes its tid, then each wait's CPU time (its own
-thread clock, ns), a line each, to GO_FILE.writer.
+inside.  The writer writes its tid, then, a line each, its CPU time (its own
+thread clock, ns) from its fork or its last write to the end of this write:
+a span that holds the reader's whole wait, so no waker's CPU over the wait
+is more.
 """
 import ctypes
 import os
@@ -27,6 +29,8 @@ if child == 0:
     os.close(r)
     ctypes.CDLL(None).prctl(15, b"pipewriter", 0, 0, 0)
     with open(go + ".writer", "w") as out:
+        last = 0  # the thread's clock starts at the fork
+        spans = []
         print(os.getpid(), file=out, flush=True)
         for _ in range(n):
             c0 = time.thread_time_ns()
@@ -35,9 +39,12 @@ if child == 0:
                     pass
             else:
                 time.sleep(delay)
-            c1 = time.thread_time_ns()
             os.write(w, b"x")
-            print(c1 - c0, file=out, flush=True)
+            c1 = time.thread_time_ns()
+            spans.append(c1 - last)
+            last = c1
+        for s in spans:
+            print(s, file=out, flush=True)
     os._exit(0)
 os.close(w)
 for _ in range(n):

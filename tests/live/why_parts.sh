@@ -78,6 +78,16 @@ adds_up "$T/lock.json" "appending writers"
 locked=$(jq -s '[.[] | select(.type == "call" and .parts.lock_ns > .wall_ns * 0.4 and (.lock.kind | startswith("rwsem write")))] | length' "$T/lock.json")
 [ "$locked" -ge 3 ] || die "only $locked writes waited on the inode lock (rwsem write) for 40% of their time: $(jq -c 'select(.type == "call") | [.parts, .lock]' "$T/lock.json" | head -5)"
 ok "$locked writes waited mostly on the inode lock, kind rwsem write"
+# who released it: the other writer (the only other holder there is), in
+# rwsem_wake from up_write, and what it did over the wait: it was appending
+# in memory, so running or waiting for a CPU all the while (to within the
+# resolution of its state's history when that history was thinned)
+held=$(jq -s --argjson a "$A" --argjson b "$B" '[.[] | select(.type == "call" and .parts.lock_ns > .wall_ns * 0.4) | . as $c
+	| .waits[] | select(.part == "lock") | .woken_by | select(.pid == (if $c.pid == $a then $b else $a end)
+		and (.how | test("^(rwsem_wake|up_write)")) and .followed
+		and .parts.cpu_ns + .parts.runq_ns >= 0.8 * .wait_ns - .resolution_ns
+		and (.parts | add) <= .wait_ns + .resolution_ns + 1000000)] | length' "$T/lock.json")
+assert_eq "$held" "$locked" "lock waits woken by the other writer in rwsem_wake, running or runnable over the wait"
 # two writers contend: a writer just woken from the lock can wait for a CPU
 # between the call's end and its own clock (seen: 2.8 ms of 53 with other
 # I/O on the machine): 5 ms of slack
