@@ -33,7 +33,7 @@ enum life_seen {
 
 enum life_phase { PH_Q2G, PH_G2I, PH_I2D, PH_D2C, PH_Q2C, PH_NR };
 
-enum life_rec_type { REC_REQ = 1, REC_SYSFS_START, REC_SYSFS_END };
+enum life_rec_type { REC_REQ = 1, REC_SYSFS_START, REC_SYSFS_END, REC_TAGS };
 
 /* What is known of a request's first bio before it reaches the device,
  * learnt in the submitting context (pid, comm are right only there).  G and
@@ -93,6 +93,53 @@ struct life_req {
 	int error;
 	__s32 kstack, ustack;	/* -K/-U: the submitter's stacks at Q (stack map ids; < 0: none) */
 	char comm[LIFE_COMM_LEN];
+};
+
+/*
+ * Tag starvation (slow, snoop): each request allocation (block_getrq, in
+ * the allocating task) is noted in its disk's ring of the last LIFE_TAG_RING,
+ * and its completion stamps the entry (found through grant_idx by its first
+ * bio).  A request whose Q2G reached LIFE_TAG_MIN_NS is followed, just
+ * before its own record, by who held its disk's tags when it began to wait
+ * (allocated before its Q, not completed by then) and who was given tags
+ * while it waited (allocated between its Q and its G), by the first
+ * LIFE_TAG_TOP processes met.
+ */
+#define LIFE_TAG_RING	128
+#define LIFE_TAG_DEVS	16
+#define LIFE_TAG_TOP	4
+#define LIFE_TAG_MIN_NS	1000000ull
+#define LIFE_TAG_IDX	16384
+
+struct life_grant {
+	__u64 ts, done;		/* allocated, completed (0: not seen yet; 1: lost track) */
+	__u64 bio;		/* the bio it was allocated for */
+	__u32 dev, pid;
+	char comm[LIFE_COMM_LEN];
+};
+
+struct life_grants {
+	__u64 n;		/* grants noted: e[n % LIFE_TAG_RING] is the next */
+	struct life_grant e[LIFE_TAG_RING];
+};
+
+struct life_grant_at {		/* where a bio's grant was noted */
+	__u64 bio;
+	__u32 ring, pos;
+};
+
+struct life_tags {
+	__u32 type;		/* REC_TAGS */
+	__u32 dev;
+	__u64 c;		/* its request's completion stamp: which record it goes with */
+	__u32 held, given;	/* tags held when it began to wait; given to others meanwhile */
+	__u32 others_held, others_given;	/* ... by processes past the LIFE_TAG_TOP */
+	__u32 cut;		/* the ring no longer reached back far enough: at least */
+	__u32 pad;
+	struct {
+		__u32 pid, held, given, pad;
+		char comm[LIFE_COMM_LEN];
+	} top[LIFE_TAG_TOP];
 };
 
 /* -K/-U: the stacks taken at Q, by the slot index of the bio */

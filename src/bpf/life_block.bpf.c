@@ -43,6 +43,7 @@
 
 const volatile __u32 targ_mode = LIFE_SNOOP;
 const volatile __u64 targ_min_ns = 0;
+const volatile bool targ_tags = false;	/* note allocations, name who got tags (life.h) */
 const volatile bool targ_own_clock = false;
 const volatile bool targ_watch = false;		/* slow: watched, above */
 const volatile bool targ_kernel_q = false;	/* ... on the kernel's Q stamps */
@@ -444,6 +445,139 @@ int BPF_PROG(life_frontmerge, struct bio *bio)
 	return merged(bio);
 }
 
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, LIFE_TAG_DEVS);
+	__type(key, __u32);
+	__type(value, struct life_grants);
+} grants SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, LIFE_TAG_IDX);
+	__type(key, __u32);
+	__type(value, struct life_grant_at);
+} grant_idx SEC(".maps");
+
+static __always_inline __u32 grants_key(__u32 dev)
+{
+	return (dev * 2654435761u) >> 28;	/* 16 rings; a ring's entries say their disk */
+}
+
+/* A request allocated on dev for bio by the current task. */
+static __always_inline void grant_note(__u32 dev, __u64 bio, __u64 now)
+{
+	__u32 rk = grants_key(dev), ik = life_slot_of(bio, 14);
+	struct life_grants *g = bpf_map_lookup_elem(&grants, &rk);
+	struct life_grant_at *at = bpf_map_lookup_elem(&grant_idx, &ik);
+	struct life_grant *e;
+	__u32 pos;
+
+	if (!g)
+		return;
+	pos = __sync_fetch_and_add(&g->n, 1) & (LIFE_TAG_RING - 1);
+	e = &g->e[pos];
+	e->ts = now;
+	e->done = 0;
+	e->bio = bio;
+	e->dev = dev;
+	e->pid = bpf_get_current_pid_tgid() >> 32;
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	if (at) {
+		/* the slot's last bio loses its way to its entry: its request
+		 * will not be seen done, so it no longer counts as holding one */
+		if (at->bio && at->bio != bio) {
+			__u32 ork = at->ring;
+			struct life_grants *og = bpf_map_lookup_elem(&grants, &ork);
+
+			if (og && og->e[at->pos & (LIFE_TAG_RING - 1)].bio == at->bio &&
+			    !og->e[at->pos & (LIFE_TAG_RING - 1)].done)
+				og->e[at->pos & (LIFE_TAG_RING - 1)].done = 1;
+		}
+		at->bio = bio;
+		at->ring = rk;
+		at->pos = pos;
+	}
+}
+
+/* The request of this first bio completed now: its tag is free. */
+static __always_inline void grant_done(__u64 bio, __u64 now)
+{
+	__u32 ik = life_slot_of(bio, 14);
+	struct life_grant_at *at = bpf_map_lookup_elem(&grant_idx, &ik);
+	struct life_grants *g;
+	__u32 rk;
+
+	if (!at || at->bio != bio)
+		return;
+	rk = at->ring;
+	g = bpf_map_lookup_elem(&grants, &rk);
+	if (g && g->e[at->pos & (LIFE_TAG_RING - 1)].bio == bio)
+		g->e[at->pos & (LIFE_TAG_RING - 1)].done = now;
+}
+
+/* Who held r's disk's tags when r began to wait (allocated before its Q,
+ * not completed then: entries never seen to complete count for a second),
+ * and who was given tags while it waited, sent before r's record. */
+static __always_inline void tags_emit(const struct life_req *r, __u64 bio)
+{
+	__u32 rk = grants_key(r->dev);
+	struct life_grants *g = bpf_map_lookup_elem(&grants, &rk);
+	struct life_tags *t;
+	__u64 oldest = ~0ull;
+
+	if (!g)
+		return;
+	t = bpf_ringbuf_reserve(&records, sizeof(*t), 0);
+	if (!t) {
+		__sync_fetch_and_add(&stats.lost, 1);
+		return;
+	}
+	__builtin_memset(t, 0, sizeof(*t));
+	t->type = REC_TAGS;
+	t->dev = r->dev;
+	t->c = r->c;
+	for (__u32 i = 0; i < LIFE_TAG_RING; i++) {
+		const struct life_grant *e = &g->e[i];
+		bool held, given;
+		int k;
+
+		if (e->dev != r->dev || e->bio == bio)
+			continue;
+		if (e->ts < oldest)
+			oldest = e->ts;
+		held = e->ts <= r->q && (e->done ? e->done > r->q : e->ts + 1000000000ull > r->q);
+		/* (its own allocation is noted a little before struct request's
+		 * G stamp: left out by its bio) */
+		given = e->ts > r->q && e->ts < r->g;
+		if (!held && !given)
+			continue;
+		t->held += held;
+		t->given += given;
+		for (k = 0; k < LIFE_TAG_TOP; k++) {
+			if ((t->top[k].held || t->top[k].given) && t->top[k].pid != e->pid)
+				continue;
+			if (!t->top[k].held && !t->top[k].given) {
+				t->top[k].pid = e->pid;
+				__builtin_memcpy(t->top[k].comm, e->comm, sizeof(t->top[k].comm));
+			}
+			t->top[k].held += held;
+			t->top[k].given += given;
+			break;
+		}
+		if (k == LIFE_TAG_TOP) {
+			t->others_held += held;
+			t->others_given += given;
+		}
+	}
+	t->cut = g->n > LIFE_TAG_RING && oldest > r->q;
+	if (!t->held && !t->given) {
+		bpf_ringbuf_discard(t, 0);
+		return;
+	}
+	bpf_ringbuf_submit(t, 0);
+}
+
 /* Watched: G reads the slot Q wrote on this CPU (or, on kernel Q stamps,
  * writes it) and watches the request if it waited long already.
  * Followed with --own-clock: G. */
@@ -454,8 +588,10 @@ int BPF_PROG(life_getrq, struct bio *bio)
 	struct life_bio *b;
 	bool sq_used = false;
 
+	if (targ_tags)
+		grant_note(bio_dev(bio), key, now);
 	if (!targ_watch) {
-		if ((b = bio_entry(key))) {
+		if (targ_own_clock && (b = bio_entry(key))) {
 			b->g = now;
 			b->seen |= SEEN_G;
 		}
@@ -645,6 +781,8 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 	}
 	r.c = bpf_ktime_get_ns();
 	first = rq->bio;
+	if (targ_tags && first)		/* its tag is free: for who held them */
+		grant_done(ptr_val(first), r.c);
 	/* a write whose data step went before (flushdata): its bios are ended
 	 * now, rq->bio is its last one again (blk_flush_restore_request), with
 	 * 0 bytes left */
@@ -776,6 +914,8 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 		return 0;
 	if (targ_watch && !b)	/* its slot was taken by another bio's G */
 		__sync_fetch_and_add(&stats.untracked, 1);
+	if (targ_tags && (r.seen & (SEEN_Q | SEEN_G)) == (SEEN_Q | SEEN_G) && r.g > r.q + LIFE_TAG_MIN_NS)
+		tags_emit(&r, b ? key : ptr_val(first));
 	out = bpf_ringbuf_reserve(&records, sizeof(*out), 0);
 	if (!out) {
 		__sync_fetch_and_add(&stats.lost, 1);

@@ -90,6 +90,7 @@ struct pending {
 	struct {			/* the requests each wait's waker submitted over it */
 		uint32_t n, dev;	/* dev: the first one's disk */
 		uint64_t bytes;
+		uint64_t q2c, d2c;	/* its longest one's (Q2C), and that one's D2C */
 	} wk_reqs[WHY_WAITS];
 };
 

@@ -250,9 +250,16 @@ static void waker_reqs(struct why_ctx *wc, struct pending *p)
 			/* submitted by the waker, and in flight during the wait */
 			if (r->tid != k->tid || r->c + k->wait_ns < k->at || r->q > k->at)
 				continue;
+			__u64 ph[PH_NR];
+
 			if (!p->wk_reqs[w].n++)
 				p->wk_reqs[w].dev = r->dev;
 			p->wk_reqs[w].bytes += r->bytes;
+			life_phases(r->q, r->g, r->i, r->d, r->c, r->seen, ph);
+			if (ph[PH_Q2C] > p->wk_reqs[w].q2c) {
+				p->wk_reqs[w].q2c = ph[PH_Q2C];
+				p->wk_reqs[w].d2c = ph[PH_D2C];
+			}
 		}
 	}
 }

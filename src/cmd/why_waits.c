@@ -20,7 +20,7 @@ struct place_view {
 	bool irq;
 	const char *how, *disk;
 	uint32_t nreq;
-	uint64_t bytes;
+	uint64_t bytes, q2c, d2c;	/* the waker's requests; the longest one's Q2C and D2C */
 };
 
 #define PL(f) offsetof(struct place_view, f)
@@ -131,11 +131,13 @@ static const void *e_wparts(const void *row, unsigned i, struct fctx *c, void *s
 	return v;
 }
 
-static const struct field reqs_text[] = {	/* " (3 requests, 48 KiB to loop0)" */
+static const struct field reqs_text[] = {	/* " (3 requests, 48 KiB to loop0, longest Q2C 5.10 ms D2C 5.02 ms)" */
 	{ NULL, FS_U32, PL(nreq), .fmt = " (%u request" },
 	{ NULL, FS_GET, .tget = g_plural, .fmt = "%s" },
 	{ NULL, FS_U64, PL(bytes), .fmt = ", %.0f KiB", .tdiv = 1024 },
-	{ NULL, FS_PSTR, PL(disk), .fmt = " to %s)" },
+	{ NULL, FS_PSTR, PL(disk), .fmt = " to %s" },
+	{ NULL, FS_U64, PL(q2c), .fmt = ", longest Q2C %.2f ms", .tdiv = 1e6 },
+	{ NULL, FS_U64, PL(d2c), .fmt = " D2C %.2f ms)", .tdiv = 1e6 },
 };
 static const struct rec reqs_text_rec = REC_LINES(NULL, NULL, NULL, reqs_text);
 
@@ -162,6 +164,13 @@ static const struct field irq_text[] = {	/* " <- an interrupt: hrtimer_wakeup" *
 };
 static const struct rec irq_text_rec = REC_LINES(NULL, NULL, NULL, irq_text);
 
+/* the longest of the waker's requests over the wait, null without one */
+static const struct field longest_fields[] = {
+	{ "q2c_ns", FS_U64, PL(q2c) },
+	{ "d2c_ns", FS_U64, PL(d2c) },
+};
+static const struct rec longest_rec = REC(NULL, NULL, NULL, longest_fields);
+
 /* a waker's time over the wait: null unless followed all through it */
 static const struct field wk_parts_fields[] = {
 	{ "cpu_ns", FS_U64, PL(k.part[WW_CPU]) },
@@ -183,6 +192,7 @@ static const struct field wk_fields[] = {
 	{ "resolution_ns", FS_U64, PL(k.resolution_ns) },	/* 0: parts exact */
 	{ "requests", FS_U32, PL(nreq) },
 	{ "request_bytes", FS_U64, PL(bytes) },
+	{ "longest_request", FS_OBJ, .get = g_reqs_text, .sub = &longest_rec, .flags = FL_NULLABLE },
 	{ "disk", FS_PSTR, PL(disk), .flags = FL_NULLABLE },
 	{ NULL, FS_OBJ, .get = g_irq_text, .sub = &irq_text_rec, .fmt = "" },
 	{ NULL, FS_OBJ, .get = g_task_text, .sub = &task_text_rec, .fmt = "" },
@@ -212,6 +222,8 @@ static void place_of(const struct pending *p, int w, struct place_view *v)
 		v->k.flags &= ~WHY_WAKER_FOLLOWED;
 	v->nreq = p->wk_reqs[w].n;
 	v->bytes = p->wk_reqs[w].bytes;
+	v->q2c = p->wk_reqs[w].q2c;
+	v->d2c = p->wk_reqs[w].d2c;
 	v->disk = v->nreq ? disks__name(p->wk_reqs[w].dev) : NULL;
 }
 

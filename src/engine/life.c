@@ -147,6 +147,7 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 	sk->rodata->targ_min_ns = cfg->min_ns;
 	sk->rodata->targ_own_clock = cfg->own_clock;
 	l->watch = cfg->mode == LIFE_SLOW && !cfg->own_clock;
+	sk->rodata->targ_tags = cfg->mode == LIFE_SLOW || cfg->mode == LIFE_SNOOP;
 	l->kernel_q = l->watch && cfg->kernel_q;
 	sk->rodata->targ_watch = l->watch;
 	sk->rodata->targ_kernel_q = l->kernel_q;
@@ -179,7 +180,13 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 		bpf_map__set_max_entries(sk->maps.qstacks, 1);
 	}
 	/* Load only what this mode runs. */
-	bpf_program__set_autoload(sk->progs.life_getrq, block && (cfg->own_clock || l->watch));
+	bpf_program__set_autoload(sk->progs.life_getrq, block && (cfg->own_clock || l->watch ||
+								    sk->rodata->targ_tags));
+	if (!sk->rodata->targ_tags)
+	{
+		bpf_map__set_max_entries(sk->maps.grants, 1);
+		bpf_map__set_max_entries(sk->maps.grant_idx, 1);
+	}
 	bpf_program__set_autoload(sk->progs.life_issue, block && cfg->own_clock);
 	bpf_program__set_autoload(sk->progs.life_queue, block && !l->kernel_q);
 	bpf_program__set_autoload(sk->progs.life_split, block);

@@ -212,7 +212,8 @@ enum { M_PLAIN = 1, M_STACK = 2, M_KSTACK = 4, M_USTACK = 8 };
 struct req_view {
 	struct life_req r;
 	__u64 ph[PH_NR];
-	bool complete, has_w;
+	bool complete, has_w, has_tags;
+	struct life_tags tags;		/* has_tags: who was given tags while it waited */
 	const char *dom, *disk, *op;
 	struct life_sysfs w;		/* has_w: the queue write that stalled it */
 	char val[SYSFS_VALUE_LEN], ob[16], flags[200], seen[8];
@@ -346,6 +347,98 @@ static void t_frozen(const void *row, const struct fctx *c, struct fval *v, char
 	v->s = b;
 }
 
+/* Tag starvation: who held the disk's tags when it began to wait, and who
+ * was given tags while it waited.  JSON "tags" {held, given, at_least,
+ * processes [{pid, comm, held, given}], others_held, others_given}; text
+ * "  <- tags held by fio[3011] 3, dd[401] 1; given meanwhile to fio[3011] 2" */
+static void g_has_tags(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	if (VIEW(row)->has_tags)
+		v->k = V_BOOL;
+}
+
+static void g_at_least(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	v->k = V_BOOL;
+	v->b = VIEW(row)->tags.cut;
+}
+
+struct tag_proc {
+	uint32_t pid, held, given, pad;
+	char comm[LIFE_COMM_LEN];
+};
+
+static const void *e_tag_procs(const void *row, unsigned i, struct fctx *c, void *scratch, const char **key)
+{
+	const struct life_tags *t = &VIEW(row)->tags;
+
+	if (i >= LIFE_TAG_TOP || (!t->top[i].held && !t->top[i].given))
+		return NULL;
+	memcpy(scratch, &t->top[i], sizeof(t->top[i]));
+	((struct tag_proc *)scratch)->comm[LIFE_COMM_LEN - 1] = '\0';
+	return scratch;
+}
+
+static const struct field tag_proc_fields[] = {
+	{ "pid", FS_U32, offsetof(struct tag_proc, pid) },
+	{ "comm", FS_CHARS, offsetof(struct tag_proc, comm) },
+	{ "held", FS_U32, offsetof(struct tag_proc, held) },
+	{ "given", FS_U32, offsetof(struct tag_proc, given) },
+};
+static const struct rec tag_proc_rec = REC(NULL, NULL, NULL, tag_proc_fields);
+
+static const struct field tags_fields[] = {
+	{ "held", FS_U32, RV(tags.held) },
+	{ "given", FS_U32, RV(tags.given) },
+	{ "at_least", FS_GET, .get = g_at_least, .flags = FL_BOOL },
+	{ "processes", FS_LIST, .each = e_tag_procs, .sub = &tag_proc_rec },
+	{ "others_held", FS_U32, RV(tags.others_held) },
+	{ "others_given", FS_U32, RV(tags.others_given) },
+};
+static const struct rec tags_rec = REC(NULL, NULL, NULL, tags_fields);
+
+/* "held by fio[3011] 3, dd[401] 1" or "given meanwhile to ...": the two
+ * largest, then the rest */
+static size_t tag_list(char *b, size_t n, const struct life_tags *t, bool held)
+{
+	uint32_t rest = held ? t->held : t->given;
+	size_t off = snprintf(b, n, held ? "held by" : "given meanwhile to");
+
+	for (int shown = 0, k = 0; k < LIFE_TAG_TOP && shown < 2 && off < n; k++) {
+		uint32_t x = held ? t->top[k].held : t->top[k].given;
+		char c16[LIFE_COMM_LEN], comm[TEXT_SAFE_LEN(LIFE_COMM_LEN)];
+
+		if (!x)
+			continue;
+		memcpy(c16, t->top[k].comm, sizeof(c16));
+		c16[LIFE_COMM_LEN - 1] = '\0';
+		off += snprintf(b + off, n - off, "%s %s[%u] %u", shown++ ? "," : "", text__safe(c16, comm, sizeof(comm)),
+				t->top[k].pid, x);
+		rest -= x;
+	}
+	if (rest && off < n)
+		off += snprintf(b + off, n - off, ", others %u", rest);
+	return off < n ? off : n;
+}
+
+static void t_tags(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	const struct req_view *q = row;
+	size_t off = 0;
+
+	if (!q->has_tags)
+		return;
+	off = snprintf(b, n, "tags %s", q->tags.cut ? "(at least) " : "");
+	if (q->tags.held && off < n)
+		off += tag_list(b + off, n - off, &q->tags, true);
+	if (q->tags.given && off < n)
+		off += snprintf(b + off, n - off, "%s", q->tags.held ? "; " : "");
+	if (q->tags.given && off < n)
+		tag_list(b + off, n - off, &q->tags, false);
+	v->k = V_STR;
+	v->s = b;
+}
+
 static const struct frames *req_stack(struct req_printer *p, const struct life_req *r, bool user);
 
 /* -K/-U: the stacks at Q, each named once into the printer's cache */
@@ -411,6 +504,8 @@ static const struct field req_fields[] = {
 	{ "status", FS_GET, .get = g_status, .flags = FL_STR | FL_TAIL, .tget = t_error, .fmt = " error=%s" },
 	{ "queue_write", FS_OBJ, .get = g_has_w, .flags = FL_OMIT_NULL, .sub = &qw_short },
 	{ NULL, FS_GET, .tget = t_frozen, .flags = FL_TAIL | FL_SAFE, .fmt = "  <- queue frozen by %s" },
+	{ "tags", FS_OBJ, .get = g_has_tags, .flags = FL_OMIT_NULL, .sub = &tags_rec },
+	{ NULL, FS_GET, .tget = t_tags, .flags = FL_TAIL | FL_SAFE, .fmt = "  <- %s" },
 	{ "stack", FS_OBJ, .sub = &stack_rec, .flags = FL_OBJECT, .only = M_STACK },
 };
 
@@ -440,6 +535,27 @@ static void print_req(struct req_printer *p, const struct life_req *r)
 		q.w = *w;
 		printer__value(w->value, q.val, sizeof(q.val));
 	}
+	/* who was given tags while it waited for one: its REC_TAGS came just before */
+	for (unsigned i = 0; i < sizeof(p->tags) / sizeof(p->tags[0]); i++) {
+		struct life_tags *t = &p->tags[i];
+
+		if (t->type != REC_TAGS || t->dev != r->dev || t->c != r->c)
+			continue;
+		q.tags = *t;
+		q.has_tags = true;
+		t->type = 0;
+		p->tag_waits++;
+		/* the most tags held first */
+		for (int a = 1; a < LIFE_TAG_TOP; a++)
+			for (int b = a; b > 0 && q.tags.top[b].held + q.tags.top[b].given >
+						   q.tags.top[b - 1].held + q.tags.top[b - 1].given; b--) {
+				typeof(q.tags.top[0]) x = q.tags.top[b];
+
+				q.tags.top[b] = q.tags.top[b - 1];
+				q.tags.top[b - 1] = x;
+			}
+		break;
+	}
 	p->shown++;
 	q.op = reqflags__op_name(&p->rf, r->cmd_flags, q.ob, sizeof(q.ob));
 	reqflags__flags_str(&p->rf, r->cmd_flags, q.flags, sizeof(q.flags));
@@ -467,6 +583,8 @@ void printer__record(struct req_printer *p, const void *data, size_t size)
 
 	if (type == REC_REQ && size >= sizeof(struct life_req))
 		print_req(p, data);
+	else if (type == REC_TAGS && size >= sizeof(struct life_tags))
+		memcpy(&p->tags[p->ntags++ % (sizeof(p->tags) / sizeof(p->tags[0]))], data, sizeof(struct life_tags));
 	else if (type == REC_SYSFS_START && size >= sizeof(struct life_sysfs))
 		window_add(p, data);
 	else if (type == REC_SYSFS_END && size >= sizeof(struct life_sysfs)) {

@@ -48,6 +48,9 @@ struct req_printer {
 					 * replay's come from the recording */
 	struct ksyms *ks;
 	struct usyms *us;
+	struct life_tags tags[8];	/* REC_TAGS waiting for their request's record */
+	unsigned ntags;
+	uint64_t tag_waits;		/* requests shown with who was given tags */
 };
 
 /* JSON or text to stdout, default column widths. */

@@ -1,16 +1,17 @@
 #!/usr/bin/python3
 """A reader that waits on a pipe for a writer that sleeps first.
 
-Usage: pipewait.py GO_FILE N DELAY_MS [busy]
+Usage: pipewait.py GO_FILE N DELAY_MS [busy | io=DEVICE]
 Named "pipewait" (prctl).  Prints its pid, waits for GO_FILE, then N times:
 the writer (a child, named "pipewriter") sleeps DELAY_MS (with "busy": runs
-on the CPU for DELAY_MS of its own CPU time) and writes one byte while the
-reader is blocked in read(2).  The reader prints each read's "t0 t1" on its
+on the CPU for DELAY_MS of its own CPU time; with "io=DEVICE": reads 4 KiB
+of DEVICE with O_DIRECT instead) and writes one byte while the reader is
+blocked in read(2).  The reader prints each read's "t0 t1" on its
 own clock (CLOCK_MONOTONIC ns): what why's sleep in pipe_read must fit
 inside.  The writer writes its tid, then, a line each, its CPU time (its own
 thread clock, ns) from its fork or its last write to the end of this write:
 a span that holds the reader's whole wait, so no waker's CPU over the wait
-is more.
+is more; with io=, then the pread's time on its own clock (CLOCK_MONOTONIC).
 """
 import ctypes
 import os
@@ -18,7 +19,9 @@ import sys
 import time
 
 go, n, delay = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]) / 1000
-busy = len(sys.argv) > 4 and sys.argv[4] == "busy"
+mode = sys.argv[4] if len(sys.argv) > 4 else ""
+busy = mode == "busy"
+dev = mode[3:] if mode.startswith("io=") else None
 ctypes.CDLL(None).prctl(15, b"pipewait", 0, 0, 0)
 print(os.getpid(), flush=True)
 while not os.path.exists(go):
@@ -34,14 +37,23 @@ if child == 0:
         print(os.getpid(), file=out, flush=True)
         for _ in range(n):
             c0 = time.thread_time_ns()
+            io = ""
             if busy:
                 while time.thread_time_ns() - c0 < delay * 1e9:
                     pass
+            elif dev:
+                import mmap
+                buf = mmap.mmap(-1, 4096)
+                fd = os.open(dev, os.O_RDONLY | os.O_DIRECT)
+                t0 = time.monotonic_ns()
+                os.preadv(fd, [buf], 4096 * len(spans))
+                io = " %d" % (time.monotonic_ns() - t0)
+                os.close(fd)
             else:
                 time.sleep(delay)
             os.write(w, b"x")
             c1 = time.thread_time_ns()
-            spans.append(c1 - last)
+            spans.append("%d%s" % (c1 - last, io))
             last = c1
         for s in spans:
             print(s, file=out, flush=True)

@@ -6,10 +6,11 @@ Writes its pid to stdout, waits until GO_FILE exists (so the tracer can be
 started with -p first; gives up when GO_FILE's directory goes, so a test
 that failed early leaves nothing behind), then runs MODE.  Each traced call
 is timed on the helper's own CLOCK_MONOTONIC (the clock of iodig's ts_ns),
-one line per call in GO_FILE.clock: "start_ns end_ns ret preempted", the
-last the thread's involuntary context switches around the timed window
-(not 0: the helper may have been preempted outside the call, between its
-clock and the system call, so its time may exceed the call's by that much).
+one line per call in GO_FILE.clock: "start_ns end_ns ret preempted cpu_ns":
+the thread's involuntary context switches around the timed window (not 0:
+the helper may have been preempted outside the call, between its clock and
+the system call, so its time may exceed the call's by that much), then its
+own CPU time over the window (CLOCK_THREAD_CPUTIME_ID).
   cpu FILE MB N          N preads of MB MiB from FILE (cached: on CPU)
   direct DEV N           N 4 KiB O_DIRECT preads from DEV (device time)
   append FILE MB N       N writes of MB MiB to FILE opened O_APPEND (i_rwsem)
@@ -42,11 +43,13 @@ def main():
 
     def timed(call, *a):
         n0 = resource.getrusage(resource.RUSAGE_THREAD).ru_nivcsw
+        c0 = time.thread_time_ns()
         t0 = time.clock_gettime_ns(CLOCK)
         r = call(*a)
         t1 = time.clock_gettime_ns(CLOCK)
+        c1 = time.thread_time_ns()
         n1 = resource.getrusage(resource.RUSAGE_THREAD).ru_nivcsw
-        clock.write("%d %d %d %d\n" % (t0, t1, r if isinstance(r, int) else len(r or b""), n1 - n0))
+        clock.write("%d %d %d %d %d\n" % (t0, t1, r if isinstance(r, int) else len(r or b""), n1 - n0, c1 - c0))
         return r
 
     if mode == "cpu":

@@ -65,6 +65,28 @@ grep -qE "^    waited: sleep [0-9.]+ ms in (anon_)?pipe_read <- pipewriter\[[0-9
 	|| die "busy writer: text: $(grep waited "$T/b.txt" | head -3)"
 ok "text: $(grep -m1 waited "$T/b.txt" | sed 's/^ *//')"
 
+# ... and a writer that first reads its slow device (O_DIRECT; each read
+# sleeps 20 ms in the FUSE file behind the loop device): each read of the
+# pipe names it, its request to that disk, and the request's D2C, at least
+# the 20 ms and at most the writer's own clock of its pread
+S=$(slowdev 20 16) || exit
+rm -f "$T/go" "$T/go.writer"
+"$TOP/tests/helpers/pipewait.py" "$T/go" 3 0 io="$S" > "$T/pi.out" &
+defer "kill $! 2>/dev/null"
+for i in $(seq 50); do [ -s "$T/pi.out" ] && break; sleep 0.05; done
+P=$(head -1 "$T/pi.out")
+start_iodig "$T/i.json" why --json 10 -p "$P" --syscalls read
+touch "$T/go"
+for i in $(seq 200); do [ "$(wc -l < "$T/pi.out")" -ge 4 ] && [ "$(wc -l < "$T/go.writer")" -ge 4 ] && break; sleep 0.05; done
+stop_iodig
+Wt=$(head -1 "$T/go.writer")
+tail -n +2 "$T/go.writer" | awk '{ print $2 }' > "$T/preads"
+jq -c 'select(.type == "call") | [.waits[] | select(.in | test("^(anon_)?pipe_read$")) | .woken_by | select(.tid == '"$Wt"' and .requests == 1 and .disk == "'"${S#/dev/}"'") | .longest_request.d2c_ns][0]' "$T/i.json" > "$T/d2c"
+assert_eq "$(wc -l < "$T/d2c")" 3 "io writer: 3 slow reads"
+paste -d' ' "$T/d2c" "$T/preads" | awk '{ if ($1 == "null" || $1 < 18000000 || $1 > $2) { bad++; print } } END { exit bad > 0 }' \
+	|| die "io writer: the waker's request D2C against the 20 ms and its own pread: $(paste -d' ' "$T/d2c" "$T/preads" | tr '\n' ';') / $(jq -c 'select(.type == "call") | .waits' "$T/i.json" | head -2)"
+ok "io writer: each read woken by pipewriter[$Wt] with its one request to ${S#/dev/}, D2C (ns) within its own pread: $(paste -d' ' "$T/d2c" "$T/preads" | tr '\n' ';')"
+
 # 2. fdatasync on ext4: written back (io) and the journal's commit (sleep)
 L=$(loopdev 256)
 mkfs.ext4 -q -E lazy_itable_init=0,lazy_journal_init=0 "$L" || die mkfs

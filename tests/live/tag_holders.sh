@@ -1,0 +1,43 @@
+# iodig slow names who held the tags a request waited for: a slow device
+# (each read 5 ms, a FUSE file behind the loop device, one read at a time)
+# with nr_requests lowered to 4, flooded by fio (32 reads in flight, threads
+# of one process) while another process reads 30 blocks one at a time.  Each
+# of the reader's requests that waited 1 ms or more before its allocation
+# names fio's pid as holding all the tags when it began to wait: 3 or 4 of
+# the 4 there are.
+. "$(dirname "$0")/../lib.sh"
+need_root_bpf
+S=$(slowdev 5 64) || exit
+s=${S#/dev/}
+q=/sys/block/$s/queue
+defer "echo $(cat $q/nr_requests) > $q/nr_requests"
+echo 4 > $q/nr_requests || die "nr_requests 4 refused"
+start_iodig "$T/s.json" slow 1 --json -d "$s"
+start_iodig "$T/s.txt" slow 1 -d "$s"
+fio --name=flood --thread --filename="$S" --readonly --direct=1 --ioengine=libaio --iodepth=32 --rw=randread \
+	--bs=4k --size=32M --time_based --runtime=4 > "$T/fio.out" 2>&1 &
+F=$!
+# the flood is on once the disk has all its tags in flight
+for i in $(seq 100); do [ "$(awk '{ print $1 + $2 }' /sys/block/$s/inflight)" -ge 4 ] && break; sleep 0.05; done
+python3 - "$S" > "$T/reader.out" <<'PY' || die "the reader failed"
+import mmap, os, sys
+print(os.getpid(), flush=True)
+buf = mmap.mmap(-1, 4096)
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECT)
+for i in range(30):
+    os.preadv(fd, [buf], 48 * 1048576 + 4096 * i)
+PY
+wait $F || die "fio failed: $(tail -3 "$T/fio.out")"
+stop_all_iodig
+R=$(head -1 "$T/reader.out")
+jq -c --argjson r "$R" 'select(.type == "request" and .pid == $r and .q2g_ns >= 1000000) | [.q2g_ns, .tags.held, .tags.processes[0].pid, .tags.processes[0].held, .tags.given, .tags.processes[0].given]' "$T/s.json" > "$T/waits"
+n=$(wc -l < "$T/waits")
+[ "$n" -ge 10 ] || die "only $n of the reader's 30 requests waited 1 ms for a tag: $(jq -c --argjson r "$R" 'select(.type == "request" and .pid == $r) | [.q2g_ns, .q2c_ns]' "$T/s.json" | head -5)"
+# each: all the tags held when it began to wait were fio's, 3 or 4 of the
+# 4 there are (one may just have been freed), never more than nr_requests
+awk -v f="$F" -F'[][,]' '{ if ($4 != f || $5 != $3 || $3 < 3 || $3 > 4) { bad++; print } } END { exit bad > 0 }' "$T/waits" \
+	|| die "tag holders against fio's pid $F and nr_requests 4: $(awk -v f="$F" -F'[][,]' '$4 != f || $5 != $3 || $3 < 3 || $3 > 4' "$T/waits" | head -5)"
+ok "$n of the reader's requests waited for a tag; at each wait's start fio[$F] held all the tags, 3 or 4 of nr_requests 4: $(head -3 "$T/waits" | tr '\n' ' ')"
+grep -E " $R +$s .* <- tags held by fio\[$F\] [34]" "$T/s.txt" > /dev/null \
+	|| die "text: $(grep " $R " "$T/s.txt" | head -3)"
+ok "text: $(grep -m1 -E " $R +$s .*<-" "$T/s.txt" | sed 's/^.*<- /<- /')"
