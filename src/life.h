@@ -102,12 +102,11 @@ struct life_req {
  * bio).  A request whose Q2G reached LIFE_TAG_MIN_NS is followed, just
  * before its own record, by who held its disk's tags when it began to wait
  * (allocated before its Q, not completed by then) and who was given tags
- * while it waited (allocated between its Q and its G), by the first
- * LIFE_TAG_TOP processes met.
+ * while it waited (allocated between its Q and its G): an entry each, user
+ * space adds them up by process.
  */
 #define LIFE_TAG_RING	128
 #define LIFE_TAG_DEVS	16
-#define LIFE_TAG_TOP	4
 #define LIFE_TAG_MIN_NS	1000000ull
 #define LIFE_TAG_IDX	16384
 
@@ -119,6 +118,8 @@ struct life_grant {
 };
 
 struct life_grants {
+	__u64 armed_until;	/* noted only until then: armed for 10 s by each request
+				 * of its disks that waited LIFE_TAG_MIN_NS for a tag */
 	__u64 n;		/* grants noted: e[n % LIFE_TAG_RING] is the next */
 	struct life_grant e[LIFE_TAG_RING];
 };
@@ -128,18 +129,20 @@ struct life_grant_at {		/* where a bio's grant was noted */
 	__u32 ring, pos;
 };
 
+/* A REC_TAGS: the ring's entries, each marked by its index (a fixed index
+ * keeps the verifier's work to one pass over the ring). */
+#define LIFE_TAG_HELD	1	/* held a tag when the request began to wait */
+#define LIFE_TAG_GIVEN	2	/* given one while it waited */
+
 struct life_tags {
 	__u32 type;		/* REC_TAGS */
 	__u32 dev;
 	__u64 c;		/* its request's completion stamp: which record it goes with */
-	__u32 held, given;	/* tags held when it began to wait; given to others meanwhile */
-	__u32 others_held, others_given;	/* ... by processes past the LIFE_TAG_TOP */
 	__u32 cut;		/* the ring no longer reached back far enough: at least */
 	__u32 pad;
-	struct {
-		__u32 pid, held, given, pad;
-		char comm[LIFE_COMM_LEN];
-	} top[LIFE_TAG_TOP];
+	__u8 mark[LIFE_TAG_RING];	/* LIFE_TAG_* of each ring entry, 0: neither */
+	__u32 pid[LIFE_TAG_RING];
+	char comm[LIFE_TAG_RING][LIFE_COMM_LEN];
 };
 
 /* -K/-U: the stacks taken at Q, by the slot index of the bio */

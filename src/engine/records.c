@@ -213,7 +213,7 @@ struct req_view {
 	struct life_req r;
 	__u64 ph[PH_NR];
 	bool complete, has_w, has_tags;
-	struct life_tags tags;		/* has_tags: who was given tags while it waited */
+	struct tag_sum tags;		/* has_tags: who held and was given tags while it waited */
 	const char *dom, *disk, *op;
 	struct life_sysfs w;		/* has_w: the queue write that stalled it */
 	char val[SYSFS_VALUE_LEN], ob[16], flags[200], seen[8];
@@ -363,27 +363,22 @@ static void g_at_least(const void *row, const struct fctx *c, struct fval *v, ch
 	v->b = VIEW(row)->tags.cut;
 }
 
-struct tag_proc {
-	uint32_t pid, held, given, pad;
-	char comm[LIFE_COMM_LEN];
-};
+typedef typeof(((struct tag_sum *)0)->top[0]) tag_proc;
 
 static const void *e_tag_procs(const void *row, unsigned i, struct fctx *c, void *scratch, const char **key)
 {
-	const struct life_tags *t = &VIEW(row)->tags;
+	const struct tag_sum *t = &VIEW(row)->tags;
 
-	if (i >= LIFE_TAG_TOP || (!t->top[i].held && !t->top[i].given))
+	if (i >= TAG_TOP || (!t->top[i].held && !t->top[i].given))
 		return NULL;
-	memcpy(scratch, &t->top[i], sizeof(t->top[i]));
-	((struct tag_proc *)scratch)->comm[LIFE_COMM_LEN - 1] = '\0';
-	return scratch;
+	return &t->top[i];
 }
 
 static const struct field tag_proc_fields[] = {
-	{ "pid", FS_U32, offsetof(struct tag_proc, pid) },
-	{ "comm", FS_CHARS, offsetof(struct tag_proc, comm) },
-	{ "held", FS_U32, offsetof(struct tag_proc, held) },
-	{ "given", FS_U32, offsetof(struct tag_proc, given) },
+	{ "pid", FS_U32, offsetof(tag_proc, pid) },
+	{ "comm", FS_CHARS, offsetof(tag_proc, comm) },
+	{ "held", FS_U32, offsetof(tag_proc, held) },
+	{ "given", FS_U32, offsetof(tag_proc, given) },
 };
 static const struct rec tag_proc_rec = REC(NULL, NULL, NULL, tag_proc_fields);
 
@@ -399,21 +394,19 @@ static const struct rec tags_rec = REC(NULL, NULL, NULL, tags_fields);
 
 /* "held by fio[3011] 3, dd[401] 1" or "given meanwhile to ...": the two
  * largest, then the rest */
-static size_t tag_list(char *b, size_t n, const struct life_tags *t, bool held)
+static size_t tag_list(char *b, size_t n, const struct tag_sum *t, bool held)
 {
 	uint32_t rest = held ? t->held : t->given;
 	size_t off = snprintf(b, n, held ? "held by" : "given meanwhile to");
 
-	for (int shown = 0, k = 0; k < LIFE_TAG_TOP && shown < 2 && off < n; k++) {
+	for (int shown = 0, k = 0; k < TAG_TOP && shown < 2 && off < n; k++) {
 		uint32_t x = held ? t->top[k].held : t->top[k].given;
-		char c16[LIFE_COMM_LEN], comm[TEXT_SAFE_LEN(LIFE_COMM_LEN)];
+		char comm[TEXT_SAFE_LEN(LIFE_COMM_LEN)];
 
 		if (!x)
 			continue;
-		memcpy(c16, t->top[k].comm, sizeof(c16));
-		c16[LIFE_COMM_LEN - 1] = '\0';
-		off += snprintf(b + off, n - off, "%s %s[%u] %u", shown++ ? "," : "", text__safe(c16, comm, sizeof(comm)),
-				t->top[k].pid, x);
+		off += snprintf(b + off, n - off, "%s %s[%u] %u", shown++ ? "," : "",
+				text__safe(t->top[k].comm, comm, sizeof(comm)), t->top[k].pid, x);
 		rest -= x;
 	}
 	if (rest && off < n)
@@ -535,25 +528,16 @@ static void print_req(struct req_printer *p, const struct life_req *r)
 		q.w = *w;
 		printer__value(w->value, q.val, sizeof(q.val));
 	}
-	/* who was given tags while it waited for one: its REC_TAGS came just before */
+	/* who held the tags it waited for: its REC_TAGS came just before */
 	for (unsigned i = 0; i < sizeof(p->tags) / sizeof(p->tags[0]); i++) {
-		struct life_tags *t = &p->tags[i];
+		struct tag_sum *t = &p->tags[i];
 
-		if (t->type != REC_TAGS || t->dev != r->dev || t->c != r->c)
+		if (!t->valid || t->dev != r->dev || t->c != r->c)
 			continue;
 		q.tags = *t;
 		q.has_tags = true;
-		t->type = 0;
+		t->valid = false;
 		p->tag_waits++;
-		/* the most tags held first */
-		for (int a = 1; a < LIFE_TAG_TOP; a++)
-			for (int b = a; b > 0 && q.tags.top[b].held + q.tags.top[b].given >
-						   q.tags.top[b - 1].held + q.tags.top[b - 1].given; b--) {
-				typeof(q.tags.top[0]) x = q.tags.top[b];
-
-				q.tags.top[b] = q.tags.top[b - 1];
-				q.tags.top[b - 1] = x;
-			}
 		break;
 	}
 	p->shown++;
@@ -577,6 +561,57 @@ static void print_req(struct req_printer *p, const struct life_req *r)
 	}
 }
 
+/* A REC_TAGS added up by process, the most tags first. */
+static void tags_sum(struct tag_sum *s, const struct life_tags *t)
+{
+	struct { uint32_t pid, held, given; char comm[LIFE_COMM_LEN]; } by[LIFE_TAG_RING];
+	unsigned nby = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->valid = true;
+	s->dev = t->dev;
+	s->c = t->c;
+	s->cut = t->cut;
+	for (unsigned i = 0; i < LIFE_TAG_RING; i++) {
+		bool held = t->mark[i] & LIFE_TAG_HELD, given = t->mark[i] & LIFE_TAG_GIVEN;
+		unsigned k;
+
+		if (!held && !given)
+			continue;
+		for (k = 0; k < nby && by[k].pid != t->pid[i]; k++)
+			;
+		if (k == nby) {
+			by[nby].pid = t->pid[i];
+			by[nby].held = by[nby].given = 0;
+			memcpy(by[nby].comm, t->comm[i], LIFE_COMM_LEN);
+			by[nby].comm[LIFE_COMM_LEN - 1] = '\0';
+			nby++;
+		}
+		by[k].held += held;
+		by[k].given += given;
+		s->held += held;
+		s->given += given;
+	}
+	for (unsigned a = 1; a < nby; a++)	/* the most first */
+		for (unsigned b = a; b > 0 && by[b].held + by[b].given > by[b - 1].held + by[b - 1].given; b--) {
+			typeof(by[0]) x = by[b];
+
+			by[b] = by[b - 1];
+			by[b - 1] = x;
+		}
+	for (unsigned k = 0; k < nby; k++) {
+		if (k < TAG_TOP) {
+			s->top[k].pid = by[k].pid;
+			s->top[k].held = by[k].held;
+			s->top[k].given = by[k].given;
+			memcpy(s->top[k].comm, by[k].comm, LIFE_COMM_LEN);
+		} else {
+			s->others_held += by[k].held;
+			s->others_given += by[k].given;
+		}
+	}
+}
+
 void printer__record(struct req_printer *p, const void *data, size_t size)
 {
 	uint32_t type = size >= sizeof(uint32_t) ? *(const uint32_t *)data : 0;
@@ -584,7 +619,7 @@ void printer__record(struct req_printer *p, const void *data, size_t size)
 	if (type == REC_REQ && size >= sizeof(struct life_req))
 		print_req(p, data);
 	else if (type == REC_TAGS && size >= sizeof(struct life_tags))
-		memcpy(&p->tags[p->ntags++ % (sizeof(p->tags) / sizeof(p->tags[0]))], data, sizeof(struct life_tags));
+		tags_sum(&p->tags[p->ntags++ % (sizeof(p->tags) / sizeof(p->tags[0]))], data);
 	else if (type == REC_SYSFS_START && size >= sizeof(struct life_sysfs))
 		window_add(p, data);
 	else if (type == REC_SYSFS_END && size >= sizeof(struct life_sysfs)) {

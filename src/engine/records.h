@@ -31,6 +31,20 @@ struct req_summary {
 	int64_t skipped;	/* signed: skipped.h */
 };
 
+/* A REC_TAGS added up by process: who held the disk's tags when a request
+ * began to wait, who was given tags while it waited, the most first. */
+#define TAG_TOP 4
+struct tag_sum {
+	bool valid, cut;
+	uint32_t dev;
+	uint64_t c;
+	uint32_t held, given, others_held, others_given;
+	struct {
+		uint32_t pid, held, given;
+		char comm[LIFE_COMM_LEN];
+	} top[TAG_TOP];
+};
+
 struct req_printer {
 	bool json, snoop;	/* snoop: queue writes matched, not printed */
 	struct reqflags rf;
@@ -48,7 +62,7 @@ struct req_printer {
 					 * replay's come from the recording */
 	struct ksyms *ks;
 	struct usyms *us;
-	struct life_tags tags[8];	/* REC_TAGS waiting for their request's record */
+	struct tag_sum tags[8];		/* REC_TAGS waiting for their request's record */
 	unsigned ntags;
 	uint64_t tag_waits;		/* requests shown with who was given tags */
 };
