@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cmds.h"
+#include "costmeter.h"
 #include "log.h"
 #include "run.h"
 
@@ -26,6 +27,7 @@ int main(int argc, char **argv)
 	}
 	log__init(c->name, false, false);
 	rc = c->run(argc - 1, argv + 1);
+	costmeter__print();	/* --stats */
 	/* Output that did not reach its file (a full disk, /dev/full) is a
 	 * failure, said once, whatever the command printed. */
 	if (rc == 0 && run__flush())

@@ -469,12 +469,13 @@ static __always_inline void grant_note(__u32 dev, __u64 bio, __u64 now)
 {
 	__u32 rk = grants_key(dev), ik = life_slot_of(bio, 14);
 	struct life_grants *g = bpf_map_lookup_elem(&grants, &rk);
-	struct life_grant_at *at = bpf_map_lookup_elem(&grant_idx, &ik);
+	struct life_grant_at *at;
 	struct life_grant *e;
 	__u32 pos;
 
 	if (!g || now > g->armed_until)	/* no request waited for a tag lately */
 		return;
+	at = bpf_map_lookup_elem(&grant_idx, &ik);
 	pos = __sync_fetch_and_add(&g->n, 1) & (LIFE_TAG_RING - 1);
 	e = &g->e[pos];
 	e->ts = now;
@@ -515,15 +516,15 @@ static __always_inline void grant_done(__u32 dev, __u64 bio, __u64 now)
 		g->e[at->pos & (LIFE_TAG_RING - 1)].done = now;
 }
 
-/* Who held r's disk's tags when r began to wait (allocated before its Q,
- * not completed then: entries never seen to complete count for a second),
- * and who was given tags while it waited, sent before r's record.  A global
+/* Who held dev's tags when the request of this first bio began to wait (at
+ * q: allocated before, not completed then; entries never seen to complete
+ * count for a second) and who was given tags while it waited (between q and
+ * its G stamp gt), sent before its record (completed at c).  A global
  * function: verified once, not on every path of the completion program
  * that reaches it (as a static one it cost 0.7 s of loading). */
 __noinline int tags_emit(__u32 dev, __u64 q, __u64 gt, __u64 c, __u64 bio)
 {
-	struct { __u32 dev; __u64 q, g, c; } rr = { dev, q, gt, c }, *r = &rr;
-	__u32 rk = grants_key(r->dev);
+	__u32 rk = grants_key(dev);
 	struct life_grants *g = bpf_map_lookup_elem(&grants, &rk);
 	struct life_tags *t;
 	__u64 oldest = ~0ull;
@@ -533,7 +534,7 @@ __noinline int tags_emit(__u32 dev, __u64 q, __u64 gt, __u64 c, __u64 bio)
 		return 0;
 	/* armed: the allocations on its disks are noted from now on (the
 	 * first request that waited finds the ring empty: seldom alone) */
-	g->armed_until = r->c + 10000000000ull;
+	g->armed_until = c + 10000000000ull;
 	t = bpf_ringbuf_reserve(&records, sizeof(*t), 0);
 	if (!t) {
 		__sync_fetch_and_add(&stats.lost, 1);
@@ -543,22 +544,22 @@ __noinline int tags_emit(__u32 dev, __u64 q, __u64 gt, __u64 c, __u64 bio)
 	for (int i = 0; i < LIFE_TAG_RING / 8; i++)
 		((__u64 *)t->mark)[i] = 0;
 	t->type = REC_TAGS;
-	t->dev = r->dev;
-	t->c = r->c;
+	t->dev = dev;
+	t->c = c;
 	t->pad = 0;
 	for (__u32 i = 0; i < LIFE_TAG_RING; i++) {
 		const struct life_grant *e = &g->e[i];
 		__u8 m = 0;
 
-		if (e->dev != r->dev || e->bio == bio)
+		if (e->dev != dev || e->bio == bio)
 			continue;
 		if (e->ts < oldest)
 			oldest = e->ts;
-		if (e->ts <= r->q && (e->done ? e->done > r->q : e->ts + 1000000000ull > r->q))
+		if (e->ts <= q && (e->done ? e->done > q : e->ts + 1000000000ull > q))
 			m = LIFE_TAG_HELD;
 		/* (its own allocation is noted a little before struct request's
 		 * G stamp: left out by its bio) */
-		else if (e->ts > r->q && e->ts < r->g)
+		else if (e->ts > q && e->ts < gt)
 			m = LIFE_TAG_GIVEN;
 		if (!m)
 			continue;
@@ -567,7 +568,7 @@ __noinline int tags_emit(__u32 dev, __u64 q, __u64 gt, __u64 c, __u64 bio)
 		__builtin_memcpy(t->comm[i], e->comm, LIFE_COMM_LEN);
 		any = true;
 	}
-	t->cut = g->n > LIFE_TAG_RING && oldest > r->q;
+	t->cut = g->n > LIFE_TAG_RING && oldest > q;
 	if (!any) {
 		bpf_ringbuf_discard(t, 0);
 		return 0;

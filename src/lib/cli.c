@@ -5,6 +5,7 @@
 #include <string.h>
 #include "bpfenv.h"
 #include "cli.h"
+#include "costmeter.h"
 #include "log.h"
 #include "run.h"
 #include "text.h"
@@ -14,6 +15,7 @@ int cli__common(int opt, struct cli_common *c)
 	switch (opt) {
 	case OPT_JSON: c->json = true; return 1;
 	case OPT_READY_FILE: c->ready_file = optarg; return 1;
+	case OPT_STATS: c->stats = true; return 1;
 	case 'v': c->verbose = true; return 1;
 	case 'h': c->help = true; return 1;
 	}
@@ -68,6 +70,7 @@ bool cli__uint(const char *s, unsigned long long min, unsigned long long max,
 static const struct cli_opt common_opts[] = {
 	{ "json", OPT_JSON, NULL, "one JSON object per line" },
 	{ "ready-file", OPT_READY_FILE, "PATH", "write PATH once tracing is live" },
+	{ "stats", OPT_STATS, NULL, "at the end, what iodig's BPF programs cost (kernel's bpf_stats)" },
 	{ "verbose", 'v', NULL, "show libbpf's log" },
 	{ "help", 'h', NULL, "this help" },
 	{}
@@ -228,6 +231,9 @@ int cli__prologue(const struct cli_cmd *cmd, int argc, char **argv, struct cli_c
 		err = bpfenv__setup();
 	if (!err && cmd->tracing)
 		err = run__check_ready_file(c->ready_file);
+	if (!err && c->stats)
+		err = cmd->tracing ? costmeter__start(c->json)
+				   : usage_error("--stats: '%s' runs no BPF program", cmd->name);
 	return err ? err : -1;
 }
 

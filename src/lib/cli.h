@@ -12,6 +12,7 @@
 enum {
 	OPT_JSON = 0x1000,
 	OPT_READY_FILE,
+	OPT_STATS,
 	OPT_FIRST_CMD,	/* commands number their own long options from here */
 };
 
@@ -20,6 +21,7 @@ struct cli_common {
 	bool verbose;
 	bool help;
 	const char *ready_file;
+	bool stats;		/* --stats: what the BPF programs cost, at the end */
 };
 
 /* How an option's value is parsed, when the table says it (else: the

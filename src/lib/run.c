@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "log.h"
+#include "costmeter.h"
 #include "run.h"
 #include "text.h"
 
@@ -107,6 +108,8 @@ bool run__stopping(void)
 int run__ready(const char *ready_file, const char *msg)
 {
 	FILE *f;
+
+	costmeter__ready();
 
 	if (msg)
 		fprintf(stderr, "%s\n", msg);

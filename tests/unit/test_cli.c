@@ -58,6 +58,7 @@ static const char t_help[] =
 "                       of help\n"
 "      --json           one JSON object per line\n"
 "      --ready-file PATH  write PATH once tracing is live\n"
+"      --stats          at the end, what iodig's BPF programs cost (kernel's bpf_stats)\n"
 "  -v, --verbose        show libbpf's log\n"
 "  -h, --help           this help\n"
 "\n"
