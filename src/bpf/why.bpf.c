@@ -63,7 +63,6 @@ struct why_task {
 	__s32 wait_stack;	/* F_OFF: where it blocked (waitstacks), for its waits[] */
 	__u32 pad2;
 	__u64 off_at;		/* F_OFF: when it blocked */
-	__u64 exec;		/* its se.sum_exec_runtime when last switched in (or the call began) */
 	struct why_waker wk;	/* F_WOKEN: who is waking it, for the wait it ends */
 	struct why_call rec;
 };
@@ -84,7 +83,6 @@ struct why_snap {
 
 struct why_any {
 	__u64 since;
-	__u64 exec;		/* its se.sum_exec_runtime when last switched in; 0: not seen */
 	__u32 state;
 	__u32 n;		/* changes made: ring[n % WHY_WAKER_RING] is the next */
 	__u64 cum[WW_NR];
@@ -100,9 +98,29 @@ struct {
 	__type(value, struct why_any);
 } anys SEC(".maps");
 
-static __always_inline __u64 min_u64(__u64 a, __u64 b)
+/* Who each CPU switched in last, and when: a switch in that task storage
+ * missed (bpf_task_storage_get gives nothing while storage is busy on the
+ * CPU: a task freeing its storage at exit is preemptible there) is known
+ * from here when the task is next switched out, or its call ends. */
+struct oncpu {
+	__u32 tid, pad;
+	__u64 since;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct oncpu);
+} oncpus SEC(".maps");
+
+/* When tid was switched in on this CPU, if it is the one running here, else 0. */
+static __always_inline __u64 oncpu_since(__u32 tid)
 {
-	return a < b ? a : b;
+	__u32 zero = 0;
+	struct oncpu *o = bpf_map_lookup_elem(&oncpus, &zero);
+
+	return o && o->tid == tid ? o->since : 0;
 }
 
 /* A task's state changes to next at now. */
@@ -377,7 +395,6 @@ static __always_inline void begin(struct why_task *w, __u32 nr, __u64 id64)
 	w->since = now;
 	w->state = WP_CPU;
 	w->flags = F_CALL;
-	w->exec = bpf_get_current_task_btf()->se.sum_exec_runtime;
 }
 
 /* The call returns: its last part closed, a record if it was slow. */
@@ -385,13 +402,12 @@ static __always_inline void finish(struct why_task *w, long ret)
 {
 	__u64 now = bpf_ktime_get_ns();
 
-	/* running, yet thought runnable: its switch in was missed; its own
-	 * clock (as of its last tick) says how much of that it ran */
+	/* running, yet thought runnable: its switch in was missed (oncpus) */
 	if (w->state == WP_RUNQ) {
-		__u64 exec = bpf_get_current_task_btf()->se.sum_exec_runtime;
+		__u64 in = oncpu_since(w->rec.tid);
 
-		if (exec > w->exec && now > w->since)
-			charge(w, now - min_u64(exec - w->exec, now - w->since), running_part(w));
+		if (in > w->since && in < now)
+			charge(w, in, running_part(w));
 	}
 	charge(w, now, WP_CPU);
 	w->flags = 0;
@@ -509,40 +525,38 @@ int BPF_PROG(why_switch, bool preempt, struct task_struct *prev, struct task_str
 {
 	struct why_task *w;
 	struct why_any *a;
-	__u64 now = bpf_ktime_get_ns(), exec;
+	__u64 now = bpf_ktime_get_ns(), in = oncpu_since(prev->pid);
+	struct oncpu *o;
+	__u32 zero = 0;
 
 	/* every task's state, for the wakers (prev blocks, is preempted, or
 	 * yields; next runs) */
-	/* (prev's se.sum_exec_runtime is up to date here: put_prev_task
-	 * updated it before this tracepoint) */
-	exec = prev->se.sum_exec_runtime;
 	a = bpf_task_storage_get(&anys, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (a) {
 		/* switched out while thought runnable: its switch in was not
-		 * seen (task storage busy on that CPU); the CPU it got since is
-		 * its own clock's, the rest of the stretch was the runqueue's */
-		if (a->state == WW_RUNQ && a->exec && exec > a->exec && now > a->since)
-			any_move(a, now - min_u64(exec - a->exec, now - a->since), WW_CPU);
+		 * seen; it ran from when this CPU switched it in */
+		if (a->state == WW_RUNQ && in > a->since && in < now)
+			any_move(a, in, WW_CPU);
 		any_move(a, now, preempt || prev_state == 0 ? WW_RUNQ :
 			 BPF_CORE_READ_BITFIELD(prev, in_iowait) ? WW_IO : WW_SLEEP);
-		a->exec = exec;
 	} else {
 		__sync_fetch_and_add(&stats.any_missed, 1);
 	}
 	a = bpf_task_storage_get(&anys, next, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (a) {
+	if (a)
 		any_move(a, now, WW_CPU);
-		a->exec = next->se.sum_exec_runtime;
-	} else {
+	else
 		__sync_fetch_and_add(&stats.any_missed, 1);
+	if ((o = bpf_map_lookup_elem(&oncpus, &zero))) {
+		o->tid = next->pid;
+		o->since = now;
 	}
 
 	if ((w = in_call(prev))) {
 		/* the same for a traced thread: a missed switch in would put
 		 * its CPU time in runq */
-		if (w->state == WP_RUNQ && exec > w->exec && now > w->since)
-			charge(w, now - min_u64(exec - w->exec, now - w->since), running_part(w));
-		w->exec = exec;
+		if (w->state == WP_RUNQ && in > w->since && in < now)
+			charge(w, in, running_part(w));
 		w->rec.offcpu++;
 		/* prev_state, not prev->__state: that one can change under us */
 		charge(w, now, preempt || prev_state == 0 ? WP_RUNQ : blocked_part(w, prev));
@@ -562,7 +576,6 @@ int BPF_PROG(why_switch, bool preempt, struct task_struct *prev, struct task_str
 	if ((w = in_call(next))) {
 		w->flags &= ~F_THROTTLE;	/* its pause is over */
 		charge(w, now, running_part(w));
-		w->exec = next->se.sum_exec_runtime;
 		w->flags &= ~(F_OFF | F_WOKEN);
 		if (w->off_since) {	/* -K/-U: the longest wait keeps its stacks */
 			if (now - w->off_since > w->rec.wait_max) {
