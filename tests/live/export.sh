@@ -24,8 +24,9 @@ ok "Prometheus scrapes iodig export (up = 1)"
 # the exporter's buckets must fall in fio's p99's bucket (log2 with 2
 # sub-buckets: within 1.5x), and the read counter's increase must be the
 # kernel's (/proc/diskstats), short by no more than what iodig says it left
-# out (iodig_lost_total: machine-wide, so a journal flush on another disk
-# counts too; bounded at 20 and 1%)
+# out (iodig_lost_total: machine-wide, so another disk's losses count too,
+# and a competing load on another disk makes them many: the shortfall
+# itself is bounded at 20 and 1%)
 count() { q "sum(iodig_request_seconds_count{disk=\"$s\",op=\"read\",phase=\"Q2C\"})"; }
 lost() { q "sum(iodig_lost_total{what=~\"skipped|partial|untracked|unseen_end|map_full|missed|series_dropped\"})"; }
 sleep 2; c0=$(count); c0=${c0:-0}; k0=$(lost); r0=$(diskstat "$s" 1)
@@ -41,7 +42,7 @@ r1=$(diskstat "$s" 1); c1=$(count); k1=$(lost)
 ds=$((r1 - r0)); got=$(python3 -c "print(int(float('$c1') - float('$c0')))"); sk=$(python3 -c "print(int(float('$k1') - float('$k0')))")
 fios=$(jq '.jobs[0].read.total_ios' "$T/fio.json")
 [ "$ds" -ge "$fios" ] || die "diskstats counted $ds reads, fio did $fios"
-[ "$got" -le "$ds" ] && [ "$got" -ge $((ds - sk)) ] && [ "$sk" -le 20 ] && [ $((sk * 100)) -le "$ds" ] \
+[ "$got" -le "$ds" ] && [ "$got" -ge $((ds - sk)) ] && [ $((ds - got)) -le 20 ] && [ $(((ds - got) * 100)) -le "$ds" ] \
 	|| die "reads counted by iodig $got, by diskstats $ds (left out, said: $sk; by what, machine-wide: $(curl -s "http://127.0.0.1:$EP/metrics" | grep '^iodig_lost_total' | tr '\n' ' '))"
 ok "increase of the read count in Prometheus = $got, /proc/diskstats $ds, fio $fios (iodig_lost_total rose by $sk)"
 assert_eq "$(q "sum(iodig_disk_requests_total{disk=\"$s\",op=\"read\"})")" "$r1" "iodig_disk_requests_total = /proc/diskstats"
