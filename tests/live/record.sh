@@ -15,15 +15,17 @@ r0=$(diskstat "$d" 1)
 dd if="$L" of=/dev/null bs=4k count=300 iflag=direct status=none
 sleep 0.3; kill -USR1 "$R"
 for i in $(seq 50); do [ -s "$T/fr-1.rec" ] && grep -q 'fr-1.rec' "$T/r.out.err" && break; sleep 0.1; done
-assert_eq "$(reqs "$T/fr-1.rec")" "$(( $(diskstat "$d" 1) - r0 ))" "SIGUSR1: the requests in fr-1.rec = /proc/diskstats' reads (300)"
-grep -q "fr-1.rec: 300 records over .* (SIGUSR1)" "$T/r.out.err" || die "said: $(cat "$T/r.out.err")"
+# (checked at the end, beside the completions the kernel ran no program for:
+# a CI run beside a competing fio kept 299 of 300)
+got1=$(reqs "$T/fr-1.rec"); want1=$(( $(diskstat "$d" 1) - r0 ))
+grep -q "fr-1.rec: $got1 records over .* (SIGUSR1)" "$T/r.out.err" || die "said: $(cat "$T/r.out.err")"
 # 2. --keep 2: what is older than 2 s is gone
 dd if="$L" of=/dev/null bs=4k count=100 iflag=direct status=none
 sleep 2.5
 dd if="$L" of=/dev/null bs=4k count=50 iflag=direct status=none
 sleep 0.3; kill -USR1 "$R"
 for i in $(seq 50); do grep -q 'fr-2.rec' "$T/r.out.err" && break; sleep 0.1; done
-assert_eq "$(reqs "$T/fr-2.rec")" 50 "--keep 2: only the last 50 reads (the 100 before are 2.5 s old)"
+got2=$(reqs "$T/fr-2.rec")
 # 3. the trigger: reads at 100/s while the elevator is switched 3 times
 # (each switch stalls the reads that arrive while the queue is frozen: a few
 # in a hundred, over 1% of a second)
@@ -41,6 +43,9 @@ ok "trigger p99>10ms fired on the frozen queue: fr-3.rec holds a Q2G stall over 
 grep -q "queue/scheduler" "$T/fr-3.html" || die "the report does not name the writer"
 ok "report of the flight recording names the scheduler writer"
 stop_iodig
+sk=$(sed -n 's/.* \(-\{0,1\}[0-9]*\) skipped (the kernel.*/\1/p' "$T/r.out.err")
+assert_seen "$got1" "$sk" "$want1" "SIGUSR1: the requests in fr-1.rec = /proc/diskstats' reads (300)"
+assert_seen "$got2" "$sk" 50 "--keep 2: only the last 50 reads (the 100 before are 2.5 s old)"
 # the switches can fall in two seconds: the trigger fires in each, and each
 # file starts where the last one ended
 n=$(sed -n 's/.*: \([0-9]*\) recordings written.*/\1/p' "$T/r.out.err")
@@ -59,8 +64,9 @@ dropped=$(sed -n 's/.* \([0-9]*\) dropped for room.*/\1/p' "$T/m.out.err")
 lost=$(sed -n 's/.* \([0-9]*\) lost (ring buffer full).*/\1/p' "$T/m.out.err")
 # the kernel may run no program for a completion (skipped.h), said too
 sk=$(sed -n 's/.* \(-\{0,1\}[0-9]*\) skipped (the kernel.*/\1/p' "$T/m.out.err")
-# (measured: a few low at worst, even negative: assert_seen in lib.sh)
-[ -n "$sk" ] && [ "$sk" -ge -8 ] && [ "$sk" -le 2 ] || die "--max-mb 1: skipped '$sk': $(tail -1 "$T/m.out.err")"
+# (measured: a few low at worst, even negative: assert_seen in lib.sh; high,
+# 3 and 8 of 20000 in CI runs, one beside a competing fio: at most 1 in 1000)
+[ -n "$sk" ] && [ "$sk" -ge -8 ] && [ "$sk" -le 20 ] || die "--max-mb 1: skipped '$sk': $(tail -1 "$T/m.out.err")"
 assert_eq "$lost" 0 "records lost from the ring buffer at 20000 requests a second"
 [ "$n" -lt 20000 ] && [ "$n" -gt 1000 ] && [ "$(stat -c %s "$T/mm-1.rec")" -le $((1100 * 1024)) ] && [ $((n + dropped + sk)) -ge 20000 ] \
 	|| die "--max-mb 1: $n requests kept, $(stat -c %s "$T/mm-1.rec") bytes, $dropped dropped, $sk skipped"
