@@ -29,7 +29,11 @@ struct lat_stats {
 	__u64 other_part;	/* on the disk, not the partition asked for */
 	__u64 completed;	/* final completions on the disks (partition)
 				 * asked for, before the cgroup filter: the user
-				 * side's ran - partial_done - flush_steps - other_part */
+				 * side's ran - partial_done - flush_steps - other_part
+				 * + bios */
+	__u64 bios;		/* block_bio_complete hits on the bio-based disks
+				 * asked for */
+	__u64 bio_unstamped;	/* of those, submitted before tracing began */
 };
 
 #define LAT_MAX_KEYS 1024

@@ -55,16 +55,18 @@ static __always_inline __u32 req_op_flush(void)
  * its data is written, and once more when the flush sequence is done, which
  * is when /proc/diskstats counts it.  RQF_* were #defines (RQF_FLUSH_SEQ was
  * 1 << 4, as in the Debian 6.1 kernel) until 5f89154e8e9e ("block: Use enum
- * to define RQF_x bit indexes", 6.11) made them bits of an enum (named
- * rqf_flags later; the enumerator is what is looked up).
+ * to define RQF_x bit indexes", 6.11) made them bits of an enum, which has no
+ * name in 6.12 (named rqf_flags later): CO-RE cannot look an enumerator up
+ * in an enum without a name, so the user side finds __RQF_FLUSH_SEQ by its
+ * own name in vmlinux BTF (bpfenv__enumerator) and sets the bit here; 4
+ * where it is a #define.  (Bit 4 read on 6.12 counted the data step of each
+ * md superblock write as a write of its own: tests/vm/stack.)
  */
+const volatile __u32 rqf_flush_seq_bit = 4;
+
 static __always_inline __u32 rqf_flush_seq(void)
 {
-	__u32 bit = 4;
-
-	if (bpf_core_enum_value_exists(enum rqf_flags, __RQF_FLUSH_SEQ))
-		bit = bpf_core_enum_value(enum rqf_flags, __RQF_FLUSH_SEQ);
-	return 1U << (bit & 31);
+	return 1U << (rqf_flush_seq_bit & 31);
 }
 
 static __always_inline bool rq_data_in_flush_seq(struct request *rq)

@@ -126,4 +126,85 @@ add:
 	return 0;
 }
 
+/*
+ * Bio-based disks (dm, md, bcache, zram) allocate no request: a bio's whole
+ * life on such a disk, from its submission to its end, is the disk's
+ * latency.  submit_bio_noacct_nocheck() traces block_bio_queue once per bio
+ * and sets BIO_TRACE_COMPLETION, which makes bio_endio() trace
+ * block_bio_complete once (commit fbbaf700e7b1, 4.14).  The start is the
+ * kernel's own Q stamp of the bio (compat.bpf.h) or, on kernels that stamp
+ * only for blk-iolatency (6.18), lat_bio_queue's.  Attached only when a
+ * bio-based disk is asked for (-d, or -D with one present): every bio of a
+ * request-based disk runs these programs too, to their first test.
+ */
+const volatile bool targ_bio_own_q = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u64);
+	__type(value, __u64);
+} bio_start SEC(".maps");
+
+SEC("tp_btf/block_bio_queue")
+int BPF_PROG(lat_bio_queue, struct bio *bio)
+{
+	__u64 key = (__u64)bio, ts;
+
+	if (bio_to_mq(bio) || (filter_dev && bio_dev(bio) != filter_dev))
+		return 0;
+	ts = bpf_ktime_get_ns();
+	bpf_map_update_elem(&bio_start, &key, &ts, BPF_ANY);
+	return 0;
+}
+
+SEC("tp_btf/block_bio_complete")
+int BPF_PROG(lat_bio_complete, struct request_queue *q, struct bio *bio)
+{
+	struct lat_key key = {};
+	__u64 start, now;
+	__u32 ep;
+
+	if (q->mq_ops)
+		return 0;
+	key.dev = bio_dev(bio);
+	if (filter_dev && key.dev != filter_dev)
+		return 0;
+	__sync_fetch_and_add(&stats.bios, 1);
+	if (filter_part && bio_part_dev(bio) != filter_part) {
+		__sync_fetch_and_add(&stats.other_part, 1);
+		return 0;
+	}
+	if (!cgroup_wanted(bio))
+		return 0;
+	now = bpf_ktime_get_ns();
+	if (targ_bio_own_q) {
+		__u64 bkey = (__u64)bio, *ts = bpf_map_lookup_elem(&bio_start, &bkey);
+
+		start = ts ? *ts : 0;
+		if (ts)
+			bpf_map_delete_elem(&bio_start, &bkey);
+	} else {
+		start = bio_q_stamp(bio, now);
+	}
+	if (!start) {
+		__sync_fetch_and_add(&stats.bio_unstamped, 1);
+		return 0;
+	}
+	ep = epoch & 1;
+	if (!targ_per_disk && !targ_per_flags) {
+		struct hist *h = bpf_map_lookup_elem(&total, &ep);
+
+		if (h)
+			hist_add(h, now > start ? now - start : 0);
+		return 0;
+	}
+	if (!targ_per_disk)
+		key.dev = 0;
+	if (targ_per_flags)
+		key.flags = bio->bi_opf;
+	HIST_PUT(hists, ep, &key, now > start ? now - start : 0, &stats.map_full);
+	return 0;
+}
+
 char LICENSE[] SEC("license") = "GPL";

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "bpfenv.h"
 #include "cli.h"
@@ -54,6 +55,7 @@ struct lat_ctx {
 	struct lat_bpf *skel;
 	struct reqflags rf;
 	struct bpf_link *issue_link;
+	bool bio;	/* bio-based disks timed too */
 	struct lat_stats last;
 	struct skipped skipped;
 	int ncpus;
@@ -153,6 +155,7 @@ static int lat_collect(struct lat_ctx *lc)
 static int lat_series(struct lat_ctx *lc, struct lat_entry *e)
 {
 	const char *clock = lc->o->queued ? "alloc-to-complete" : "issue-to-complete";
+	uint32_t dev = lc->o->per_disk ? e->dev : lc->o->sel.disk;
 	char flags[256], opbuf[16];
 	const char *op = "", *disk = NULL;
 
@@ -160,6 +163,9 @@ static int lat_series(struct lat_ctx *lc, struct lat_entry *e)
 		disk = disk_label(lc->o, e->dev);
 	else if (lc->o->disk)
 		disk = lc->o->sel.name;
+	/* a bio-based disk's bios, from submission to their end (lat.bpf.c) */
+	if (dev && lc->bio && disks__bio_based(dev))
+		clock = "submit-to-end";
 	if (lc->o->per_flags) {
 		op = reqflags__op_name(&lc->rf, e->flags, opbuf, sizeof(opbuf));
 		reqflags__flags_str(&lc->rf, e->flags, flags, sizeof(flags));
@@ -194,6 +200,9 @@ static const struct counter lat_counters[] = {
 	{ "not_issued", LV(d.not_issued), "not issued: %llu requests completed without reaching the "
 	  "device (empty preflush writes ended by the flush machinery); not in the device-time histogram" },
 	{ "not_final", LV(not_final), NULL },
+	{ "bios", LV(d.bios), NULL },
+	{ "bio_unstamped", LV(d.bio_unstamped), "unstamped: %llu bios of bio-based disks had no start stamp "
+	  "(submitted before tracing)" },
 	{ "missed", LV(missed), "missed: %llu completions found a program already running on the CPU" },
 	{ "skipped", LV(skipped), SKIPPED_TEXT, 0, 1 },
 };
@@ -215,7 +224,7 @@ static int lat_report(void *ctx, bool last)
 
 	if (err)
 		return err;
-	now.completed = now.ran - now.partial_done - now.flush_steps - now.other_part;
+	now.completed = now.ran + now.bios - now.partial_done - now.flush_steps - now.other_part;
 	counters__delta(&v.d, &now, &lc->last, sizeof(v.d));
 	v.not_final = v.d.partial_done + v.d.flush_steps;
 	report__begin(&lc->r, last);
@@ -293,6 +302,17 @@ int cmd_lat(int argc, char **argv)
 	lc.skel->rodata->filter_part = o.sel.part;
 	lc.skel->rodata->filter_cgroup = cgid;
 	bpf_program__set_autoattach(lc.skel->progs.lat_issue, o.own_clock);
+	/* bio-based disks, when one is asked for: -d, or -D with one present */
+	lc.bio = o.sel.disk ? disks__bio_based(o.sel.disk) : o.per_disk && disks__any_bio_based();
+	{
+		struct btf *vmlinux = btf__load_vmlinux_btf();
+
+		lc.skel->rodata->targ_bio_own_q = !life__kernel_q(vmlinux);
+		lc.skel->rodata->rqf_flush_seq_bit = bpfenv__enumerator(vmlinux, "__RQF_FLUSH_SEQ", 4);
+		btf__free(vmlinux);
+	}
+	bpf_program__set_autoload(lc.skel->progs.lat_bio_complete, lc.bio);
+	bpf_program__set_autoload(lc.skel->progs.lat_bio_queue, lc.bio && lc.skel->rodata->targ_bio_own_q);
 	err = lat_bpf__load(lc.skel);
 	if (err) {
 		err = bpfenv__fail("loading BPF programs", err);

@@ -88,22 +88,6 @@ static bool has_member(const struct btf *btf, const char *type, const char *memb
 	return false;
 }
 
-static bool has_enumerator(const struct btf *btf, const char *name)
-{
-	for (__u32 id = 1; id < btf__type_cnt(btf); id++) {
-		const struct btf_type *t = btf__type_by_id(btf, id);
-		const struct btf_enum *e;
-
-		if (!btf_is_enum(t))
-			continue;
-		e = btf_enum(t);
-		for (int i = 0; i < btf_vlen(t); i++)
-			if (!strcmp(btf__name_by_offset(btf, e[i].name_off), name))
-				return true;
-	}
-	return false;
-}
-
 /*
  * bio->bi_issue (4.19 to 6.16 or so) is stamped for every bio when the
  * kernel has CONFIG_BLK_CGROUP.  It became issue_time_ns, which kernels
@@ -117,7 +101,7 @@ bool life__kernel_q(const struct btf *vmlinux)
 	if (has_member(vmlinux, "bio", "bi_issue"))
 		return true;
 	return has_member(vmlinux, "bio", "issue_time_ns") &&
-	       !has_enumerator(vmlinux, "QUEUE_FLAG_BIO_ISSUE_TIME");
+	       bpfenv__enumerator(vmlinux, "QUEUE_FLAG_BIO_ISSUE_TIME", -1) < 0;
 }
 
 static uint64_t life_seen(void *ctx)
@@ -199,13 +183,17 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 	if (cfg->mode != LIFE_TOP) {
 		bpf_map__set_max_entries(sk->maps.dirtiers, 1);
 		bpf_map__set_max_entries(sk->maps.dirtier_comms, 1);
-	} else {	/* an older kernel names it writeback_dirty_page: said, not fatal */
-		static const struct bpfenv_optional_tp wb[] = {
-			{ "writeback_dirty_folio", "the processes that dirtied written-back pages" } };
+	}
+	{
 		struct btf *vmlinux = btf__load_vmlinux_btf();
 
-		if (vmlinux)
+		/* an older kernel names it writeback_dirty_page: said, not fatal */
+		static const struct bpfenv_optional_tp wb[] = {
+			{ "writeback_dirty_folio", "the processes that dirtied written-back pages" } };
+
+		if (vmlinux && cfg->mode == LIFE_TOP)
 			bpfenv__drop_missing_tps(sk->obj, vmlinux, wb, 1);
+		sk->rodata->rqf_flush_seq_bit = bpfenv__enumerator(vmlinux, "__RQF_FLUSH_SEQ", 4);
 		btf__free(vmlinux);
 	}
 	{

@@ -271,6 +271,28 @@ int bpfenv__tp_dir(const char *sys, const char *event, char *buf, size_t len)
 	return -ENOENT;
 }
 
+long long bpfenv__enumerator(const struct btf *btf, const char *name, long long dflt)
+{
+	for (__u32 id = 1; btf && id < btf__type_cnt(btf); id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+
+		if (btf_is_enum(t)) {
+			const struct btf_enum *e = btf_enum(t);
+
+			for (int i = 0; i < btf_vlen(t); i++)
+				if (!strcmp(btf__name_by_offset(btf, e[i].name_off), name))
+					return e[i].val;
+		} else if (btf_is_enum64(t)) {
+			const struct btf_enum64 *e = btf_enum64(t);
+
+			for (int i = 0; i < btf_vlen(t); i++)
+				if (!strcmp(btf__name_by_offset(btf, e[i].name_off), name))
+					return (long long)btf_enum64_value(e + i);
+		}
+	}
+	return dflt;
+}
+
 bool bpfenv__has_tp(const struct btf *vmlinux, const char *tp)
 {
 	char name[128];

@@ -40,6 +40,10 @@ struct bpfenv_optional_tp {
 	const char *tp;
 	const char *what;
 };
+/* The value of enumerator name in any enum of btf, anonymous ones too (which
+ * CO-RE cannot name), or dflt when there is none: a kernel where it is a
+ * #define. */
+long long bpfenv__enumerator(const struct btf *btf, const char *name, long long dflt);
 /* Is tracepoint tp in this kernel (its btf_trace_ typedef in vmlinux BTF)? */
 bool bpfenv__has_tp(const struct btf *vmlinux, const char *tp);
 /* Programs of obj on a tp_btf/ tracepoint of t[0..n) that this kernel lacks

@@ -110,6 +110,28 @@ void disks__widths(int *name_w, int *sector_w)
 static struct { uint32_t dev; time_t when; } missing[MAX_MISSING];
 static unsigned int nr_missing;
 
+bool disks__bio_based(uint32_t dev)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", KDEV_MAJOR(dev), KDEV_MINOR(dev));
+	if (stat(path, &st))
+		return false;
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/mq", KDEV_MAJOR(dev), KDEV_MINOR(dev));
+	return stat(path, &st) != 0;
+}
+
+bool disks__any_bio_based(void)
+{
+	if (disks__load())
+		return false;
+	for (int i = 0; i < nr_disks; i++)
+		if (disks[i].dev == disks[i].disk_dev && disks__bio_based(disks[i].dev))
+			return true;
+	return false;
+}
+
 static bool known_missing(uint32_t dev)
 {
 	time_t now = time(NULL);

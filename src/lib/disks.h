@@ -3,6 +3,7 @@
 #ifndef IODIG_DISKS_H
 #define IODIG_DISKS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* dev_t as the kernel encodes it inside (MKDEV: major << 20 | minor). */
@@ -36,6 +37,11 @@ int disks__resolve(const char *arg, struct disk_sel *sel);
 /* Column widths that fit every disk now present: its name, and the largest
  * sector number (from /sys/block/DISK/size).  At least the given minimums. */
 void disks__widths(int *name_w, int *sector_w);
+/* A whole disk with no request queue (dm, md, bcache, zram, nvme's
+ * multipath head): its bios are its I/O.  Known by the absence of blk-mq's
+ * /sys/dev/block/MAJ:MIN/mq.  And whether any disk present is one. */
+bool disks__bio_based(uint32_t dev);
+bool disks__any_bio_based(void);
 /* The name of a device, or "major:minor" when it is unknown. */
 const char *disks__name(uint32_t dev);
 

@@ -1,31 +1,6 @@
 # Runs inside the VM (busybox sh).  Prints, for each test, what iodig and the
 # kernel said, between markers; tests/vm/check.sh judges it on the host.
-I=/iodig/iodig
-begin() { echo "=== BEGIN $1"; }
-end() { echo "=== END $1"; }
-put() { echo "--- $1"; cat "$2"; echo; }	# name file
-kv() { echo "KV $1 $2"; }
-
-# start NAME ARGS...: iodig in the background, back once it is attached
-start() {
-	n=$1; shift
-	rm -f /tmp/$n.ready
-	$I "$@" --ready-file /tmp/$n.ready > /tmp/$n.out 2> /tmp/$n.err &
-	eval "pid_$n=$!"
-	t=0
-	while [ ! -s /tmp/$n.ready ] && [ $t -lt 1200 ]; do
-		kill -0 $(eval echo \$pid_$n) 2>/dev/null || break
-		t=$((t + 1)); sleep 0.1
-	done
-}
-# stop NAME: SIGINT, then its exit status, output and stderr
-stop() {
-	p=$(eval echo \$pid_$1)
-	kill -INT $p; wait $p; kv "$1.rc" $?
-	put "$1.out" /tmp/$1.out
-	put "$1.err" /tmp/$1.err
-}
-stat_of() { cat /sys/block/$1/stat; }	# reads at $1, writes at $5
+. /iodig/guest-lib.sh
 
 truncate -s 64M /dev/shm/disk.img
 losetup /dev/loop0 /dev/shm/disk.img

@@ -1,0 +1,63 @@
+# A bio-based disk on the host: zram (built in here; dm, md and bcache need
+# modules, so tests/vm/stack has them).  It allocates no request: lat times
+# its bios from submission to their end, and its counts are the kernel's
+# (/proc/diskstats), beside a loop device's requests in the same run; each
+# bio lies inside the read or write call that made it (the helper's clock).
+. "$(dirname "$0")/../lib.sh"
+need_root_bpf
+[ -w /sys/class/zram-control/hot_add ] || skip "no zram in this kernel (/sys/class/zram-control)"
+Z=$(cat /sys/class/zram-control/hot_add) || die "zram hot_add"
+defer "echo $Z > /sys/class/zram-control/hot_remove"
+defer "echo 1 > /sys/block/zram$Z/reset"
+echo 64M > /sys/block/zram$Z/disksize || die "zram$Z disksize"
+z=zram$Z
+for i in $(seq 50); do [ -b /dev/$z ] && break; sleep 0.1; done
+L=$(loopdev 64); l=${L#/dev/}
+# each call timed by the helper around the system call: O_DIRECT, one bio each
+calls() {	# dev op n -> total ns of the n calls
+	python3 - "$@" <<'PY'
+import os, sys, time, mmap
+dev, op, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+fd = os.open(dev, (os.O_RDONLY if op == "read" else os.O_WRONLY) | os.O_DIRECT)
+buf = mmap.mmap(-1, 4096); total = 0
+for i in range(n):
+    t = time.monotonic_ns()
+    (os.preadv if op == "read" else os.pwritev)(fd, [buf], i * 4096)
+    total += time.monotonic_ns() - t
+os.close(fd); print(total)
+PY
+}
+start_iodig "$T/lat.json" lat -D -F --json
+zr0=$(diskstat $z 1); zw0=$(diskstat $z 5); lr0=$(diskstat $l 1)
+wt=$(calls /dev/$z write 200) || die "writes"
+rt=$(calls /dev/$z read 300) || die "reads"
+dd if="$L" of=/dev/null bs=4k count=150 iflag=direct status=none
+sleep 0.3
+zr=$(( $(diskstat $z 1) - zr0 )); zw=$(( $(diskstat $z 5) - zw0 )); lr=$(( $(diskstat $l 1) - lr0 ))
+stop_iodig
+count() { jq -s "[.[] | select(.type == \"hist\" and .disk == \"$1\" and .op == \"$2\") | .count] | add // 0" "$T/lat.json"; }
+sum() { jq -s "[.[] | select(.type == \"hist\" and .disk == \"$1\" and .op == \"$2\") | .sum_ns] | add // 0" "$T/lat.json"; }
+assert_eq "$zr" 300 "diskstats: the helper's 300 reads of $z"
+assert_eq "$(count $z read)" "$zr" "lat -D: $z's reads = /proc/diskstats'"
+assert_eq "$(count $z write)" "$zw" "lat -D: $z's writes = /proc/diskstats' ($zw)"
+# the loop device's requests beside it, on their own clock (block_rq_complete's
+# skipped is measured for request-based disks only)
+sk=$(jq -s '[.[] | select(.type == "interval_end") | .skipped] | add' "$T/lat.json")
+assert_seen "$(count $l read)" "$sk" "$lr" "lat -D: $l's reads beside it"
+assert_eq "$(jq -s -r "[.[] | select(.type == \"hist\") | \"\(.disk)=\(.clock)\"] | unique | map(select(startswith(\"$z=\") or startswith(\"$l=\"))) | join(\" \")" "$T/lat.json")" \
+	"$l=issue-to-complete $z=submit-to-end" "each disk's clock: the bio-based one from submission to end"
+# every bio inside its call: the bios' time at most the calls' (the helper's clock)
+s=$(sum $z read); [ "$s" -gt 0 ] && [ "$s" -le "$rt" ] || die "$z reads: bios' sum $s ns, the calls' $rt ns"
+ok "$z reads: the bios' $s ns inside the calls' $rt ns (helper's clock)"
+s=$(sum $z write); [ "$s" -gt 0 ] && [ "$s" -le "$wt" ] || die "$z writes: bios' sum $s ns, the calls' $wt ns"
+ok "$z writes: the bios' $s ns inside the calls' $wt ns"
+assert_eq "$(jq -s '[.[] | select(.type == "interval_end") | .bio_unstamped] | add' "$T/lat.json")" 0 "no bio without a start"
+# -d on it: its bios alone
+start_iodig "$T/d.json" lat -d $z --json
+zr0=$(diskstat $z 1)
+dd if=/dev/$z of=/dev/null bs=4k count=100 iflag=direct status=none
+dd if="$L" of=/dev/null bs=4k count=50 iflag=direct status=none
+sleep 0.3
+zr=$(( $(diskstat $z 1) - zr0 ))
+stop_iodig
+assert_eq "$(jq -s '[.[] | select(.type == "hist") | .count] | add' "$T/d.json")" "$zr" "lat -d $z: its 100 reads alone"

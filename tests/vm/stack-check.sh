@@ -1,0 +1,45 @@
+# Judges what tests/vm/stack-guest.sh printed: each layer's counts against
+# its own /sys/block/*/stat, latencies against what the devices were set
+# up to take (null_blk 2 ms a request, dm-delay 10 ms more).
+set -u
+. "$(dirname "$0")/judge-lib.sh"
+field() { kv "$1" "$2" | awk -v f="$3" '{print $f}'; }	# section key field
+delta() { echo $(( $(field "$1" "after$2" "$3") - $(field "$1" "before$2" "$3") )); }
+p50() { file "$1" "$2" | jq -s "[.[] | select(.type == \"hist\" $3) | .p50_ns] | first // 0"; }
+
+echo "guest kernel: $(sed -n 's/.*=== GUEST UP \([^ ]*\).*/\1/p' "$LOG" | head -1)"
+echo "set-up:"
+check "dmsetup created dm-linear and dm-delay" '[ "$(kv setup lin.rc)" = 0 ] && [ "$(kv setup dly.rc)" = 0 ]'
+check "mdadm created md0 (raid1)" '[ "$(kv setup md.rc)" = 0 ]'
+check "dm-0 stacks on loop0 (sysfs slaves: $(kv setup slaves.dm-0))" '[ "$(kv setup slaves.dm-0)" = loop0 ]'
+
+echo "lat -D -F over dm-linear, dm-delay, md raid1 and the disks under them:"
+check "lat exits 0" '[ "$(kv lat lat.rc)" = 0 ]'
+for d in dm-0 dm-1 md0 loop0 loop1 loop2 nullb0; do
+	for x in "read 1" "write 5"; do
+		set -- $x
+		k=$(delta lat ".$d" "$2")
+		n=$(count lat lat.out "and .disk == \"$d\" and .op == \"$1\"")
+		check "$d: ${1}s = /sys/block/$d/stat's ($n = $k)" '[ "$n" = "$k" ]'
+	done
+done
+check "md0's 100 writes reached both legs (loop1 $(delta lat .loop1 5), loop2 $(delta lat .loop2 5))" \
+	'[ "$(delta lat .loop1 5)" -ge 100 ] && [ "$(delta lat .loop2 5)" -ge 100 ]'
+cl=$(file lat lat.out | jq -s -r '[.[] | select(.type == "hist") | "\(.disk)=\(.clock)"] | unique | join(" ")')
+check "bio-based disks timed from submission to end, the others from issue ($cl)" \
+	'echo "$cl" | grep -q "dm-0=submit-to-end" && echo "$cl" | grep -q "md0=submit-to-end" && echo "$cl" | grep -q "loop0=issue-to-complete"'
+p=$(p50 lat lat.out 'and .disk == "dm-1" and .op == "read"'); q=$(p50 lat lat.out 'and .disk == "nullb0" and .op == "read"')
+# dm-delay's 10 ms is a timer of 3 jiffies (HZ 250): 8 to 12 ms from the
+# bio's arrival; with null_blk's 2 ms, 10 to 14 ms, less the 3.125% of a
+# percentile's bucket
+check "dm-delay over null_blk: p50 $p ns in [10 ms, 20 ms] (10 ms of delay, in jiffies, + 2 ms)" '[ "$p" -ge 9687500 ] && [ "$p" -le 20000000 ]'
+check "dm-delay's p50 above its disk's by 8 ms at least (timer's 8 to 12 ms; $p - $q ns)" '[ $((p - q)) -ge 7750000 ]'
+check "null_blk under it: p50 $q ns in [2 ms, 4 ms]" '[ "$q" -ge 1937500 ] && [ "$q" -le 4000000 ]'
+
+echo "lat -d dm-1:"
+n=$(count lat_d ld.out ""); k=$(delta lat_d "" 1)
+check "lat -d exits 0" '[ "$(kv lat_d ld.rc)" = 0 ]'
+check "its reads = /sys/block/dm-1/stat's ($n = $k)" '[ "$n" = "$k" ] && [ "$k" = 20 ]'
+echo
+echo "stack checks: $pass passed, $failed failed"
+[ $failed = 0 ]

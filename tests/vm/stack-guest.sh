@@ -1,0 +1,58 @@
+# Runs inside the VM (busybox sh) that tests/vm/stack boots: bio-based
+# disks (device-mapper, md) over request-based ones, what iodig says of each
+# layer and what the kernel counted (/sys/block/*/stat), between markers.
+. /iodig/guest-lib.sh
+export DM_DISABLE_UDEV=1
+dm() { /peer/dmsetup --noudevsync "$@"; }
+
+for i in 0 1 2; do
+	truncate -s 64M /dev/shm/d$i.img
+	losetup /dev/loop$i /dev/shm/d$i.img
+done
+begin setup
+# dm-0: linear over loop0; dm-1: 10 ms of delay over nullb0 (2 ms a request)
+dm create lin --table "0 $(blockdev --getsz /dev/loop0) linear /dev/loop0 0"; kv lin.rc $?
+dm create dly --table "0 $(blockdev --getsz /dev/nullb0) delay /dev/nullb0 0 10"; kv dly.rc $?
+# md0: raid1 over loop1 and loop2, no resync (its I/O would be counted)
+/peer/mdadm --create /dev/md0 --level=1 --raid-devices=2 --metadata=1.2 --assume-clean --run \
+	/dev/loop1 /dev/loop2 > /tmp/md.out 2>&1; kv md.rc $?
+put md.out /tmp/md.out
+kv lin.name "$(basename "$(readlink -f /sys/block/dm-0/dm/name 2>/dev/null)") $(cat /sys/block/dm-0/dm/name)"
+kv dly.name "$(cat /sys/block/dm-1/dm/name)"
+kv slaves.dm-0 "$(ls /sys/block/dm-0/slaves)"
+kv slaves.md0 "$(ls /sys/block/md0/slaves | tr '\n' ' ')"
+sleep 1
+end setup
+
+begin lat
+# lat -D -F over every layer at once: each disk's reads and writes against
+# its own /sys/block/*/stat
+start lat lat -D -F --json
+# md writes its superblock by itself (marking the array active at the first
+# write, clean 200 ms after the last): the counts are taken with it clean
+settle() {
+	t=0
+	while [ "$(cat /sys/block/md0/md/array_state)" != clean ] && [ $t -lt 100 ]; do sleep 0.1; t=$((t + 1)); done
+	sleep 0.5
+}
+settle
+for d in dm-0 dm-1 md0 loop0 loop1 loop2 nullb0; do kv before.$d "$(stat_of $d)"; done
+dd if=/dev/dm-0 of=/dev/null bs=4k count=300 iflag=direct 2>/dev/null
+dd if=/dev/zero of=/dev/dm-0 bs=4k count=200 oflag=direct 2>/dev/null
+dd if=/dev/dm-1 of=/dev/null bs=4k count=40 iflag=direct 2>/dev/null
+dd if=/dev/zero of=/dev/md0 bs=4k count=100 oflag=direct 2>/dev/null
+dd if=/dev/md0 of=/dev/null bs=4k count=100 iflag=direct 2>/dev/null
+sleep 0.5; settle
+for d in dm-0 dm-1 md0 loop0 loop1 loop2 nullb0; do kv after.$d "$(stat_of $d)"; done
+stop lat
+end lat
+
+begin lat_d
+# -d on a bio-based disk: its bios alone
+start ld lat -d dm-1 --json
+kv before "$(stat_of dm-1)"
+dd if=/dev/dm-1 of=/dev/null bs=4k count=20 iflag=direct 2>/dev/null
+sleep 1
+kv after "$(stat_of dm-1)"
+stop ld
+end lat_d
