@@ -31,7 +31,7 @@ BPF_CFLAGS := -target bpf -g -O2 -Wall -Wno-unused-function -D__TARGET_ARCH_$(AR
 # One trio per command: src/<cmd>.c, src/bpf/<cmd>.bpf.c, src/<cmd>.h
 BPF_SRCS  := $(wildcard src/bpf/*.bpf.c)
 # Objects linked from parts (below) have a skeleton; their parts do not.
-LIFE_PARTS := life_block life_sysfs
+LIFE_PARTS := life_block life_sysfs life_stack
 SKELS     := $(patsubst src/bpf/%.bpf.c,$(BUILD)/%.skel.h,\
 		$(filter-out $(patsubst %,src/bpf/%.bpf.c,$(LIFE_PARTS)),$(BPF_SRCS))) $(BUILD)/life.skel.h
 LIB_SRCS  := $(wildcard src/lib/*.c)
@@ -72,12 +72,17 @@ $(BUILD)/%.tmp.bpf.o: src/bpf/%.bpf.c $(BUILD)/vmlinux.h | deps
 	@mkdir -p $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -MF $(BUILD)/$*.bpf.d -MT $@ -c $< -o $@
 
+# Atomic fetch-and-add with its result (BPF v3, kernel 5.12: iodig's oldest):
+# the lowers of a stacked bio take their slots concurrently.
+$(BUILD)/life_stack.tmp.bpf.o: BPF_CFLAGS += -mcpu=v3
+
 # An object, through the static linker (as the skeleton will see it).
 $(BUILD)/%.bpf.o: $(BUILD)/%.tmp.bpf.o
 	$(BPFTOOL) gen object $@ $<
 
-# The life engine is two objects linked into one, as retsnoop links its
-# mass-attach object: the block path and the queue-attribute watcher.
+# The life engine is objects linked into one, as retsnoop links its
+# mass-attach object: the block path, the queue-attribute watcher and the
+# stacked disks.
 $(BUILD)/life.bpf.o: $(patsubst %,$(BUILD)/%.tmp.bpf.o,$(LIFE_PARTS))
 	$(BPFTOOL) gen object $@ $^
 

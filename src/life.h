@@ -33,7 +33,7 @@ enum life_seen {
 
 enum life_phase { PH_Q2G, PH_G2I, PH_I2D, PH_D2C, PH_Q2C, PH_NR };
 
-enum life_rec_type { REC_REQ = 1, REC_SYSFS_START, REC_SYSFS_END, REC_TAGS };
+enum life_rec_type { REC_REQ = 1, REC_SYSFS_START, REC_SYSFS_END, REC_TAGS, REC_UPPER };
 
 /* What is known of a request's first bio before it reaches the device,
  * learnt in the submitting context (pid, comm are right only there).  G and
@@ -143,6 +143,60 @@ struct life_tags {
 	__u8 mark[LIFE_TAG_RING];	/* LIFE_TAG_* of each ring entry, 0: neither */
 	__u32 pid[LIFE_TAG_RING];
 	char comm[LIFE_TAG_RING][LIFE_COMM_LEN];
+};
+
+/*
+ * Stacked disks (slow, snoop): a bio of a bio-based disk (dm, md, bcache)
+ * and what it became on the disks below, linked by block_bio_remap (dm, md:
+ * the upper disk and sector a lower bio came from) or, for drivers that
+ * remap without saying so (bcache), by the task that submits a bio to a
+ * disk under the upper one (sysfs slaves) while its upper bio is the last
+ * it submitted.  A lower is a request (its stamps) or a bio of a bio-based
+ * disk below (g = d = 0).  The first LIFE_LOWERS are kept; nlower counts
+ * them all.
+ */
+#define LIFE_LOWERS 4
+#define LIFE_UPPERS 8192
+
+struct life_lower {
+	__u32 dev;
+	__u32 cmd_flags;
+	__u32 bytes;
+	__u32 pad;
+	__u64 q, g, d, c;	/* ns; g, d 0 for a bio */
+};
+
+struct life_upper {
+	__u32 type;		/* REC_UPPER */
+	__u32 dev;
+	__u64 q, c;		/* its submission and its end, ns */
+	__u64 sector;
+	__u32 bytes, cmd_flags;
+	__u32 pid, tid;
+	__u32 nlower;		/* lowers linked to it, also beyond LIFE_LOWERS */
+	int error;
+	char comm[LIFE_COMM_LEN];
+	struct life_lower lower[LIFE_LOWERS];
+};
+
+struct life_upper_at {		/* an upper bio by where it starts: block_bio_remap's */
+	__u32 dev, pad;
+	__u64 sector;
+};
+
+struct life_link {		/* a lower bio's upper, and when it was queued */
+	__u64 upper, q;
+};
+
+/* Counted, never silent (life_stack.bpf.c's stack_stats). */
+struct life_stack_stats {
+	__u64 upper_bios;	/* bios of bio-based disks that ended, timed */
+	__u64 upper_unseen;	/* ended, not timed: submitted before tracing, or
+				 * the table (LIFE_UPPERS) was full */
+	__u64 lowers;		/* lower requests and bios linked to an upper */
+	__u64 lowers_orphan;	/* linked, but their upper was gone at their end */
+	__u64 records;		/* bio records written */
+	__u64 lost;		/* bio records the ring buffer had no room for */
 };
 
 /* -K/-U: the stacks taken at Q, by the slot index of the bio */

@@ -62,7 +62,7 @@ static __always_inline __u32 req_op_flush(void)
  * where it is a #define.  (Bit 4 read on 6.12 counted the data step of each
  * md superblock write as a write of its own: tests/vm/stack.)
  */
-const volatile __u32 rqf_flush_seq_bit = 4;
+const volatile __u32 rqf_flush_seq_bit __weak = 4;	/* weak: one in each object linked */
 
 static __always_inline __u32 rqf_flush_seq(void)
 {

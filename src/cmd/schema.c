@@ -35,6 +35,8 @@ static const struct {
 	{ &bpf_stats_rec, 0 },
 	{ &request_rec, REQUEST_MODES },
 	{ &queue_write_rec, 0 },
+	{ &bio_rec, 0 },
+	{ &stack_summary_rec, 0 },
 	{ &summary_rec, SUMMARY_MODES },
 	{ &why_call_rec, WHY_CALL_MODES },
 	{ &why_summary_rec, 0 },

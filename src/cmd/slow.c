@@ -171,6 +171,8 @@ int slow__main(int argc, char **argv, bool snoop, const char *synopsis, const ch
 		goto out;
 	printer__summary_of(&l, &sum);
 	printer__summary(&pr, &sum);
+	if (l.stack)
+		printer__stack_summary(&pr, &l.skel->bss->stack_stats);
 	if (o.record) {
 		if (!pr.rec_err)
 			pr.rec_err = recfile__write(&pr.rec, RECF_SUMMARY, &sum, sizeof(sum));

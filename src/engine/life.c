@@ -9,6 +9,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "bpfenv.h"
+#include "disks.h"
 #include "tpcount.h"
 #include "life_user.h"
 #include "usyms.h"
@@ -112,6 +113,16 @@ static uint64_t life_seen(void *ctx)
 	return s.ran;
 }
 
+/* A disk under another: its lower bios may be linked to that one's by task. */
+static void stack_pair(uint32_t upper, uint32_t lower, void *ctx)
+{
+	struct life *l = ctx;
+	uint64_t k = (uint64_t)upper << 32 | lower;
+	uint8_t one = 1;
+
+	bpf_map__update_elem(l->skel->maps.stack_pairs, &k, sizeof(k), &one, sizeof(one), BPF_ANY);
+}
+
 int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, void *ctx)
 {
 	struct life_bpf *sk;
@@ -180,6 +191,20 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 	bpf_program__set_autoload(sk->progs.life_requeue, block);
 	bpf_program__set_autoload(sk->progs.life_complete, block);
 	bpf_program__set_autoload(sk->progs.life_dirty, block && cfg->mode == LIFE_TOP);
+	/* stacked disks: the bio-based disk asked for, or (no -d) one present */
+	l->stack = (cfg->mode == LIFE_SLOW || cfg->mode == LIFE_SNOOP) &&
+		   (cfg->dev ? disks__bio_based(cfg->dev) : disks__any_bio_based());
+	bpf_program__set_autoload(sk->progs.life_stack_queue, l->stack);
+	bpf_program__set_autoload(sk->progs.life_stack_remap, l->stack);
+	bpf_program__set_autoload(sk->progs.life_stack_rq_end, l->stack);
+	bpf_program__set_autoload(sk->progs.life_stack_end, l->stack);
+	if (!l->stack) {
+		bpf_map__set_max_entries(sk->maps.uppers, 1);
+		bpf_map__set_max_entries(sk->maps.upper_at, 1);
+		bpf_map__set_max_entries(sk->maps.lower_of, 1);
+		bpf_map__set_max_entries(sk->maps.task_upper, 1);
+		bpf_map__set_max_entries(sk->maps.stack_pairs, 1);
+	}
 	if (cfg->mode != LIFE_TOP) {
 		bpf_map__set_max_entries(sk->maps.dirtiers, 1);
 		bpf_map__set_max_entries(sk->maps.dirtier_comms, 1);
@@ -207,6 +232,8 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 	err = life_bpf__load(sk);
 	if (err)
 		return bpfenv__fail("loading BPF programs", err);
+	if (l->stack)
+		disks__stacked(stack_pair, l);
 	err = life_bpf__attach(sk);
 	if (err)
 		return bpfenv__fail("attaching to tracepoints", err);

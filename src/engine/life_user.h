@@ -33,6 +33,8 @@ struct life {
 	bool sysfs_on;
 	bool watch;		/* slow: only slow requests looked at (life.bpf.c) */
 	bool kernel_q;		/* ... with the kernel's Q stamps */
+	bool stack;		/* stacked disks: bios of bio-based disks, linked
+				 * to what they became below (life_stack.bpf.c) */
 	uint64_t abandoned, last_sweep;
 	struct life_slot *slots;	/* the in-flight table, mapped */
 	struct skipped skipped;	/* completions BPF never saw (skipped.h) */

@@ -618,6 +618,8 @@ void printer__record(struct req_printer *p, const void *data, size_t size)
 
 	if (type == REC_REQ && size >= sizeof(struct life_req))
 		print_req(p, data);
+	else if (type == REC_UPPER && size >= sizeof(struct life_upper))
+		printer__upper(p, data);
 	else if (type == REC_TAGS && size >= sizeof(struct life_tags))
 		tags_sum(&p->tags[p->ntags++ % (sizeof(p->tags) / sizeof(p->tags[0]))], data);
 	else if (type == REC_SYSFS_START && size >= sizeof(struct life_sysfs))

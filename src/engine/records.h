@@ -93,7 +93,11 @@ void printer__summary(struct req_printer *p, const struct req_summary *sum);
 /* The tables a replay needs, first in the recording (created already). */
 int printer__record_tables(struct req_printer *p, const char *path);
 
+/* A REC_UPPER: a bio of a bio-based disk and its lowers (records_stack.c). */
+void printer__upper(struct req_printer *p, const struct life_upper *u);
+void printer__stack_summary(struct req_printer *p, const struct life_stack_stats *s);
+
 /* Its records, declared once (fields.h): for iodig schema. */
-extern const struct rec request_rec, queue_write_rec, summary_rec;
+extern const struct rec request_rec, queue_write_rec, summary_rec, bio_rec, stack_summary_rec;
 
 #endif

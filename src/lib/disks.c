@@ -132,6 +132,35 @@ bool disks__any_bio_based(void)
 	return false;
 }
 
+int disks__stacked(void (*fn)(uint32_t upper, uint32_t lower, void *ctx), void *ctx)
+{
+	int n = 0;
+
+	if (disks__load())
+		return 0;
+	for (int i = 0; i < nr_disks; i++) {
+		char path[96];
+		struct dirent *de;
+		DIR *d;
+
+		if (disks[i].dev != disks[i].disk_dev)
+			continue;
+		snprintf(path, sizeof(path), "/sys/block/%.32s/slaves", disks[i].name);
+		if (!(d = opendir(path)))
+			continue;
+		while ((de = readdir(d))) {
+			struct disk_sel sel;
+
+			if (de->d_name[0] == '.' || disks__resolve(de->d_name, &sel))
+				continue;
+			fn(disks[i].dev, sel.disk, ctx);
+			n++;
+		}
+		closedir(d);
+	}
+	return n;
+}
+
 static bool known_missing(uint32_t dev)
 {
 	time_t now = time(NULL);

@@ -42,6 +42,10 @@ void disks__widths(int *name_w, int *sector_w);
  * /sys/dev/block/MAJ:MIN/mq.  And whether any disk present is one. */
 bool disks__bio_based(uint32_t dev);
 bool disks__any_bio_based(void);
+/* Each disk with the disks under it (/sys/block/X/slaves: dm, md, bcache
+ * hold their lower disks there; a partition counts as its disk): fn(upper,
+ * lower) for each pair, dev_t's.  Returns the pairs. */
+int disks__stacked(void (*fn)(uint32_t upper, uint32_t lower, void *ctx), void *ctx);
 /* The name of a device, or "major:minor" when it is unknown. */
 const char *disks__name(uint32_t dev);
 

@@ -61,3 +61,17 @@ sleep 0.3
 zr=$(( $(diskstat $z 1) - zr0 ))
 stop_iodig
 assert_eq "$(jq -s '[.[] | select(.type == "hist") | .count] | add' "$T/d.json")" "$zr" "lat -d $z: its 100 reads alone"
+# snoop -d on it: a bio record for each bio, the kernel's count, in the
+# schema; no disk below, so no lowers
+start_iodig "$T/s.json" snoop -d $z --json
+zr0=$(diskstat $z 1)
+dd if=/dev/$z of=/dev/null bs=4k count=64 iflag=direct status=none
+sleep 0.3
+zr=$(( $(diskstat $z 1) - zr0 ))
+stop_iodig
+assert_eq "$(jq -s '[.[] | select(.type == "bio" and .op == "read")] | length' "$T/s.json")" "$zr" "snoop -d $z: a bio record per read (diskstats)"
+assert_eq "$(jq -s -c '[.[] | select(.type == "bio") | .lower_count] | unique' "$T/s.json")" "[0]" "no disk under zram: no lowers"
+for s in bio stack_summary; do
+	n=$(python3 tests/schema/check.py tests/schema/$s.json "$T/s.json" $s) || die "schema $s: $n"
+	ok "schema $s: $n objects fit"
+done

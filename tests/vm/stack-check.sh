@@ -40,6 +40,33 @@ echo "lat -d dm-1:"
 n=$(count lat_d ld.out ""); k=$(delta lat_d "" 1)
 check "lat -d exits 0" '[ "$(kv lat_d ld.rc)" = 0 ]'
 check "its reads = /sys/block/dm-1/stat's ($n = $k)" '[ "$n" = "$k" ] && [ "$k" = 20 ]'
+echo "slow -d dm-1 5: each slow bio with the request it became below:"
+sl() { file slow sl.out | jq -s -c "$1"; }
+check "slow exits 0" '[ "$(kv slow sl.rc)" = 0 ]'
+check "20 bio records (the 20 reads, each over 10 ms): $(sl '[.[] | select(.type == "bio")] | length')" '[ "$(sl "[.[] | select(.type == \"bio\")] | length")" = 20 ]'
+check "each with one lower, a nullb0 read request ($(sl '[.[] | select(.type == "bio") | .lower[0].disk + " " + .lower[0].op] | unique | join(",")'))" \
+	'[ "$(sl "[.[] | select(.type == \"bio\") | [.lower_count, .lower[0].disk, .lower[0].op, .lower[0].request]] | unique")" = "[[1,\"nullb0\",\"read\",true]]" ]'
+# null_blk's 2 ms (its timer), dm-delay's 10 ms (3 jiffies: 8 to 12 ms; on
+# 6.1 its timer then queues work for a kworker: up to 18 ms seen, emulated)
+r=$(sl '[.[] | select(.type == "bio") | .lower[0].d2c_ns] | [min, max]')
+check "each lower's D2C is null_blk's 2 ms (min, max: $r ns)" '[ "$(sl "[.[] | select(.type == \"bio\") | .lower[0].d2c_ns] | all(. >= 1900000 and . <= 4000000)")" = true ]'
+r=$(sl '[.[] | select(.type == "bio") | .layer_ns] | [min, max]')
+check "each bio's own layer added dm-delay's 10 ms, in jiffies (layer_ns min, max: $r)" '[ "$(sl "[.[] | select(.type == \"bio\") | .layer_ns] | all(. >= 7500000 and . <= 25000000)")" = true ]'
+check "dominant: the layer itself" '[ "$(sl "[.[] | select(.type == \"bio\") | .dominant] | unique")" = "[\"layer\"]" ]'
+check "stack summary: 20 bios timed, 20 lowers linked, none orphaned ($(sl '[.[] | select(.type == "stack_summary")][0]'))" \
+	'[ "$(sl "[.[] | select(.type == \"stack_summary\")][0] | [.upper_bios >= 20, .lowers >= 20, .lowers_orphan, .lost]")" = "[true,true,0,0]" ]'
+echo "  text: $(file slow st.out | grep ' dm-1 ' | head -1)"
+check "text names the request below and the layer's own time" 'file slow st.out | grep -q "<- nullb0 read .* (D2C .*); dm-1 itself "'
+
+echo "snoop -d md0 (raid1): each write with both legs, each read with one:"
+sm() { file snoop_md sm.out | jq -s -c "$1"; }
+w=$(( $(field snoop_md after 5) - $(field snoop_md before 5) )); r=$(( $(field snoop_md after 1) - $(field snoop_md before 1) ))
+check "writes: bio records = /sys/block/md0/stat's ($w)" '[ "$(sm "[.[] | select(.type == \"bio\" and .op == \"write\")] | length")" = "$w" ] && [ "$w" = 50 ]'
+check "reads: bio records = /sys/block/md0/stat's ($r)" '[ "$(sm "[.[] | select(.type == \"bio\" and .op == \"read\")] | length")" = "$r" ] && [ "$r" = 50 ]'
+check "each write: two lowers, on loop1 and loop2 ($(sm '[.[] | select(.type == "bio" and .op == "write") | [.lower[].disk] | sort | join("+")] | unique | join(",")'))" \
+	'[ "$(sm "[.[] | select(.type == \"bio\" and .op == \"write\") | [.lower_count, ([.lower[].disk] | sort)]] | unique")" = "[[2,[\"loop1\",\"loop2\"]]]" ]'
+check "each read: one lower, on a leg" '[ "$(sm "[.[] | select(.type == \"bio\" and .op == \"read\") | .lower_count == 1 and (.lower[0].disk | test(\"^loop[12]$\"))] | all")" = true ]'
+check "no bio shorter than its lowers by more than the clocks' skew (layer_ns >= -50 us)" '[ "$(sm "[.[] | select(.type == \"bio\") | .layer_ns] | all(. >= -50000)")" = true ]'
 echo
 echo "stack checks: $pass passed, $failed failed"
 [ $failed = 0 ]

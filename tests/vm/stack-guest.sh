@@ -9,6 +9,14 @@ for i in 0 1 2; do
 	truncate -s 64M /dev/shm/d$i.img
 	losetup /dev/loop$i /dev/shm/d$i.img
 done
+# md writes its superblock by itself (marking the array active at the first
+# write, clean 200 ms after the last): the counts are taken with it clean
+settle() {
+	t=0
+	while [ "$(cat /sys/block/md0/md/array_state)" != clean ] && [ $t -lt 100 ]; do sleep 0.1; t=$((t + 1)); done
+	sleep 0.5
+}
+
 begin setup
 # dm-0: linear over loop0; dm-1: 10 ms of delay over nullb0 (2 ms a request)
 dm create lin --table "0 $(blockdev --getsz /dev/loop0) linear /dev/loop0 0"; kv lin.rc $?
@@ -28,13 +36,6 @@ begin lat
 # lat -D -F over every layer at once: each disk's reads and writes against
 # its own /sys/block/*/stat
 start lat lat -D -F --json
-# md writes its superblock by itself (marking the array active at the first
-# write, clean 200 ms after the last): the counts are taken with it clean
-settle() {
-	t=0
-	while [ "$(cat /sys/block/md0/md/array_state)" != clean ] && [ $t -lt 100 ]; do sleep 0.1; t=$((t + 1)); done
-	sleep 0.5
-}
 settle
 for d in dm-0 dm-1 md0 loop0 loop1 loop2 nullb0; do kv before.$d "$(stat_of $d)"; done
 dd if=/dev/dm-0 of=/dev/null bs=4k count=300 iflag=direct 2>/dev/null
@@ -56,3 +57,27 @@ sleep 1
 kv after "$(stat_of dm-1)"
 stop ld
 end lat_d
+
+begin slow
+# slow -d on dm-delay: each bio with the null_blk request it became
+start sl slow -d dm-1 5 --json
+dd if=/dev/dm-1 of=/dev/null bs=4k count=20 iflag=direct 2>/dev/null
+sleep 0.5
+stop sl
+start st slow -d dm-1 5
+dd if=/dev/dm-1 of=/dev/null bs=4k count=3 iflag=direct 2>/dev/null
+sleep 0.5
+stop st
+end slow
+
+begin snoop_md
+# snoop -d md0: each raid1 write with its two legs, each read with its one
+start sm snoop -d md0 --json
+settle
+kv before "$(stat_of md0)"
+dd if=/dev/zero of=/dev/md0 bs=4k count=50 seek=1000 oflag=direct 2>/dev/null
+dd if=/dev/md0 of=/dev/null bs=4k count=50 skip=1000 iflag=direct 2>/dev/null
+sleep 0.5; settle
+kv after "$(stat_of md0)"
+stop sm
+end snoop_md

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The life engine's stacked disks (slow, snoop; life.h's life_upper): a bio
+ * of a bio-based disk (dm, md, bcache) is timed from its submission to its
+ * end, and each request or bio it became on the disks below is linked to
+ * it, with its own stamps, whatever its own time: a slow upper bio names
+ * what it waited for underneath, and the time its own layer added.
+ * Attached only when a bio-based disk is in view (the user side decides):
+ * every bio and request of the machine runs these programs to their first
+ * test.  Linked into life.bpf.o; records go to the engine's ring.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "compat.bpf.h"
+#include "life.h"
+#include "life.bpf.h"
+
+extern const volatile __u32 targ_mode;
+extern const volatile __u64 targ_min_ns;
+extern const volatile __u32 filter_dev;
+
+struct life_stack_stats stack_stats;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, LIFE_UPPERS);
+	__type(key, __u64);			/* the upper bio */
+	__type(value, struct life_upper);
+} uppers SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, LIFE_UPPERS);
+	__type(key, struct life_upper_at);
+	__type(value, __u64);			/* the upper bio */
+} upper_at SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4 * LIFE_UPPERS);
+	__type(key, __u64);			/* a lower bio */
+	__type(value, struct life_link);
+} lower_of SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);			/* a task */
+	__type(value, __u64);			/* the last upper bio it submitted */
+} task_upper SEC(".maps");
+
+/* (upper dev << 32 | lower dev): the disk is under the other (sysfs
+ * slaves), filled by the user side */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64);
+	__type(value, __u8);
+} stack_pairs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct life_upper);
+} upper_scratch SEC(".maps");
+
+static __always_inline __u64 stack_ptr(const void *p)
+{
+	__u64 spill = (__u64)p, v = 0;
+
+	bpf_probe_read_kernel(&v, sizeof(v), &spill);
+	return v;
+}
+
+static __always_inline void link_lower(__u64 lower, __u64 upper, __u64 now)
+{
+	struct life_link l = { upper, now };
+
+	bpf_map_update_elem(&lower_of, &lower, &l, BPF_ANY);
+}
+
+SEC("tp_btf/block_bio_queue")
+int BPF_PROG(life_stack_queue, struct bio *bio)
+{
+	__u64 key = stack_ptr(bio), now = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid(), *up;
+	__u32 tid = (__u32)id, zero = 0;
+	struct life_upper_at at;
+	struct life_upper *u;
+
+	/* a lower bio that no block_bio_remap linked: to the last upper bio
+	 * its task submitted, if its disk is under that one's */
+	if (!bpf_map_lookup_elem(&lower_of, &key) && (up = bpf_map_lookup_elem(&task_upper, &tid))) {
+		__u64 upper = *up;
+
+		u = bpf_map_lookup_elem(&uppers, &upper);
+		if (u) {
+			__u64 pair = ((__u64)u->dev << 32) | bio_dev(bio);
+
+			if (bpf_map_lookup_elem(&stack_pairs, &pair))
+				link_lower(key, upper, now);
+		}
+	}
+	if (bio_to_mq(bio))
+		return 0;
+	/* an upper bio: every bio-based disk's, for the chains below the one
+	 * asked for */
+	u = bpf_map_lookup_elem(&upper_scratch, &zero);
+	if (!u)
+		return 0;
+	__builtin_memset(u, 0, sizeof(*u));
+	u->type = REC_UPPER;
+	u->dev = bio_dev(bio);
+	u->q = now;
+	u->sector = bio->bi_iter.bi_sector;
+	u->bytes = bio->bi_iter.bi_size;
+	u->cmd_flags = bio->bi_opf;
+	u->pid = id >> 32;
+	u->tid = tid;
+	bpf_get_current_comm(u->comm, sizeof(u->comm));
+	if (bpf_map_update_elem(&uppers, &key, u, BPF_ANY))
+		return 0;	/* full: ends as upper_unseen */
+	at.dev = u->dev;
+	at.pad = 0;
+	at.sector = u->sector;
+	bpf_map_update_elem(&upper_at, &at, &key, BPF_ANY);
+	bpf_map_update_elem(&task_upper, &tid, &key, BPF_ANY);
+	return 0;
+}
+
+/* dm and md say where a bio they pass down came from: the upper disk and
+ * the sector there (partitions too: no upper bio starts there) */
+SEC("tp_btf/block_bio_remap")
+int BPF_PROG(life_stack_remap, struct bio *bio, dev_t dev, sector_t from)
+{
+	struct life_upper_at at = { .dev = dev, .sector = from };
+	__u64 *up = bpf_map_lookup_elem(&upper_at, &at);
+
+	if (up)
+		link_lower(stack_ptr(bio), *up, bpf_ktime_get_ns());
+	return 0;
+}
+
+/* A lower ended: its stamps into its upper's record, up to LIFE_LOWERS. */
+static __always_inline void lower_end(__u64 key, __u32 dev, __u32 cmd_flags, __u32 bytes,
+				      __u64 g, __u64 d, __u64 now)
+{
+	struct life_link *l = bpf_map_lookup_elem(&lower_of, &key);
+	struct life_upper *u;
+	__u32 n;
+
+	if (!l)
+		return;
+	u = bpf_map_lookup_elem(&uppers, &l->upper);
+	if (!u) {
+		__sync_fetch_and_add(&stack_stats.lowers_orphan, 1);
+		bpf_map_delete_elem(&lower_of, &key);
+		return;
+	}
+	__sync_fetch_and_add(&stack_stats.lowers, 1);
+	n = __sync_fetch_and_add(&u->nlower, 1);
+	if (n < LIFE_LOWERS) {
+		struct life_lower *x = &u->lower[n & (LIFE_LOWERS - 1)];
+
+		x->dev = dev;
+		x->cmd_flags = cmd_flags;
+		x->bytes = bytes;
+		x->q = l->q;
+		x->g = g;
+		x->d = d;
+		x->c = now;
+	}
+	bpf_map_delete_elem(&lower_of, &key);
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(life_stack_rq_end, struct request *rq, int error, unsigned int nr_bytes)
+{
+	/* its first bio was linked; a partial completion waits for the last */
+	if (!rq->bio || nr_bytes < rq->__data_len)
+		return 0;
+	lower_end(stack_ptr(rq->bio), gendisk_dev(rq_gendisk(rq)), rq->cmd_flags, rq->__data_len,
+		  rq->start_time_ns, rq->io_start_time_ns, bpf_ktime_get_ns());
+	return 0;
+}
+
+SEC("tp_btf/block_bio_complete")
+int BPF_PROG(life_stack_end, struct request_queue *q, struct bio *bio)
+{
+	__u64 key, now, *at_bio;
+	struct life_upper *u, *out;
+	struct life_upper_at at;
+
+	if (q->mq_ops)
+		return 0;
+	key = stack_ptr(bio);
+	u = bpf_map_lookup_elem(&uppers, &key);
+	if (!u) {
+		__sync_fetch_and_add(&stack_stats.upper_unseen, 1);
+		return 0;
+	}
+	now = bpf_ktime_get_ns();
+	__sync_fetch_and_add(&stack_stats.upper_bios, 1);
+	/* itself the lower of a disk above (dm over md) */
+	lower_end(key, u->dev, u->cmd_flags, u->bytes, 0, 0, now);
+	if ((!filter_dev || u->dev == filter_dev) &&
+	    (targ_mode == LIFE_SNOOP || now - u->q >= targ_min_ns)) {
+		out = bpf_ringbuf_reserve(&records, sizeof(*out), 0);
+		if (out) {
+			u->c = now;
+			u->error = bio->bi_status;
+			__builtin_memcpy(out, u, sizeof(*out));
+			__sync_fetch_and_add(&stack_stats.records, 1);
+			bpf_ringbuf_submit(out, BPF_RB_FORCE_WAKEUP);
+		} else {
+			__sync_fetch_and_add(&stack_stats.lost, 1);
+		}
+	}
+	at.dev = u->dev;
+	at.pad = 0;
+	at.sector = u->sector;
+	at_bio = bpf_map_lookup_elem(&upper_at, &at);
+	if (at_bio && *at_bio == key)
+		bpf_map_delete_elem(&upper_at, &at);
+	bpf_map_delete_elem(&uppers, &key);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";
