@@ -119,7 +119,21 @@ bool disks__bio_based(uint32_t dev)
 	if (stat(path, &st))
 		return false;
 	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/mq", KDEV_MAJOR(dev), KDEV_MINOR(dev));
-	return stat(path, &st) != 0;
+	if (!stat(path, &st))
+		return false;
+	/* one with no size yet (an unset zram) does no I/O: nothing to attach for */
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/size", KDEV_MAJOR(dev), KDEV_MINOR(dev));
+	{
+		FILE *f = fopen(path, "r");
+		unsigned long long size = 0;
+
+		if (f) {
+			if (fscanf(f, "%llu", &size) != 1)
+				size = 0;
+			fclose(f);
+		}
+		return size > 0;
+	}
 }
 
 bool disks__any_bio_based(void)

@@ -38,8 +38,9 @@ int disks__resolve(const char *arg, struct disk_sel *sel);
  * sector number (from /sys/block/DISK/size).  At least the given minimums. */
 void disks__widths(int *name_w, int *sector_w);
 /* A whole disk with no request queue (dm, md, bcache, zram, nvme's
- * multipath head): its bios are its I/O.  Known by the absence of blk-mq's
- * /sys/dev/block/MAJ:MIN/mq.  And whether any disk present is one. */
+ * multipath head) and a size (an unset zram has none): its bios are its
+ * I/O.  Known by the absence of blk-mq's /sys/dev/block/MAJ:MIN/mq.  And
+ * whether any disk present is one. */
 bool disks__bio_based(uint32_t dev);
 bool disks__any_bio_based(void);
 /* Each disk with the disks under it (/sys/block/X/slaves: dm, md, bcache
