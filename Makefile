@@ -41,7 +41,8 @@ LIB_OBJS  := $(patsubst src/%.c,$(BUILD)/%.o,$(LIB_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 HELPERS   := $(BUILD)/helpers/functest $(BUILD)/helpers/syscost $(BUILD)/helpers/callee $(BUILD)/helpers/switchcost \
-	     $(BUILD)/helpers/stackload-fp $(BUILD)/helpers/stackload-nofp $(BUILD)/helpers/jitload
+	     $(BUILD)/helpers/stackload-fp $(BUILD)/helpers/stackload-nofp $(BUILD)/helpers/jitload \
+	     $(BUILD)/helpers/osdwrite
 
 .PHONY: all deps test-deps run test unit live vm bench clean check-static asan man completion \
 	install uninstall deb FORCE
@@ -126,6 +127,10 @@ $(BUILD)/helpers/stackload-fp: tests/helpers/stackload.c
 $(BUILD)/helpers/functest: tests/helpers/functest.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -fno-omit-frame-pointer -Wall -o $@ $<
+# static: it runs in the VM's busybox initramfs (tests/vm/stack)
+$(BUILD)/helpers/osdwrite: tests/helpers/osdwrite.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -Wall -static -o $@ $<
 $(BUILD)/helpers/jitload: tests/helpers/jitload.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -fno-omit-frame-pointer -Wall -o $@ $<
@@ -159,7 +164,7 @@ unit: $(UNIT_BINS)
 live: iodig $(HELPERS) test-deps
 	tests/run live
 
-vm: iodig test-deps
+vm: iodig $(BUILD)/helpers/osdwrite test-deps
 	tests/run vm
 
 bench: iodig $(HELPERS) $(BUILD)/bench/symbench test-deps

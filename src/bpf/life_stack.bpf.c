@@ -20,6 +20,7 @@
 extern const volatile __u32 targ_mode;
 extern const volatile __u64 targ_min_ns;
 extern const volatile __u32 filter_dev;
+extern const volatile __u64 targ_wakeup_bytes;
 
 struct life_stack_stats stack_stats;
 
@@ -193,12 +194,14 @@ int BPF_PROG(life_stack_end, struct request_queue *q, struct bio *bio)
 	struct life_upper *u, *out;
 	struct life_upper_at at;
 
-	if (q->mq_ops)
-		return 0;
+	/* Looked up for every bio: a driver may end its upper bio on the disk
+	 * below, whose queue q then is (bcache sets the backing disk into the
+	 * bio it was given, and ends that bio when both legs are done). */
 	key = stack_ptr(bio);
 	u = bpf_map_lookup_elem(&uppers, &key);
 	if (!u) {
-		__sync_fetch_and_add(&stack_stats.upper_unseen, 1);
+		if (!q->mq_ops)
+			__sync_fetch_and_add(&stack_stats.upper_unseen, 1);
 		return 0;
 	}
 	now = bpf_ktime_get_ns();
@@ -213,7 +216,10 @@ int BPF_PROG(life_stack_end, struct request_queue *q, struct bio *bio)
 			u->error = bio->bi_status;
 			__builtin_memcpy(out, u, sizeof(*out));
 			__sync_fetch_and_add(&stack_stats.records, 1);
-			bpf_ringbuf_submit(out, BPF_RB_FORCE_WAKEUP);
+			/* as the requests' (life_block.bpf.c): the reader is
+			 * woken when a good share waits, else polls on its clock */
+			bpf_ringbuf_submit(out, bpf_ringbuf_query(&records, BPF_RB_AVAIL_DATA) >= targ_wakeup_bytes ?
+					   BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 		} else {
 			__sync_fetch_and_add(&stack_stats.lost, 1);
 		}

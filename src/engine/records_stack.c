@@ -19,7 +19,10 @@ struct lower_view {
 	char ob[16];
 	uint32_t bytes;
 	bool request;		/* a request (its phases), else a bio-based disk's bio */
+	bool has_w;		/* its Q2G overlapped a write to its queue's attributes */
 	__u64 ph[PH_NR];
+	struct life_sysfs w;
+	char val[SYSFS_VALUE_LEN];
 };
 
 struct upper_view {
@@ -115,6 +118,20 @@ LPH_GET(PH_Q2G)
 LPH_GET(PH_G2I)
 LPH_GET(PH_D2C)
 
+static void g_has_w(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	if (L(row)->has_w)
+		v->k = V_BOOL;
+}
+
+static const struct field lower_qw_fields[] = {
+	{ "comm", FS_CHARS, LV(w.comm) },
+	{ "pid", FS_U32, LV(w.pid) },
+	{ "attr", FS_CHARS, LV(w.attr) },
+	{ "value", FS_CHARS, LV(val) },
+};
+static const struct rec lower_qw_rec = REC(NULL, NULL, NULL, lower_qw_fields);
+
 static const struct field lower_fields[] = {
 	{ "disk", FS_PSTR, LV(disk) },
 	{ "op", FS_PSTR, LV(op) },
@@ -125,6 +142,7 @@ static const struct field lower_fields[] = {
 	LPH("g2d_ns", PH_G2I),
 	LPH("d2c_ns", PH_D2C),
 	{ "dominant", FS_PSTR, LV(dom), .flags = FL_NULLABLE },
+	{ "queue_write", FS_OBJ, .get = g_has_w, .flags = FL_OMIT_NULL, .sub = &lower_qw_rec },
 };
 static const struct rec lower_rec = REC(NULL, NULL, NULL, lower_fields);
 
@@ -143,9 +161,19 @@ static void t_chain(const void *row, const struct fctx *c, struct fval *v, char 
 		off += snprintf(b + off, n - off, "%s%s %s %s", i ? ", " : "", l->disk, l->op,
 				fmt_ns(t1, sizeof(t1), l->ph[PH_Q2C]));
 		if (l->dom && off < n)
-			off += snprintf(b + off, n - off, " (%s %s)", l->dom, fmt_ns(t2, sizeof(t2),
+			off += snprintf(b + off, n - off, " (%s %s", l->dom, fmt_ns(t2, sizeof(t2),
 					l->ph[!strcmp(l->dom, "Q2G") ? PH_Q2G : !strcmp(l->dom, "G2I") ? PH_G2I :
 					      !strcmp(l->dom, "I2D") ? PH_I2D : PH_D2C]));
+		if (l->has_w && off < n) {
+			char comm[TEXT_SAFE_LEN(LIFE_COMM_LEN)], attr[TEXT_SAFE_LEN(SYSFS_NAME_LEN)],
+			     val[TEXT_SAFE_LEN(SYSFS_VALUE_LEN)];
+
+			off += snprintf(b + off, n - off, ": queue frozen by %s[%u]: %s/queue/%s = \"%s\"",
+					text__safe(l->w.comm, comm, sizeof(comm)), l->w.pid, l->disk,
+					text__safe(l->w.attr, attr, sizeof(attr)), text__safe(l->val, val, sizeof(val)));
+		}
+		if (l->dom && off < n)
+			off += snprintf(b + off, n - off, ")");
 	}
 	if (q->u.nlower > q->shown && off < n)
 		off += snprintf(b + off, n - off, " (+%u more)", q->u.nlower - q->shown);
@@ -210,6 +238,17 @@ void printer__upper(struct req_printer *p, const struct life_upper *in)
 		l->bytes = x->bytes;
 		l->request = x->g || x->d;
 		l->dom = l->request ? life__dominant(l->ph, complete) : NULL;
+		if (l->request && l->dom) {	/* stalled before G while its queue was written: who */
+			struct life_req r = { .dev = x->dev, .q = x->q, .g = x->g, .seen = SEEN_Q | SEEN_G };
+			const struct life_sysfs *w = printer__culprit(p, &r, l->ph);
+
+			if (w) {
+				p->attributed++;
+				l->has_w = true;
+				l->w = *w;
+				printer__value(w->value, l->val, sizeof(l->val));
+			}
+		}
 		if (l->ph[PH_Q2C] > q.below)
 			q.below = l->ph[PH_Q2C];
 	}

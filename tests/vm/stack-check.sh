@@ -67,6 +67,30 @@ check "each write: two lowers, on loop1 and loop2 ($(sm '[.[] | select(.type == 
 	'[ "$(sm "[.[] | select(.type == \"bio\" and .op == \"write\") | [.lower_count, ([.lower[].disk] | sort)]] | unique")" = "[[2,[\"loop1\",\"loop2\"]]]" ]'
 check "each read: one lower, on a leg" '[ "$(sm "[.[] | select(.type == \"bio\" and .op == \"read\") | .lower_count == 1 and (.lower[0].disk | test(\"^loop[12]$\"))] | all")" = true ]'
 check "no bio shorter than its lowers by more than the clocks' skew (layer_ns >= -50 us)" '[ "$(sm "[.[] | select(.type == \"bio\") | .layer_ns] | all(. >= -50000)")" = true ]'
+echo "seed 000: bcache over a slow disk (20 ms) whose scheduler udevadm re-writes, an OSD's writes:"
+sd() { file seed sd.out | jq -s -c "$1"; }
+check "nullb1 (configfs) and make-bcache -B -C" '[ "$(kv seed nullb1.rc)" = 0 ] && [ "$(kv seed make-bcache.rc)" = 0 ]'
+check "bcache0 has its cache ($(kv seed state), $(kv seed cache_mode)) and sits on loop3 (cache) and nullb1 (slaves: $(kv seed slaves))" \
+	'[ "$(kv seed state)" = clean ] && [ "$(kv seed slaves)" = "loop3 nullb1 " ]'
+check "writethrough: each OSD write reached the cache and the backing disk ($(sd '[.[] | select(.type == "bio" and .op == "write" and .bytes > 0) | [.lower[].disk] | sort | join("+")] | unique | join(",")'))" \
+	'[ "$(sd "[.[] | select(.type == \"bio\" and .op == \"write\" and .bytes > 0) | [.lower[].disk] | sort] | unique")" = "[[\"loop3\",\"nullb1\"]]" ]'
+check "the OSD and udevadm ran (rc $(kv seed osd.rc), $(kv seed udevadm.rc))" '[ "$(kv seed osd.rc)" = 0 ] && [ "$(kv seed udevadm.rc)" = 0 ]'
+up=$(kv seed udevadm.pid)
+stall=$(sd "[.[] | select(.type == \"bio\" and .comm == \"ceph-osd\") | .lower[] | select(.disk == \"nullb1\" and .queue_write.comm == \"udevadm\" and .queue_write.pid == $up and .queue_write.attr == \"scheduler\") | .q2g_ns]")
+check "slow -d bcache0 names udevadm[$up] writing nullb1/queue/scheduler under the OSD's slow writes (their Q2G: $stall)" \
+	'[ "$(jq "length" <<<"$stall")" -ge 1 ] && [ "$(jq "max" <<<"$stall")" -ge 1000000 ]'
+# the helpers' own clocks: a stall lasts no longer than the queue write that
+# froze it; a bio no longer than the OSD's slowest write + fdatasync
+uw=$(file seed ud.out | awk '$1 == "A" { if ($3 > m) m = $3 } END { print m + 0 }')
+ow=$(file seed osd.out | awk '$1 == "W" { if ($3 > m) m = $3 } END { print m + 0 }')
+check "each stall within udevadm's own slowest write ($(jq max <<<"$stall") <= $uw ns)" '[ "$(jq max <<<"$stall")" -le "$uw" ]'
+check "each bio within the OSD's own slowest call ($(sd '[.[] | select(.type == "bio") | .q2c_ns] | max') <= $ow ns)" \
+	'[ "$(sd "[.[] | select(.type == \"bio\") | .q2c_ns] | max")" -le "$ow" ]'
+check "the requests on nullb1: null_blk's 20 ms each (D2C $(sd '[.[] | select(.type == "bio") | .lower[] | select(.disk == "nullb1" and .request) | .d2c_ns] | [min, max]'))" \
+	'[ "$(sd "[.[] | select(.type == \"bio\") | .lower[] | select(.disk == \"nullb1\" and .request) | .d2c_ns] | all(. >= 19500000 and . <= 40000000)")" = true ]'
+echo "  text: $(file seed st.out | grep 'queue frozen by udevadm' | head -1)"
+check "text: the bcache0 write, the nullb1 write below, its Q2G and udevadm named" \
+	'file seed st.out | grep -q " bcache0 .*<- .*nullb1 write .*(Q2G .*: queue frozen by udevadm\[[0-9]*\]: nullb1/queue/scheduler = "'
 echo
 echo "stack checks: $pass passed, $failed failed"
 [ $failed = 0 ]

@@ -81,3 +81,40 @@ sleep 0.5; settle
 kv after "$(stat_of md0)"
 stop sm
 end snoop_md
+
+begin seed
+# Seed 000: bcache over a slow backing disk (nullb1: 20 ms a request, kept in
+# memory so that bcache finds its superblock) with a fast cache (loop3); an
+# OSD commits 4 KiB writes with fdatasync while udevadm re-writes the
+# backing disk's scheduler, which freezes its queue each time.
+mount -t configfs none /sys/kernel/config 2>/dev/null
+n=/sys/kernel/config/nullb/nullb1
+mkdir $n && echo 128 > $n/size && echo 1 > $n/memory_backed && echo 2 > $n/irqmode &&
+	echo 20000000 > $n/completion_nsec && echo 2 > $n/queue_mode && echo 1 > $n/power; kv nullb1.rc $?
+truncate -s 128M /dev/shm/d3.img
+losetup /dev/loop3 /dev/shm/d3.img
+# both at once: the backing disk is made with the cache set's UUID, attached
+/peer/make-bcache --bucket 64k -B /dev/nullb1 -C /dev/loop3 > /tmp/mb.out 2>&1; kv make-bcache.rc $?
+echo /dev/loop3 > /sys/fs/bcache/register; echo /dev/nullb1 > /sys/fs/bcache/register
+t=0; while [ "$(cat /sys/block/bcache0/bcache/state 2>/dev/null)" != clean ] && [ $t -lt 50 ]; do sleep 0.1; t=$((t + 1)); done
+kv state "$(cat /sys/block/bcache0/bcache/state)"
+kv cache_mode "$(cat /sys/block/bcache0/bcache/cache_mode)"
+kv slaves "$(ls /sys/block/bcache0/slaves | tr "\n" " ")"
+put mb.out /tmp/mb.out
+start sd slow -d bcache0 10 --json
+/peer/udevadm attrs /sys/block/nullb1/queue/scheduler 6 200 mq-deadline none > /tmp/ud.out & ud=$!
+kv udevadm.pid $ud
+/peer/ceph-osd write /dev/bcache0 60 > /tmp/osd.out; kv osd.rc $?
+wait $ud; kv udevadm.rc $?
+sleep 0.5
+stop sd
+put osd.out /tmp/osd.out
+put ud.out /tmp/ud.out
+# the same in text, for the README
+start st slow -d bcache0 10
+/peer/udevadm attrs /sys/block/nullb1/queue/scheduler 2 100 mq-deadline none > /dev/null & ud=$!
+/peer/ceph-osd write /dev/bcache0 10 > /dev/null
+wait $ud
+sleep 0.5
+stop st
+end seed
