@@ -16,6 +16,7 @@ const struct cmd cmds__all[] = {
 	{ "readahead", cmd_readahead, "readahead efficiency: pages read ahead, used, wasted, time to use, windows" },
 	{ "export", cmd_export, "a Prometheus exporter: request phases per disk and op, slow requests, losses" },
 	{ "size", cmd_size, "I/O sizes per process, disk and op (bitesize), with the sequential share (biopattern)" },
+	{ "layers", cmd_layers, "the device tree (dm, md, bcache over their disks): each layer's I/O, latency and what it adds" },
 	{ "throttle", cmd_throttle, "dirty throttling per process and device: pauses, time asleep, dirty pages and limits" },
 	{ "exec", cmd_exec, "every exec (execsnoop), failed ones too: parent, user, cgroup, arguments" },
 	{ "sysfs", cmd_sysfs, "writes to block queue attributes (scheduler, nr_requests, ...): who, what, how long" },

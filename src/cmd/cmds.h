@@ -21,6 +21,7 @@ int cmd_stacks(int argc, char **argv);
 int cmd_iostat(int argc, char **argv);
 int cmd_size(int argc, char **argv);
 int cmd_throttle(int argc, char **argv);
+int cmd_layers(int argc, char **argv);
 int cmd_cache(int argc, char **argv);
 int cmd_readahead(int argc, char **argv);
 int cmd_export(int argc, char **argv);

@@ -17,6 +17,7 @@ int cache__snapshot(char **files, int nfiles, bool json);	/* cache_snapshot.c */
 #define CACHE_MODES 15u	/* by all, process, cgroup, file */
 extern const struct rec size_rec, size_end_rec;
 extern const struct rec throttle_rec, throttle_end_rec;
+extern const struct rec layer_rec;
 extern const struct rec bpf_stats_rec;	/* src/lib/costmeter.c */
 #include "records.h"	/* request_rec, queue_write_rec, summary_rec */
 #define SUMMARY_MODES 3u	/* followed, watched */

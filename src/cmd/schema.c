@@ -32,6 +32,7 @@ static const struct {
 	{ &size_end_rec, 0 },
 	{ &throttle_rec, 0 },
 	{ &throttle_end_rec, 0 },
+	{ &layer_rec, 0 },
 	{ &bpf_stats_rec, 0 },
 	{ &request_rec, REQUEST_MODES },
 	{ &queue_write_rec, 0 },

@@ -75,3 +75,13 @@ for s in bio stack_summary; do
 	n=$(python3 tests/schema/check.py tests/schema/$s.json "$T/s.json" $s) || die "schema $s: $n"
 	ok "schema $s: $n objects fit"
 done
+# layers: the disk in its own layer, its I/O the kernel's count
+start_iodig "$T/l.json" layers --json 1
+zr0=$(diskstat $z 1)
+dd if=/dev/$z of=/dev/null bs=4k count=80 iflag=direct status=none
+sleep 1.3
+zr=$(( $(diskstat $z 1) - zr0 ))
+stop_iodig
+assert_eq "$(jq -s "[.[] | select(.disk == \"$z\") | .ios] | add" "$T/l.json")" "$zr" "layers: $z's I/O over the intervals = diskstats' 80 reads"
+n=$(python3 tests/schema/check.py tests/schema/layer.json "$T/l.json" layer) || die "schema layer: $n"
+ok "schema layer: $n objects fit"

@@ -91,6 +91,19 @@ check "the requests on nullb1: null_blk's 20 ms each (D2C $(sd '[.[] | select(.t
 echo "  text: $(file seed st.out | grep 'queue frozen by udevadm' | head -1)"
 check "text: the bcache0 write, the nullb1 write below, its Q2G and udevadm named" \
 	'file seed st.out | grep -q " bcache0 .*<- .*nullb1 write .*(Q2G .*: queue frozen by udevadm\[[0-9]*\]: nullb1/queue/scheduler = "'
+echo "layers: the tree, each layer's I/O, what dm-delay adds:"
+ly() { file layers ly.out | jq -s -c "$1"; }
+check "layers exits 0" '[ "$(kv layers ly.rc)" = 0 ]'
+check "nullb0 under dm-1 in the tree ($(ly '[.[] | select(.disk == "nullb0") | [.parent, .depth]] | unique'))" \
+	'[ "$(ly "[.[] | select(.disk == \"nullb0\" and .ios > 0) | [.parent, .depth]] | unique")" = "[[\"dm-1\",1]]" ]'
+for d in dm-1 nullb0; do
+	k=$(delta layers ".$d" 1)
+	check "$d: its I/O over the intervals = /sys/block/$d/stat's reads ($k)" '[ "$(ly "[.[] | select(.disk == \"$d\") | .ios] | add")" = "$k" ] && [ "$k" = 30 ]'
+done
+m=$(ly '[.[] | select(.disk == "dm-1" and .layer_mean_ns != null) | .layer_mean_ns]')
+check "dm-1 adds dm-delay's 10 ms (in jiffies) over null_blk: mean $m ns" '[ "$(jq "all(. >= 7500000 and . <= 25000000) and length >= 1" <<<"$m")" = true ]'
+echo "$(file layers lt.out | sed 's/^/  | /')"
+check "text: the tree, md0's legs under it" 'file layers lt.out | grep -q "^  loop1 " && file layers lt.out | grep -q "^md0 "'
 echo
 echo "stack checks: $pass passed, $failed failed"
 [ $failed = 0 ]
