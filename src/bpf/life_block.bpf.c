@@ -137,18 +137,6 @@ struct {
 	__type(value, struct split_q);
 } split_qs SEC(".maps");
 
-/*
- * A kernel pointer's value as a number, to hash it.  The verifier forbids
- * arithmetic on a pointer and refuses partial fills of a spilled one; a copy
- * made by bpf_probe_read_kernel() is a plain scalar.
- */
-static __always_inline __u64 ptr_val(const void *p)
-{
-	__u64 spill = (__u64)p, v = 0;
-
-	bpf_probe_read_kernel(&v, sizeof(v), &spill);
-	return v;
-}
 
 static __always_inline struct life_slot *slot_get(__u64 bio)
 {

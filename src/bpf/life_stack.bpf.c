@@ -68,14 +68,6 @@ struct {
 	__type(value, struct life_upper);
 } upper_scratch SEC(".maps");
 
-static __always_inline __u64 stack_ptr(const void *p)
-{
-	__u64 spill = (__u64)p, v = 0;
-
-	bpf_probe_read_kernel(&v, sizeof(v), &spill);
-	return v;
-}
-
 static __always_inline void link_lower(__u64 lower, __u64 upper, __u64 now)
 {
 	struct life_link l = { upper, now };
@@ -86,7 +78,7 @@ static __always_inline void link_lower(__u64 lower, __u64 upper, __u64 now)
 SEC("tp_btf/block_bio_queue")
 int BPF_PROG(life_stack_queue, struct bio *bio)
 {
-	__u64 key = stack_ptr(bio), now = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid(), *up;
+	__u64 key = ptr_val(bio), now = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid(), *up;
 	__u32 tid = (__u32)id, zero = 0;
 	struct life_upper_at at;
 	struct life_upper *u;
@@ -140,7 +132,7 @@ int BPF_PROG(life_stack_remap, struct bio *bio, dev_t dev, sector_t from)
 	__u64 *up = bpf_map_lookup_elem(&upper_at, &at);
 
 	if (up)
-		link_lower(stack_ptr(bio), *up, bpf_ktime_get_ns());
+		link_lower(ptr_val(bio), *up, bpf_ktime_get_ns());
 	return 0;
 }
 
@@ -182,7 +174,7 @@ int BPF_PROG(life_stack_rq_end, struct request *rq, int error, unsigned int nr_b
 	/* its first bio was linked; a partial completion waits for the last */
 	if (!rq->bio || nr_bytes < rq->__data_len)
 		return 0;
-	lower_end(stack_ptr(rq->bio), gendisk_dev(rq_gendisk(rq)), rq->cmd_flags, rq->__data_len,
+	lower_end(ptr_val(rq->bio), gendisk_dev(rq_gendisk(rq)), rq->cmd_flags, rq->__data_len,
 		  rq->start_time_ns, rq->io_start_time_ns, bpf_ktime_get_ns());
 	return 0;
 }
@@ -197,7 +189,7 @@ int BPF_PROG(life_stack_end, struct request_queue *q, struct bio *bio)
 	/* Looked up for every bio: a driver may end its upper bio on the disk
 	 * below, whose queue q then is (bcache sets the backing disk into the
 	 * bio it was given, and ends that bio when both legs are done). */
-	key = stack_ptr(bio);
+	key = ptr_val(bio);
 	u = bpf_map_lookup_elem(&uppers, &key);
 	if (!u) {
 		if (!q->mq_ops)

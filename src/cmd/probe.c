@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "fields.h"
 #include "json.h"
+#include "life_user.h"
 #include "log.h"
 #include "recs.h"
 
@@ -72,7 +73,7 @@ static int block_tracepoints(struct tp *tps, int max)
 
 /* ---- what it prints, declared once (fields.h) ---- */
 
-#define NCMDS 4
+#define NCMDS 5
 
 /* text: a command (or a few), and what it will use here */
 struct cmd_line {
@@ -86,6 +87,7 @@ struct probe_view {
 	const struct tp *tps;
 	int ntp;
 	const char *lat, *slow, *snoop, *func_kernel, *func_user;	/* JSON: what each uses */
+	const char *stacked;	/* bio-based disks: where a bio's start comes from */
 	struct cmd_line cmds[NCMDS];
 };
 
@@ -131,6 +133,7 @@ static const struct field cmds_fields[] = {
 	{ "snoop", FS_PSTR, PV(snoop) },
 	{ "func_kernel", FS_PSTR, PV(func_kernel) },
 	{ "func_user", FS_PSTR, PV(func_user) },
+	{ "stacked", FS_PSTR, PV(stacked) },
 };
 static const struct rec cmds_rec = REC(NULL, NULL, NULL, cmds_fields);
 
@@ -203,6 +206,20 @@ static void commands(struct probe_view *pv)
 									     "kprobes for many" : "yes: kprobes")
 									: "no: this kernel has neither kprobes nor fentry" };
 	pv->cmds[3] = (struct cmd_line){ "func BINARY:SYMBOL", f->uprobe ? "yes: uprobes" : "no: no uprobes" };
+	/* bio-based disks (dm, md, bcache, zram): their bios, from the kernel's
+	 * Q stamp when it keeps one for every bio (life__kernel_q) */
+	{
+		struct btf *vmlinux = f->btf ? btf__load_vmlinux_btf() : NULL;
+		bool kq = vmlinux && life__kernel_q(vmlinux);
+
+		btf__free(vmlinux);
+		pv->stacked = !f->btf ? "unavailable" : kq ? "tp_btf, the kernel's bio stamps"
+								  : "tp_btf, iodig's bio stamps";
+		pv->cmds[4] = (struct cmd_line){ "dm, md, bcache, zram",
+			!f->btf ? "no: needs BTF" : kq ? "yes (lat, slow, snoop, layers): bios timed from the kernel's stamp"
+						      : "yes (lat, slow, snoop, layers): bios stamped by iodig (the kernel "
+							"stamps them for blk-iolatency only)" };
+	}
 }
 
 int cmd_probe(int argc, char **argv)

@@ -259,12 +259,12 @@ static void g_tid(const void *row, const struct fctx *c, struct fval *v, char *b
 	}
 }
 
-static int w_disk(const struct fctx *c)
+int printer__w_disk(const struct fctx *c)
 {
 	return ((const struct req_printer *)c->user)->disk_w;
 }
 
-static int w_sector(const struct fctx *c)
+int printer__w_sector(const struct fctx *c)
 {
 	return ((const struct req_printer *)c->user)->sector_w;
 }
@@ -475,10 +475,10 @@ static const struct field req_fields[] = {
 	{ "pid", FS_GET, .get = g_pid, .flags = FL_INT | FL_NULLABLE },
 	{ NULL, FS_U32, RV(r.pid), .head = "PID", .fmt = "%-7u" },
 	{ "tid", FS_GET, .get = g_tid, .flags = FL_INT | FL_NULLABLE },
-	{ "disk", FS_PSTR, RV(disk), .head = "DISK", .fmt = "%-s", .width = w_disk },
+	{ "disk", FS_PSTR, RV(disk), .head = "DISK", .fmt = "%-s", .width = printer__w_disk },
 	{ "op", FS_PSTR, RV(op), .head = "OP", .fmt = "%-7s" },
 	{ "flags", FS_WORDS, .each = e_flags },
-	{ "sector", FS_U64, RV(r.sector), .flags = FL_MAX_NULL, .head = "SECTOR", .fmt = "%-llu", .width = w_sector },
+	{ "sector", FS_U64, RV(r.sector), .flags = FL_MAX_NULL, .head = "SECTOR", .fmt = "%-llu", .width = printer__w_sector },
 	{ "bytes", FS_U32, RV(r.bytes), .head = "BYTES", .fmt = "%-8u" },
 	PHASE("q2g_ns", PH_Q2G, "Q2G(ms)", "%8.3f"),
 	PHASE("g2i_ns", PH_G2I, "G2I(ms)", "%8.3f"),

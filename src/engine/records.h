@@ -96,6 +96,10 @@ int printer__record_tables(struct req_printer *p, const char *path);
 /* A REC_UPPER: a bio of a bio-based disk and its lowers (records_stack.c). */
 void printer__upper(struct req_printer *p, const struct life_upper *u);
 void printer__stack_summary(struct req_printer *p, const struct life_stack_stats *s);
+/* The text columns' widths for a DISK and a SECTOR (fields.h's width()):
+ * fctx.user is the printer. */
+int printer__w_disk(const struct fctx *c);
+int printer__w_sector(const struct fctx *c);
 
 /* Its records, declared once (fields.h): for iodig schema. */
 extern const struct rec request_rec, queue_write_rec, summary_rec, bio_rec, stack_summary_rec;

@@ -46,16 +46,6 @@ static void t_time(const void *row, const struct fctx *c, struct fval *v, char *
 	v->d = (U(row)->u.c - ((const struct req_printer *)c->user)->t0) / 1e9;
 }
 
-static int w_disk(const struct fctx *c)
-{
-	return ((const struct req_printer *)c->user)->disk_w;
-}
-
-static int w_sector(const struct fctx *c)
-{
-	return ((const struct req_printer *)c->user)->sector_w;
-}
-
 static const void *e_flags(const void *row, unsigned i, struct fctx *c, void *scratch, const char **key)
 {
 	return U(row)->flags;
@@ -168,7 +158,11 @@ static void t_chain(const void *row, const struct fctx *c, struct fval *v, char 
 			char comm[TEXT_SAFE_LEN(LIFE_COMM_LEN)], attr[TEXT_SAFE_LEN(SYSFS_NAME_LEN)],
 			     val[TEXT_SAFE_LEN(SYSFS_VALUE_LEN)];
 
-			off += snprintf(b + off, n - off, ": queue frozen by %s[%u]: %s/queue/%s = \"%s\"",
+			/* the stall is its Q2G, whichever phase was longest */
+			if (strcmp(l->dom, "Q2G"))
+				off += snprintf(b + off, n - off, "; Q2G %s", fmt_ns(t2, sizeof(t2), l->ph[PH_Q2G]));
+			if (off < n)
+				off += snprintf(b + off, n - off, ": queue frozen by %s[%u]: %s/queue/%s = \"%s\"",
 					text__safe(l->w.comm, comm, sizeof(comm)), l->w.pid, l->disk,
 					text__safe(l->w.attr, attr, sizeof(attr)), text__safe(l->val, val, sizeof(val)));
 		}
@@ -191,10 +185,10 @@ static const struct field upper_fields[] = {
 	{ "comm", FS_CHARS, UV(u.comm), .head = "COMM", .fmt = "%-15s" },
 	{ "pid", FS_U32, UV(u.pid), .head = "PID", .fmt = "%-7u" },
 	{ "tid", FS_U32, UV(u.tid) },
-	{ "disk", FS_PSTR, UV(disk), .head = "DISK", .fmt = "%-s", .width = w_disk },
+	{ "disk", FS_PSTR, UV(disk), .head = "DISK", .fmt = "%-s", .width = printer__w_disk },
 	{ "op", FS_PSTR, UV(op), .head = "OP", .fmt = "%-7s" },
 	{ "flags", FS_WORDS, .each = e_flags },
-	{ "sector", FS_U64, UV(u.sector), .head = "SECTOR", .fmt = "%-llu", .width = w_sector },
+	{ "sector", FS_U64, UV(u.sector), .head = "SECTOR", .fmt = "%-llu", .width = printer__w_sector },
 	{ "bytes", FS_U32, UV(u.bytes), .head = "BYTES", .fmt = "%-8u" },
 	NONE(NULL, "Q2G(ms)", "%8.3f"),
 	NONE(NULL, "G2I(ms)", "%8.3f"),

@@ -9,6 +9,7 @@ p50() { file "$1" "$2" | jq -s "[.[] | select(.type == \"hist\" $3) | .p50_ns] |
 
 echo "guest kernel: $(sed -n 's/.*=== GUEST UP \([^ ]*\).*/\1/p' "$LOG" | head -1)"
 echo "set-up:"
+check "probe: bios timed from the kernel's own stamp here ($(kv setup stacked))" '[ "$(kv setup probe.rc)" = 0 ] && [ "$(kv setup stacked)" = "\"stacked\":\"tp_btf, the kernel'"'"'s bio stamps\"" ]'
 check "dmsetup created dm-linear and dm-delay" '[ "$(kv setup lin.rc)" = 0 ] && [ "$(kv setup dly.rc)" = 0 ]'
 check "mdadm created md0 (raid1)" '[ "$(kv setup md.rc)" = 0 ]'
 check "dm-0 stacks on loop0 (sysfs slaves: $(kv setup slaves.dm-0))" '[ "$(kv setup slaves.dm-0)" = loop0 ]'
@@ -90,7 +91,7 @@ check "the requests on nullb1: null_blk's 20 ms each (D2C $(sd '[.[] | select(.t
 	'[ "$(sd "[.[] | select(.type == \"bio\") | .lower[] | select(.disk == \"nullb1\" and .request) | .d2c_ns] | all(. >= 19500000 and . <= 40000000)")" = true ]'
 echo "  text: $(file seed st.out | grep 'queue frozen by udevadm' | head -1)"
 check "text: the bcache0 write, the nullb1 write below, its Q2G and udevadm named" \
-	'file seed st.out | grep -q " bcache0 .*<- .*nullb1 write .*(Q2G .*: queue frozen by udevadm\[[0-9]*\]: nullb1/queue/scheduler = "'
+	'file seed st.out | grep -q " bcache0 .*<- .*nullb1 write .*Q2G [0-9.]*[mu]*s: queue frozen by udevadm\[[0-9]*\]: nullb1/queue/scheduler = "'
 echo "layers: the tree, each layer's I/O, what dm-delay adds:"
 ly() { file layers ly.out | jq -s -c "$1"; }
 check "layers exits 0" '[ "$(kv layers ly.rc)" = 0 ]'
