@@ -21,6 +21,10 @@ extern const volatile __u32 targ_mode;
 extern const volatile __u64 targ_min_ns;
 extern const volatile __u32 filter_dev;
 extern const volatile __u64 targ_wakeup_bytes;
+extern const volatile __u32 filter_pid;
+extern const volatile bool filter_comm_on;
+extern const volatile char filter_comm[LIFE_COMM_LEN];
+extern const volatile __u64 filter_cgroup;
 
 struct life_stack_stats stack_stats;
 
@@ -136,6 +140,21 @@ int BPF_PROG(life_stack_remap, struct bio *bio, dev_t dev, sector_t from)
 	return 0;
 }
 
+/* The submitter's filters (-p, --comm, -c), as the requests' at their Q. */
+static __always_inline bool upper_wanted(const struct life_upper *u, struct bio *bio)
+{
+	if (filter_pid && u->pid != filter_pid)
+		return false;
+	if (filter_comm_on)
+		for (int i = 0; i < LIFE_COMM_LEN; i++) {
+			if (u->comm[i] != filter_comm[i])
+				return false;
+			if (!u->comm[i])
+				break;
+		}
+	return !filter_cgroup || bio_cgroup_id(bio) == filter_cgroup;
+}
+
 /* A lower ended: its stamps into its upper's record, up to LIFE_LOWERS. */
 static __always_inline void lower_end(__u64 key, __u32 dev, __u32 cmd_flags, __u32 bytes,
 				      __u64 g, __u64 d, __u64 now)
@@ -200,7 +219,7 @@ int BPF_PROG(life_stack_end, struct request_queue *q, struct bio *bio)
 	__sync_fetch_and_add(&stack_stats.upper_bios, 1);
 	/* itself the lower of a disk above (dm over md) */
 	lower_end(key, u->dev, u->cmd_flags, u->bytes, 0, 0, now);
-	if ((!filter_dev || u->dev == filter_dev) &&
+	if ((!filter_dev || u->dev == filter_dev) && upper_wanted(u, bio) &&
 	    (targ_mode == LIFE_SNOOP || now - u->q >= targ_min_ns)) {
 		out = bpf_ringbuf_reserve(&records, sizeof(*out), 0);
 		if (out) {

@@ -20,10 +20,12 @@
 #include "fields.h"
 #include "json.h"
 #include "lat.h"
+#include "lat_cmd.h"
 #include "lat.skel.h"
 #include "log.h"
 #include "recs.h"
 #include "run.h"
+#include "skipped.h"
 
 #define IOSTAT_DISKS 256
 
@@ -51,6 +53,7 @@ struct iostat_ctx {
 	struct hist h[IOSTAT_DISKS][2];	/* by index in last[], read and write */
 	struct json j;
 	uint64_t interval;
+	struct skipped skipped;	/* -d: completions the kernel ran no program for */
 };
 
 static int read_diskstats(struct dstat *d, int max)
@@ -118,10 +121,25 @@ struct iostat_row {
 	const char *disk;
 	uint64_t interval, ts_ns, reads, writes, discards, flushes, bpf_reads, bpf_writes;
 	uint64_t r_p50, r_p99, w_p50, w_p99;
+	int64_t skipped;
+	bool has_skipped;	/* -d's disk, where it is measured */
 	double secs, r_s, w_s, rkb_s, wkb_s, rrqm_s, wrqm_s, r_await, w_await, d_await, f_await, aqu_sz, util;
 };
 
 #define R(f) offsetof(struct iostat_row, f)
+
+/* -d's disk: completions of its requests the kernel ran no BPF program for
+ * (skipped.h), so that bpf_reads + bpf_writes can be held to its counts;
+ * null on the other lines and without -d */
+static void g_skipped(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	const struct iostat_row *r = row;
+
+	if (r->has_skipped) {
+		v->k = V_I64;
+		v->i = r->skipped;
+	}
+}
 static const struct field iostat_fields[] = {
 	{ "interval", FS_U64, R(interval) },
 	{ "ts_ns", FS_U64, R(ts_ns) },
@@ -155,9 +173,15 @@ static const struct field iostat_fields[] = {
 	{ "r_p99_ns", FS_U64, R(r_p99) },
 	{ "w_p50_ns", FS_U64, R(w_p50) },
 	{ "w_p99_ns", FS_U64, R(w_p99) },
+	{ "skipped", FS_GET, .get = g_skipped, .flags = FL_INT | FL_NULLABLE },
 };
 
 const struct rec iostat_rec = REC("iostat", "iostat", "iostat: one disk over one interval", iostat_fields);
+
+static uint64_t iostat_seen(void *ctx)
+{
+	return ((struct iostat_ctx *)ctx)->sk->bss->stats.ran;
+}
 
 static int iostat_report(void *ctx, bool last)
 {
@@ -168,6 +192,7 @@ static int iostat_report(void *ctx, bool last)
 	__u32 old = histmap__flip(&ic->sk->bss->epoch);
 	int n = read_diskstats(now, IOSTAT_DISKS), err;
 	struct fctx fc = {};
+	int64_t sk;
 
 	(void)last;
 	if (n < 0)
@@ -180,6 +205,7 @@ static int iostat_report(void *ctx, bool last)
 		return err < 0 ? fail("collecting histograms", "%s", strerror(-err)) : err;
 	ic->interval++;
 	fc.secs = secs;
+	sk = skipped__interval(&ic->skipped, iostat_seen, ic);
 	if (!ic->o->c.json)
 		fields__head(stdout, &iostat_rec, &fc);
 	for (int i = 0; i < ic->nlast; i++) {
@@ -209,6 +235,7 @@ static int iostat_report(void *ctx, bool last)
 			.bpf_reads = ic->h[i][0].count, .bpf_writes = ic->h[i][1].count,
 			.r_p50 = hist__percentile(&ic->h[i][0], 0.5), .r_p99 = hist__percentile(&ic->h[i][0], 0.99),
 			.w_p50 = hist__percentile(&ic->h[i][1], 0.5), .w_p99 = hist__percentile(&ic->h[i][1], 0.99),
+			.has_skipped = ic->skipped.on && !strcmp(b->name, ic->o->sel.disk_name), .skipped = sk,
 		};
 
 		if (ic->o->c.json)
@@ -260,6 +287,7 @@ int cmd_iostat(int argc, char **argv)
 	ic.sk->rodata->targ_per_flags = true;
 	ic.sk->rodata->targ_queued = true;
 	ic.sk->rodata->filter_dev = o.sel.disk;
+	lat__prepare(ic.sk, o.sel.disk, true);	/* dm, md, bcache: their bios' tails too */
 	if ((err = lat_bpf__load(ic.sk))) {
 		err = bpfenv__fail("loading BPF programs", err);
 		goto out;
@@ -268,6 +296,9 @@ int cmd_iostat(int argc, char **argv)
 		err = bpfenv__fail("attaching to block tracepoints", err);
 		goto out;
 	}
+	/* -d: the kernel's own count of its completions, beside the programs' */
+	if (o.sel.disk && (err = skipped__start(&ic.skipped, o.sel.disk, iostat_seen, &ic)))
+		warnf(SKIPPED_OFF, bpfenv__strerror(err));
 	/* the first report covers the first interval, not the time since boot (iostat -y) */
 	if ((ic.nlast = read_diskstats(ic.last, IOSTAT_DISKS)) < 0) {
 		err = fail("reading /proc/diskstats", "%s", strerror(-ic.nlast));
@@ -282,6 +313,7 @@ int cmd_iostat(int argc, char **argv)
 	o.loop.ctx = &ic;
 	err = run__loop(&o.loop);
 out:
+	skipped__stop(&ic.skipped, iostat_seen, &ic);
 	lat_bpf__destroy(ic.sk);
 	return err;
 }

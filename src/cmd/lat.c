@@ -253,6 +253,20 @@ static int lat_wait(void *ctx, int ms)
 	return run__sleep_ms(ctx, ms);
 }
 
+bool lat__prepare(struct lat_bpf *sk, uint32_t disk, bool per_disk)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	/* bio-based disks, when one is asked for: -d, or -D with one present */
+	bool bio = disk ? disks__bio_based(disk) : per_disk && disks__any_bio_based();
+
+	sk->rodata->targ_bio_own_q = !life__kernel_q(vmlinux);
+	sk->rodata->rqf_flush_seq_bit = bpfenv__enumerator(vmlinux, "__RQF_FLUSH_SEQ", 4);
+	btf__free(vmlinux);
+	bpf_program__set_autoload(sk->progs.lat_bio_complete, bio);
+	bpf_program__set_autoload(sk->progs.lat_bio_queue, bio && sk->rodata->targ_bio_own_q);
+	return bio;
+}
+
 int cmd_lat(int argc, char **argv)
 {
 	struct lat_opts o = {};
@@ -302,17 +316,7 @@ int cmd_lat(int argc, char **argv)
 	lc.skel->rodata->filter_part = o.sel.part;
 	lc.skel->rodata->filter_cgroup = cgid;
 	bpf_program__set_autoattach(lc.skel->progs.lat_issue, o.own_clock);
-	/* bio-based disks, when one is asked for: -d, or -D with one present */
-	lc.bio = o.sel.disk ? disks__bio_based(o.sel.disk) : o.per_disk && disks__any_bio_based();
-	{
-		struct btf *vmlinux = btf__load_vmlinux_btf();
-
-		lc.skel->rodata->targ_bio_own_q = !life__kernel_q(vmlinux);
-		lc.skel->rodata->rqf_flush_seq_bit = bpfenv__enumerator(vmlinux, "__RQF_FLUSH_SEQ", 4);
-		btf__free(vmlinux);
-	}
-	bpf_program__set_autoload(lc.skel->progs.lat_bio_complete, lc.bio);
-	bpf_program__set_autoload(lc.skel->progs.lat_bio_queue, lc.bio && lc.skel->rodata->targ_bio_own_q);
+	lc.bio = lat__prepare(lc.skel, o.sel.disk, o.per_disk);
 	err = lat_bpf__load(lc.skel);
 	if (err) {
 		err = bpfenv__fail("loading BPF programs", err);

@@ -25,6 +25,13 @@ static inline const char *disk_label(const struct lat_opts *o, uint32_t dev)
 	return o->sel.part ? o->sel.name : disks__name(dev);
 }
 
+struct lat_bpf;
+/* Before load, for lat and iostat (lat's object): what this kernel needs
+ * read from its BTF (the flush-sequence bit), and the bio-based disks' two
+ * programs loaded only when one is in view: disk, or (per_disk) any
+ * present.  Returns whether they are. */
+bool lat__prepare(struct lat_bpf *sk, uint32_t disk, bool per_disk);
+
 /* lat --phases: histograms per disk and phase.  Returns the exit status. */
 int lat__phases(struct lat_opts *o, uint64_t cgid);
 

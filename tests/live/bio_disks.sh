@@ -85,3 +85,16 @@ stop_iodig
 assert_eq "$(jq -s "[.[] | select(.disk == \"$z\") | .ios] | add" "$T/l.json")" "$zr" "layers: $z's I/O over the intervals = diskstats' 80 reads"
 n=$(python3 tests/schema/check.py tests/schema/layer.json "$T/l.json" layer) || die "schema layer: $n"
 ok "schema layer: $n objects fit"
+# -p on a bio-based disk: that process's bios only (its pid known before it
+# reads: a shell that waits for a file, then execs dd)
+sh -c 'echo $$; while [ ! -e "$1" ]; do sleep 0.02; done; exec dd if="$2" of=/dev/null bs=4k count=40 iflag=direct status=none' \
+	sh "$T/go" /dev/$z > "$T/pid" & DJ=$!
+for i in $(seq 50); do [ -s "$T/pid" ] && break; sleep 0.05; done
+P=$(cat "$T/pid")
+start_iodig "$T/p.json" snoop -d $z -p "$P" --json
+dd if=/dev/$z of=/dev/null bs=4k count=25 iflag=direct status=none	# another process's
+touch "$T/go"; wait $DJ || die "dd"
+sleep 0.3
+stop_iodig
+assert_eq "$(jq -s -c "[.[] | select(.type == \"bio\") | .pid] | group_by(.) | map([.[0], length])" "$T/p.json")" "[[$P,40]]" \
+	"snoop -d $z -p $P: its 40 reads, not the other reader's 25"

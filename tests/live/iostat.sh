@@ -21,8 +21,13 @@ pairs = [("r_s", "r/s"), ("w_s", "w/s"), ("rkB_s", "rkB/s"), ("wkB_s", "wkB/s"),
 bad = [(a, me[a], ref[b]) for a, b in pairs if abs(me[a] - ref[b]) > max(0.01 * abs(ref[b]), 0.006)]
 print("  ok: " + ", ".join("%s %.3f ~ %s" % (a, me[a], ref[b]) for a, b in pairs[:4] + pairs[6:8]))
 assert not bad, bad
-assert me["reads"] + me["writes"] == 3000 and me["bpf_reads"] == me["reads"] and me["bpf_writes"] == me["writes"], me
-print("  ok: 3000 requests: diskstats %d reads %d writes = BPF's" % (me["reads"], me["writes"]))
+# BPF's counts: diskstats' less the completions the kernel ran no program
+# for (skipped, measured for -d's disk; a few low at worst: skipped.h)
+sk = me["skipped"]
+short = me["reads"] + me["writes"] - me["bpf_reads"] - me["bpf_writes"]
+assert me["reads"] + me["writes"] == 3000 and me["bpf_reads"] <= me["reads"] and me["bpf_writes"] <= me["writes"] \
+    and sk is not None and sk >= -8 and short <= max(sk, 0), me
+print("  ok: 3000 requests: diskstats %d reads %d writes = BPF's %d + %d (%d skipped)" % (me["reads"], me["writes"], me["bpf_reads"], me["bpf_writes"], sk))
 PY
 # the p99 of reads against fio's own clock: 300 random reads of a 5 ms
 # device (a FUSE-backed file), inside one 4 s interval; fio's clat p99 and
@@ -35,8 +40,10 @@ sleep 0.5
 fio --name=y --filename="$S" --direct=1 --rw=randread --bs=4k --number_ios=300 --ioengine=psync --readonly \
 	--output-format=json > "$T/fio.json" || die fio
 wait "$IODIG_PID" || die "iodig iostat failed"; PIDS=()
-read -r c1 p1 <<<"$(jq -s -r '[.[] | select(.type == "iostat")][0] | "\(.bpf_reads) \(.r_p99_ns)"' "$T/io2.json")"
+read -r c1 p1 sk <<<"$(jq -s -r '[.[] | select(.type == "iostat")][0] | "\(.bpf_reads) \(.r_p99_ns) \(.skipped)"' "$T/io2.json")"
 read -r c2 p2 <<<"$(jq -r '.jobs[0].read | "\(.total_ios) \(.clat_ns.percentile["99.000000"])"' "$T/fio.json")"
-assert_eq "$c1" "$c2" "reads: iodig iostat's = fio's"
+# (a CI run beside a competing fio: 299 of 300, one completion the kernel
+# ran no program for: measured since, and allowed)
+assert_seen "$c1" "$sk" "$c2" "reads: iodig iostat's = fio's"
 python3 -c "import sys; a, b = $p1, $p2; sys.exit(abs(a - b) > 0.10 * b)" || die "read p99: iodig iostat $p1 ns, fio's clat $p2 ns"
 ok "read p99: iodig iostat $p1 ns, fio's clat p99 $p2 ns (within 10%)"

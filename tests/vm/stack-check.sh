@@ -105,6 +105,13 @@ m=$(ly '[.[] | select(.disk == "dm-1" and .layer_mean_ns != null) | .layer_mean_
 check "dm-1 adds dm-delay's 10 ms (in jiffies) over null_blk: mean $m ns" '[ "$(jq "all(. >= 7500000 and . <= 25000000) and length >= 1" <<<"$m")" = true ]'
 echo "$(file layers lt.out | sed 's/^/  | /')"
 check "text: the tree, md0's legs under it" 'file layers lt.out | grep -q "^  loop1 " && file layers lt.out | grep -q "^md0 "'
+echo "iostat -d dm-1: diskstats' reads and the bios' tail beside them:"
+io() { file iostat io.out | jq -s -c "$1"; }
+check "iostat exits 0" '[ "$(kv iostat io.rc)" = 0 ]'
+check "reads: diskstats' 30 = the bios timed ($(io '[.[] | select(.disk == "dm-1")] | [(map(.reads) | add), (map(.bpf_reads) | add)]'))" \
+	'[ "$(io "[.[] | select(.disk == \"dm-1\")] | [(map(.reads) | add), (map(.bpf_reads) | add)]")" = "[30,30]" ]'
+check "their p50 is dm-delay's 10 ms over null_blk's 2 ($(io '[.[] | select(.disk == "dm-1" and .bpf_reads > 0) | .r_p50_ns]'))" \
+	'[ "$(io "[.[] | select(.disk == \"dm-1\" and .bpf_reads > 0) | .r_p50_ns] | all(. >= 9687500 and . <= 25000000)")" = true ]'
 echo
 echo "stack checks: $pass passed, $failed failed"
 [ $failed = 0 ]

@@ -135,3 +135,11 @@ dd if=/dev/zero of=/dev/md0 bs=4k count=30 seek=2000 oflag=direct 2>/dev/null
 sleep 2.5
 stop lt
 end layers
+
+begin iostat
+# iostat -d on dm-delay: diskstats' reads, and beside them the bios' own
+start io iostat -d dm-1 --json 1
+dd if=/dev/dm-1 of=/dev/null bs=4k count=30 iflag=direct 2>/dev/null
+sleep 1.5
+stop io
+end iostat
