@@ -325,4 +325,27 @@ static inline int life_phases(__u64 q, __u64 g, __u64 i, __u64 d, __u64 c,
 	return (seen & (SEEN_Q | SEEN_G | SEEN_D)) == (SEEN_Q | SEEN_G | SEEN_D);
 }
 
+/* A stacked bio's lower (struct life_lower): a request's phases from its
+ * link stamp (Q), its G and D; a bio-based disk's bio (g = d = 0) has Q2C
+ * alone.  Returns true for a request whose Q, G and D were all seen. */
+static inline int life_lower_phases(const struct life_lower *x, __u64 *ph)
+{
+	return life_phases(x->q, x->g, 0, x->d, x->c,
+			   SEEN_Q | (x->g ? SEEN_G : 0) | (x->d ? SEEN_D : 0), ph);
+}
+
+/* The longest of an upper bio's lowers kept (their Q2C): what its own
+ * layer's time is measured against (layer = its Q2C less this, signed). */
+static inline __u64 life_upper_below(const struct life_upper *u)
+{
+	__u64 below = 0, ph[PH_NR];
+
+	for (__u32 i = 0; i < u->nlower && i < LIFE_LOWERS; i++) {
+		life_lower_phases(&u->lower[i], ph);
+		if (ph[PH_Q2C] > below)
+			below = ph[PH_Q2C];
+	}
+	return below;
+}
+
 #endif

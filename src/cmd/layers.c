@@ -83,21 +83,13 @@ static int on_record(void *ctx, void *data, size_t size)
 		}
 	} else if (type == REC_UPPER && size >= sizeof(struct life_upper)) {
 		const struct life_upper *u = data;
-		__u64 below = 0, ph[PH_NR];
 
 		if (!(l = layer_of(lc, u->dev)))
 			return 0;
 		hist__add(&l->q2c, u->c - u->q);
 		l->ios++;
-		for (unsigned i = 0; i < u->nlower && i < LIFE_LOWERS; i++) {
-			const struct life_lower *x = &u->lower[i];
-
-			life_phases(x->q, x->g, 0, x->d, x->c, SEEN_Q | SEEN_G | SEEN_D, ph);
-			if (ph[PH_Q2C] > below)
-				below = ph[PH_Q2C];
-		}
 		if (u->nlower) {
-			int64_t layer = (int64_t)(u->c - u->q) - (int64_t)below;
+			int64_t layer = (int64_t)(u->c - u->q) - (int64_t)life_upper_below(u);
 
 			l->layer_sum += layer;
 			l->layer_n++;

@@ -333,16 +333,23 @@ static void g_has_w(const void *row, const struct fctx *c, struct fval *v, char 
 }
 
 /* text: who froze the queue while the request waited */
+size_t printer__writer(char *b, size_t n, const struct life_sysfs *w, const char *disk, const char *val)
+{
+	char comm[TEXT_SAFE_LEN(LIFE_COMM_LEN)], attr[TEXT_SAFE_LEN(SYSFS_NAME_LEN)],
+	     value[TEXT_SAFE_LEN(SYSFS_VALUE_LEN)];
+	int k = snprintf(b, n, "%s[%u]: %s/queue/%s = \"%s\"", text__safe(w->comm, comm, sizeof(comm)), w->pid,
+			 disk, text__safe(w->attr, attr, sizeof(attr)), text__safe(val, value, sizeof(value)));
+
+	return k < 0 ? 0 : (size_t)k;
+}
+
 static void t_frozen(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
 {
 	const struct req_view *q = row;
-	char comm[TEXT_SAFE_LEN(LIFE_COMM_LEN)], attr[TEXT_SAFE_LEN(SYSFS_NAME_LEN)],
-	     value[TEXT_SAFE_LEN(SYSFS_VALUE_LEN)];
 
 	if (!q->has_w)
 		return;
-	snprintf(b, n, "%s[%u]: %s/queue/%s = \"%s\"", text__safe(q->w.comm, comm, sizeof(comm)), q->w.pid,
-		 q->disk, text__safe(q->w.attr, attr, sizeof(attr)), text__safe(q->val, value, sizeof(value)));
+	printer__writer(b, n, &q->w, q->disk, q->val);
 	v->k = V_STR;
 	v->s = b;
 }

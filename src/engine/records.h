@@ -81,6 +81,9 @@ void printer__record(struct req_printer *p, const void *data, size_t size);
 void printer__sysfs(struct req_printer *p, const struct life_sysfs *w);
 /* A queue write's value as written, up to its first newline. */
 void printer__value(const char *in, char *out, size_t len);
+/* Text: who wrote a queue attribute, escaped: 'udevadm[414]: sdb/queue/scheduler
+ * = "none"' (val: the value up to its first newline).  What snprintf returns. */
+size_t printer__writer(char *b, size_t n, const struct life_sysfs *w, const char *disk, const char *val);
 /* A queue write's start or end kept (not printed), for printer__culprit. */
 void printer__remember(struct req_printer *p, const struct life_sysfs *w);
 /* The queue-attribute write on r's disk that overlapped r's wait before

@@ -155,16 +155,13 @@ static void t_chain(const void *row, const struct fctx *c, struct fval *v, char 
 					l->ph[!strcmp(l->dom, "Q2G") ? PH_Q2G : !strcmp(l->dom, "G2I") ? PH_G2I :
 					      !strcmp(l->dom, "I2D") ? PH_I2D : PH_D2C]));
 		if (l->has_w && off < n) {
-			char comm[TEXT_SAFE_LEN(LIFE_COMM_LEN)], attr[TEXT_SAFE_LEN(SYSFS_NAME_LEN)],
-			     val[TEXT_SAFE_LEN(SYSFS_VALUE_LEN)];
-
 			/* the stall is its Q2G, whichever phase was longest */
 			if (strcmp(l->dom, "Q2G"))
 				off += snprintf(b + off, n - off, "; Q2G %s", fmt_ns(t2, sizeof(t2), l->ph[PH_Q2G]));
 			if (off < n)
-				off += snprintf(b + off, n - off, ": queue frozen by %s[%u]: %s/queue/%s = \"%s\"",
-					text__safe(l->w.comm, comm, sizeof(comm)), l->w.pid, l->disk,
-					text__safe(l->w.attr, attr, sizeof(attr)), text__safe(l->val, val, sizeof(val)));
+				off += snprintf(b + off, n - off, ": queue frozen by ");
+			if (off < n)
+				off += printer__writer(b + off, n - off, &l->w, l->disk, l->val);
 		}
 		if (l->dom && off < n)
 			off += snprintf(b + off, n - off, ")");
@@ -223,9 +220,7 @@ void printer__upper(struct req_printer *p, const struct life_upper *in)
 	for (unsigned i = 0; i < q.shown; i++) {
 		const struct life_lower *x = &q.u.lower[i];
 		struct lower_view *l = &q.lw[i];
-		/* a request's stamps: Q (its bio linked), G, D (the kernel's) */
-		int complete = life_phases(x->q, x->g, 0, x->d, x->c,
-					   SEEN_Q | (x->g ? SEEN_G : 0) | (x->d ? SEEN_D : 0), l->ph);
+		int complete = life_lower_phases(x, l->ph);
 
 		l->disk = disks__name(x->dev);
 		l->op = reqflags__op_name(&p->rf, x->cmd_flags, l->ob, sizeof(l->ob));
@@ -243,10 +238,9 @@ void printer__upper(struct req_printer *p, const struct life_upper *in)
 				printer__value(w->value, l->val, sizeof(l->val));
 			}
 		}
-		if (l->ph[PH_Q2C] > q.below)
-			q.below = l->ph[PH_Q2C];
 	}
 	if (q.shown) {
+		q.below = life_upper_below(&q.u);
 		q.layer = (int64_t)q.q2c - (int64_t)q.below;
 		q.dom = q.layer > (int64_t)q.below ? "layer" : "below";
 	}
