@@ -8,7 +8,9 @@
  *                     call pair's own CLOCK_MONOTONIC time: "W i ns"
  *   attrs FILE N MS V1 V2...  writes the values in turn into FILE, N times,
  *                     MS apart, as udevadm trigger re-applies queue
- *                     attributes: "A value ns" each
+ *                     attributes: "A value ns end" each, end the
+ *                     CLOCK_MONOTONIC time the write returned (the clock
+ *                     of bpf_ktime_get_ns, so of iodig's ts_ns)
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -59,7 +61,9 @@ int main(int argc, char **argv)
 				perror(argv[2]);
 			if (fd >= 0)
 				close(fd);
-			printf("A %s %lld\n", v, now_ns() - t);
+			long long e = now_ns();
+
+			printf("A %s %lld %lld\n", v, e - t, e);
 			usleep(ms * 1000);
 		}
 		return 0;

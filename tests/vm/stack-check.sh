@@ -49,8 +49,12 @@ check "each with one lower, a nullb0 read request ($(sl '[.[] | select(.type == 
 	'[ "$(sl "[.[] | select(.type == \"bio\") | [.lower_count, .lower[0].disk, .lower[0].op, .lower[0].request]] | unique")" = "[[1,\"nullb0\",\"read\",true]]" ]'
 # null_blk's 2 ms (its timer), dm-delay's 10 ms (3 jiffies: 8 to 12 ms; on
 # 6.1 its timer then queues work for a kworker: up to 18 ms seen, emulated)
-r=$(sl '[.[] | select(.type == "bio") | .lower[0].d2c_ns] | [min, max]')
-check "each lower's D2C is null_blk's 2 ms (min, max: $r ns)" '[ "$(sl "[.[] | select(.type == \"bio\") | .lower[0].d2c_ns] | all(. >= 1900000 and . <= 4000000)")" = true ]'
+# null_blk's timer is a floor; a late timer interrupt in the emulator has
+# made one D2C of 20 take 5.1 ms: the median is null_blk's, and no lower
+# holds dm-delay's 8 ms (all of the delay is the layer's own)
+r=$(sl '[.[] | select(.type == "bio") | .lower[0].d2c_ns] | sort | [.[0], .[length / 2 | floor], .[-1]]')
+check "each lower's D2C is null_blk's 2 ms (min, p50, max: $r ns)" \
+	'[ "$(sl "[.[] | select(.type == \"bio\") | .lower[0].d2c_ns] | sort | .[0] >= 1900000 and .[length / 2 | floor] <= 3000000 and .[-1] < 8000000")" = true ]'
 r=$(sl '[.[] | select(.type == "bio") | .layer_ns] | [min, max]')
 check "each bio's own layer added dm-delay's 10 ms, in jiffies (layer_ns min, max: $r)" '[ "$(sl "[.[] | select(.type == \"bio\") | .layer_ns] | all(. >= 7500000 and . <= 25000000)")" = true ]'
 check "dominant: the layer itself" '[ "$(sl "[.[] | select(.type == \"bio\") | .dominant] | unique")" = "[\"layer\"]" ]'
@@ -80,11 +84,19 @@ up=$(kv seed udevadm.pid)
 stall=$(sd "[.[] | select(.type == \"bio\" and .comm == \"ceph-osd\") | .lower[] | select(.disk == \"nullb1\" and .queue_write.comm == \"udevadm\" and .queue_write.pid == $up and .queue_write.attr == \"scheduler\") | .q2g_ns]")
 check "slow -d bcache0 names udevadm[$up] writing nullb1/queue/scheduler under the OSD's slow writes (their Q2G: $stall)" \
 	'[ "$(jq "length" <<<"$stall")" -ge 1 ] && [ "$(jq "max" <<<"$stall")" -ge 1000000 ]'
-# the helpers' own clocks: a stall lasts no longer than the queue write that
-# froze it; a bio no longer than the OSD's slowest write + fdatasync
-uw=$(file seed ud.out | awk '$1 == "A" { if ($3 > m) m = $3 } END { print m + 0 }')
+# the helpers' own clocks (CLOCK_MONOTONIC, bpf_ktime_get_ns's): a stall
+# ends while one of udevadm's writes runs or within 5 ms of its return (the
+# unfreeze wakes the request; in the emulator a wake-up takes ms), and began
+# before that write returned.  A stall may outlast the write: its bio can be
+# queued (Q) before the freeze began and wait in blk_queue_enter.  The lower
+# request's Q lies between its bio's Q and (bio end - lower Q2C).
+uw=$(file seed ud.out | awk '$1 == "A" { printf "%s[%.0f,%s]", n++ ? "," : "[", $4 - $3, $4 } END { print "]" }')
 ow=$(file seed osd.out | awk '$1 == "W" { if ($3 > m) m = $3 } END { print m + 0 }')
-check "each stall within udevadm's own slowest write ($(jq max <<<"$stall") <= $uw ns)" '[ "$(jq max <<<"$stall")" -le "$uw" ]'
+unexplained=$(sd "[.[] | select(.type == \"bio\" and .comm == \"ceph-osd\") | (.ts_ns - .q2c_ns) as \$q0 | .ts_ns as \$c | .lower[]
+	| select(.disk == \"nullb1\" and .queue_write.comm == \"udevadm\" and .q2g_ns >= 1000000)
+	| {qlo: \$q0, qhi: (\$c - .q2c_ns), q2g: .q2g_ns}
+	| select([$uw[] as \$w | select(.qlo + .q2g <= \$w[1] + 5000000 and .qhi + .q2g >= \$w[0] and .qlo <= \$w[1])] | length == 0)] | length")
+check "each stall ends in one of udevadm's writes (by its own clock: $(jq length <<<"$uw") writes; stalls not inside one: $unexplained)" '[ "$unexplained" = 0 ] && [ "$(jq length <<<"$uw")" -ge 1 ]'
 check "each bio within the OSD's own slowest call ($(sd '[.[] | select(.type == "bio") | .q2c_ns] | max') <= $ow ns)" \
 	'[ "$(sd "[.[] | select(.type == \"bio\") | .q2c_ns] | max")" -le "$ow" ]'
 check "the requests on nullb1: null_blk's 20 ms each (D2C $(sd '[.[] | select(.type == "bio") | .lower[] | select(.disk == "nullb1" and .request) | .d2c_ns] | [min, max]'))" \
