@@ -83,27 +83,109 @@ static __always_inline bool rq_final_completion(struct request *rq, unsigned int
 	return nr_bytes >= rq->__data_len && !rq_data_in_flush_seq(rq);
 }
 
-/* The whole disk a bio is for, and whether its queue makes requests at all:
+/*
+ * Block tracepoints whose first arguments went away.  Christoph Hellwig's
+ * tracepoint cleanups in 5.11 removed the request_queue argument of
+ * block_rq_insert, block_rq_issue and block_rq_requeue (a54895fa057c; in
+ * 5.10.137 too, by the stable series), of block_bio_queue, block_getrq,
+ * block_split and block_bio_remap, and both the queue and the request of
+ * block_bio_backmerge and block_bio_frontmerge.  BLOCK_PROG(name, tp,
+ * args...) is BPF_PROG whose arguments start after tp_lead__<tp> leading
+ * ones, which the user side reads from the tracepoint's own BTF prototype
+ * (bpfenv__set_tp_leads: the parameters before the first struct bio or
+ * struct request), never from a kernel version.  They are constants at
+ * load, so the verifier walks only the branch the running kernel's
+ * prototype takes; `ctx` stays the program's own context.
+ */
+#define TP_LEAD(tp) const volatile __u32 tp_lead__##tp __weak
+TP_LEAD(block_rq_insert);
+TP_LEAD(block_rq_issue);
+TP_LEAD(block_rq_requeue);
+TP_LEAD(block_bio_queue);
+TP_LEAD(block_getrq);
+TP_LEAD(block_split);
+TP_LEAD(block_bio_remap);
+TP_LEAD(block_bio_backmerge);
+TP_LEAD(block_bio_frontmerge);
+
+#define ___block_rest(x) ___block_rest_(x)
+#define ___block_rest_(ctx0, rest...) rest
+#define BLOCK_PROG(name, tp, args...)					    \
+name(unsigned long long *ctx);						    \
+static __always_inline typeof(name(0))					    \
+____##name(unsigned long long *ctx, ##args);				    \
+typeof(name(0)) name(unsigned long long *ctx)				    \
+{									    \
+	unsigned long long *ctx0 = ctx;					    \
+	_Pragma("GCC diagnostic push")					    \
+	_Pragma("GCC diagnostic ignored \"-Wint-conversion\"")		    \
+	_Pragma("GCC diagnostic ignored \"-Wshadow\"")			    \
+	if (tp_lead__##tp == 1) {						    \
+		unsigned long long *ctx = ctx0 + 1;			    \
+		return ____##name(ctx0, ___block_rest(___bpf_ctx_cast(args))); \
+	}								    \
+	if (tp_lead__##tp == 2) {						    \
+		unsigned long long *ctx = ctx0 + 2;			    \
+		return ____##name(ctx0, ___block_rest(___bpf_ctx_cast(args))); \
+	}								    \
+	return ____##name(___bpf_ctx_cast(args));			    \
+	_Pragma("GCC diagnostic pop")					    \
+}									    \
+static __always_inline typeof(name(0))					    \
+____##name(unsigned long long *ctx, ##args)
+
+/*
+ * The whole disk a bio is for, and whether its queue makes requests at all:
  * bio-based drivers (zram, dm, md) see block_bio_queue and no request.
  * bio->bi_bdev is from 309dca309fc3 ("block: store a block_device pointer in
- * struct bio", 5.12), which replaced bi_disk: there is no bi_disk fallback,
- * and 5.12 is iodig's oldest kernel (bpfenv.c says so when BTF is missing). */
+ * struct bio", 5.12), which replaced bi_disk and bi_partno.
+ */
+struct bio___bi_disk {
+	struct gendisk *bi_disk;
+	__u8 bi_partno;
+} __attribute__((preserve_access_index));
+
+static __always_inline struct gendisk *bio_gendisk(struct bio *bio)
+{
+	if (bpf_core_field_exists(((struct bio___bi_disk *)bio)->bi_disk))
+		return ((struct bio___bi_disk *)bio)->bi_disk;
+	return bio->bi_bdev->bd_disk;
+}
+
 static __always_inline __u32 bio_dev(struct bio *bio)
 {
-	return gendisk_dev(bio->bi_bdev->bd_disk);
+	return gendisk_dev(bio_gendisk(bio));
 }
 
 /* The partition (or the whole disk) a bio or a request is for: bi_bdev is
  * the partition's block_device, kept through the remap to disk sectors, and
  * blk_mq_bio_to_request() copies it to rq->part.  0 for a request with no
- * bio (a flush). */
+ * bio (a flush).  Before 5.12, a partition was bi_partno minors above its
+ * disk (not for the extended minors of a disk with more than its minors'
+ * partitions) and rq->part a struct hd_struct (a block_device since
+ * 8446fe9255be, 5.12). */
 static __always_inline __u32 bio_part_dev(struct bio *bio)
 {
+	if (bpf_core_field_exists(((struct bio___bi_disk *)bio)->bi_disk))
+		return bio_dev(bio) + ((struct bio___bi_disk *)bio)->bi_partno;
 	return bio->bi_bdev->bd_dev;
 }
 
+struct hd_struct___old {
+	struct device __dev;
+} __attribute__((preserve_access_index));
+
+struct request___hd {
+	struct hd_struct___old *part;
+} __attribute__((preserve_access_index));
+
 static __always_inline __u32 rq_part_dev(struct request *rq)
 {
+	if (bpf_core_type_exists(struct hd_struct___old)) {
+		struct hd_struct___old *hd = ((struct request___hd *)rq)->part;
+
+		return hd ? hd->__dev.devt : 0;
+	}
 	struct block_device *part = rq->part;
 
 	return part ? part->bd_dev : 0;
@@ -111,7 +193,7 @@ static __always_inline __u32 rq_part_dev(struct request *rq)
 
 static __always_inline bool bio_to_mq(struct bio *bio)
 {
-	return bio->bi_bdev->bd_disk->queue->mq_ops != NULL;
+	return bio_gendisk(bio)->queue->mq_ops != NULL;
 }
 
 /*

@@ -116,7 +116,7 @@ static __always_inline int leave(long ret)
 	e->pid = id >> 32;
 	e->uid = (__u32)bpf_get_current_uid_gid();
 	e->cgroup = bpf_get_current_cgroup_id();
-	t = bpf_get_current_task_btf();
+	t = (struct task_struct *)bpf_get_current_task();	/* any kernel: probe reads */
 	e->ppid = BPF_CORE_READ(t, real_parent, tgid);
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	if (bpf_ringbuf_output(&records, e, sizeof(*e), 0))

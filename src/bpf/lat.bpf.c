@@ -44,7 +44,7 @@ struct {
 } own_start SEC(".maps");
 
 SEC("tp_btf/block_rq_issue")
-int BPF_PROG(lat_issue, struct request *rq)
+int BLOCK_PROG(lat_issue, block_rq_issue, struct request *rq)
 {
 	__u64 key = (__u64)rq, ts = bpf_ktime_get_ns();
 
@@ -147,7 +147,7 @@ struct {
 } bio_start SEC(".maps");
 
 SEC("tp_btf/block_bio_queue")
-int BPF_PROG(lat_bio_queue, struct bio *bio)
+int BLOCK_PROG(lat_bio_queue, block_bio_queue, struct bio *bio)
 {
 	__u64 key = (__u64)bio, ts;
 

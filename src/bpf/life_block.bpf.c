@@ -331,7 +331,7 @@ static __always_inline __u32 bio_dirtier(struct bio *bio, __u32 pid)
 
 /* Not loaded when the kernel stamps bios at Q. */
 SEC("tp_btf/block_bio_queue")
-int BPF_PROG(life_queue, struct bio *bio)
+int BLOCK_PROG(life_queue, block_bio_queue, struct bio *bio)
 {
 	struct life_bio b = {};
 	__u64 id;
@@ -370,7 +370,7 @@ int BPF_PROG(life_queue, struct bio *bio)
 /* The split-off front part goes on to get a request; the rest (its parent,
  * bio_chain()ed as bi_private) is resubmitted and keeps its own entry. */
 SEC("tp_btf/block_split")
-int BPF_PROG(life_split, struct bio *split, unsigned int new_sector)
+int BLOCK_PROG(life_split, block_split, struct bio *split, unsigned int new_sector)
 {
 	struct life_bio *p, b;
 
@@ -419,11 +419,11 @@ static __always_inline int merged(struct bio *bio)
 
 /* Followed requests only. */
 SEC("tp_btf/block_bio_backmerge")
-int BPF_PROG(life_backmerge, struct bio *bio) { return merged(bio); }
+int BLOCK_PROG(life_backmerge, block_bio_backmerge, struct bio *bio) { return merged(bio); }
 
 /* Watched: the new first bio is one G never saw, so watch it. */
 SEC("tp_btf/block_bio_frontmerge")
-int BPF_PROG(life_frontmerge, struct bio *bio)
+int BLOCK_PROG(life_frontmerge, block_bio_frontmerge, struct bio *bio)
 {
 	if (targ_watch) {
 		__sync_fetch_and_add(&stats.merges, 1);
@@ -569,7 +569,7 @@ __noinline int tags_emit(__u32 dev, __u64 q, __u64 gt, __u64 c, __u64 bio)
  * writes it) and watches the request if it waited long already.
  * Followed with --own-clock: G. */
 SEC("tp_btf/block_getrq")
-int BPF_PROG(life_getrq, struct bio *bio)
+int BLOCK_PROG(life_getrq, block_getrq, struct bio *bio)
 {
 	__u64 key = ptr_val(bio), now = bpf_ktime_get_ns(), q = 0;
 	struct life_bio *b;
@@ -645,7 +645,7 @@ static __always_inline struct life_bio *rq_entry(struct request *rq, __u64 *key)
 }
 
 SEC("tp_btf/block_rq_insert")
-int BPF_PROG(life_insert, struct request *rq)
+int BLOCK_PROG(life_insert, block_rq_insert, struct request *rq)
 {
 	__u64 key;
 	struct life_bio *b = rq_entry(rq, &key);
@@ -659,7 +659,7 @@ int BPF_PROG(life_insert, struct request *rq)
 
 /* --own-clock only. */
 SEC("tp_btf/block_rq_issue")
-int BPF_PROG(life_issue, struct request *rq)
+int BLOCK_PROG(life_issue, block_rq_issue, struct request *rq)
 {
 	__u64 key, *d;
 	struct life_bio *b = rq_entry(rq, &key);
@@ -670,7 +670,7 @@ int BPF_PROG(life_issue, struct request *rq)
 }
 
 SEC("tp_btf/block_rq_requeue")
-int BPF_PROG(life_requeue, struct request *rq)
+int BLOCK_PROG(life_requeue, block_rq_requeue, struct request *rq)
 {
 	__u64 key;
 	struct life_bio *b;

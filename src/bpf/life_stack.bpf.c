@@ -80,7 +80,7 @@ static __always_inline void link_lower(__u64 lower, __u64 upper, __u64 now)
 }
 
 SEC("tp_btf/block_bio_queue")
-int BPF_PROG(life_stack_queue, struct bio *bio)
+int BLOCK_PROG(life_stack_queue, block_bio_queue, struct bio *bio)
 {
 	__u64 key = ptr_val(bio), now = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid(), *up;
 	__u32 tid = (__u32)id, zero = 0;
@@ -130,7 +130,7 @@ int BPF_PROG(life_stack_queue, struct bio *bio)
 /* dm and md say where a bio they pass down came from: the upper disk and
  * the sector there (partitions too: no upper bio starts there) */
 SEC("tp_btf/block_bio_remap")
-int BPF_PROG(life_stack_remap, struct bio *bio, dev_t dev, sector_t from)
+int BLOCK_PROG(life_stack_remap, block_bio_remap, struct bio *bio, dev_t dev, sector_t from)
 {
 	struct life_upper_at at = { .dev = dev, .sector = from };
 	__u64 *up = bpf_map_lookup_elem(&upper_at, &at);

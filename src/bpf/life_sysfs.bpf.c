@@ -59,7 +59,7 @@ static __always_inline bool streq(const char *a, const char *b, int n)
  */
 static __always_inline int sysfs_enter(unsigned int fd, __u64 buf, __u64 len, bool vec)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_struct *task;
 	struct sysfs_write w = {};
 	struct file **fds, *file = NULL;
 	struct dentry *de, *parent;
@@ -68,10 +68,21 @@ static __always_inline int sysfs_enter(unsigned int fd, __u64 buf, __u64 len, bo
 	__u64 id;
 	__u32 tid;
 
-	fdt = task->files->fdt;
-	if (fd >= fdt->max_fds)
-		return 0;
-	fds = fdt->fd;
+	/* bpf_get_current_task_btf() is from 3ca1032ab7ab (5.11); before it,
+	 * the same walk through probe reads */
+	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_current_task_btf)) {
+		task = bpf_get_current_task_btf();
+		fdt = task->files->fdt;
+		if (fd >= fdt->max_fds)
+			return 0;
+		fds = fdt->fd;
+	} else {
+		task = (struct task_struct *)bpf_get_current_task();
+		fdt = BPF_CORE_READ(task, files, fdt);
+		if (fd >= BPF_CORE_READ(fdt, max_fds))
+			return 0;
+		fds = BPF_CORE_READ(fdt, fd);
+	}
 	bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]);
 	if (!file || BPF_CORE_READ(file, f_inode, i_sb, s_magic) != SYSFS_MAGIC)
 		return 0;
@@ -100,7 +111,7 @@ static __always_inline int sysfs_enter(unsigned int fd, __u64 buf, __u64 len, bo
 	tid = (__u32)id;
 	w.rec.pid = id >> 32;
 	w.rec.tid = tid;
-	w.rec.ppid = task->real_parent->tgid;
+	w.rec.ppid = BPF_CORE_READ(task, real_parent, tgid);
 	bpf_get_current_comm(w.rec.comm, sizeof(w.rec.comm));
 	w.rec.start = bpf_ktime_get_ns();
 	w.rec.type = REC_SYSFS_START;

@@ -48,7 +48,7 @@ static __always_inline __u32 log2_64(__u64 v)
 }
 
 SEC("tp_btf/block_bio_queue")
-int BPF_PROG(size_bio, struct bio *bio)
+int BLOCK_PROG(size_bio, block_bio_queue, struct bio *bio)
 {
 	__u64 id = bpf_get_current_pid_tgid(), sector, bytes, end, *last;
 	struct size_key k = {};

@@ -83,7 +83,7 @@ static __always_inline int count(void *ctx, __u32 dev, __u64 bytes, struct bio *
 }
 
 SEC("tp_btf/block_bio_queue")
-int BPF_PROG(stacks_bio, struct bio *bio)
+int BLOCK_PROG(stacks_bio, block_bio_queue, struct bio *bio)
 {
 	if (!bio_wanted(bio) || !cgroup_wanted(bio))
 		return 0;

@@ -26,6 +26,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "why.h"
+#include "compat.bpf.h"
 #include "events.bpf.h"
 
 const volatile __u8 targ_args[WHY_SYSCALLS] = {};	/* enum why_args by syscall nr */
@@ -757,7 +758,7 @@ int BPF_PROG(why_memcg_reclaim_end)
 /* Q: from here until a request is allocated (or the bio merges), a sleep
  * is a wait to enter the block layer (frozen queue, no tag). */
 SEC("tp_btf/block_bio_queue")
-int BPF_PROG(why_bio_queue, struct bio *bio)
+int BLOCK_PROG(why_bio_queue, block_bio_queue, struct bio *bio)
 {
 	struct why_task *w = current_call();
 
@@ -776,13 +777,13 @@ static __always_inline int submitted(void)
 }
 
 SEC("tp_btf/block_getrq")
-int BPF_PROG(why_getrq, struct bio *bio) { return submitted(); }
+int BLOCK_PROG(why_getrq, block_getrq, struct bio *bio) { return submitted(); }
 
 SEC("tp_btf/block_bio_backmerge")
-int BPF_PROG(why_backmerge, struct bio *bio) { return submitted(); }
+int BLOCK_PROG(why_backmerge, block_bio_backmerge, struct bio *bio) { return submitted(); }
 
 SEC("tp_btf/block_bio_frontmerge")
-int BPF_PROG(why_frontmerge, struct bio *bio) { return submitted(); }
+int BLOCK_PROG(why_frontmerge, block_bio_frontmerge, struct bio *bio) { return submitted(); }
 
 static __always_inline int fault(void)
 {

@@ -17,6 +17,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "kfeatures.h"
 #include "bpfenv.h"
 #include "cache.h"
 #include "cli.h"
@@ -396,6 +397,8 @@ int cmd_cache(int argc, char **argv)
 	cc.ncpus = libbpf_num_possible_cpus();
 	if (cc.ncpus <= 0 || !(cc.percpu = calloc(cc.ncpus, sizeof(*cc.percpu))))
 		return fail("counting CPUs", "%s", strerror(cc.ncpus < 0 ? -cc.ncpus : ENOMEM));
+	if ((err = kfeatures__need(NEED_TASK_STORAGE, "cache")))
+		goto out;
 	if (!(cc.sk = cache_bpf__open_opts(bpfenv__open_opts()))) {
 		err = bpfenv__fail("opening BPF object", -errno);
 		goto out;

@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "attach.h"
+#include "kfeatures.h"
 #include "bpfenv.h"
 #include "cli.h"
 #include "filter.h"
@@ -372,6 +373,8 @@ int cmd_func(int argc, char **argv)
 			       .per_interval = o.loop.interval_ms, .json = o.c.json, .j = &fc.j, .out = stdout,
 			       .counters = func_counters, .ncounters = COUNTERS_N(func_counters) };
 
+	if ((err = kfeatures__need(NEED_COOKIE, "func")))
+		goto out;
 	fc.skel = func_bpf__open_opts(bpfenv__open_opts());
 	if (!fc.skel) {
 		err = bpfenv__fail("opening BPF object", -errno);

@@ -261,6 +261,7 @@ bool lat__prepare(struct lat_bpf *sk, uint32_t disk, bool per_disk)
 
 	sk->rodata->targ_bio_own_q = !life__kernel_q(vmlinux);
 	sk->rodata->rqf_flush_seq_bit = bpfenv__enumerator(vmlinux, "__RQF_FLUSH_SEQ", 4);
+	bpfenv__set_tp_leads(sk->obj, vmlinux);
 	btf__free(vmlinux);
 	bpf_program__set_autoload(sk->progs.lat_bio_complete, bio);
 	bpf_program__set_autoload(sk->progs.lat_bio_queue, bio && sk->rodata->targ_bio_own_q);

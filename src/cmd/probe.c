@@ -102,6 +102,9 @@ static const struct field feature_fields[] = {
 	{ "uprobes", FS_BOOL, PV(f.uprobe) },
 	{ "ringbuf", FS_BOOL, PV(f.ringbuf) },
 	{ "bpf_cookie", FS_BOOL, PV(f.cookie) },
+	{ "atomic_fetch", FS_BOOL, PV(f.atomic_fetch) },
+	{ "task_storage", FS_BOOL, PV(f.task_storage) },
+	{ "bpf_loop", FS_BOOL, PV(f.loop) },
 	{ "bpf_stats", FS_BOOL, PV(f.bpf_stats) },
 };
 static const struct rec feature_rec = REC(NULL, NULL, NULL, feature_fields);
@@ -179,7 +182,11 @@ static const struct {
 	{ "kprobe-multi", offsetof(struct features, kprobe_multi), offsetof(struct features, why_kprobe_multi) },
 	{ "uprobes", offsetof(struct features, uprobe), offsetof(struct features, why_uprobe) },
 	{ "ring buffer", offsetof(struct features, ringbuf), 0, "needs 5.8" },
-	{ "BPF cookies", offsetof(struct features, cookie), 0, "needs 5.15" },
+	{ "BPF cookies", offsetof(struct features, cookie), 0, "needs 5.15: func" },
+	{ "atomic fetch", offsetof(struct features, atomic_fetch), 0,
+	  "needs 5.12: slow, snoop, top, record, export, layers, why" },
+	{ "task storage", offsetof(struct features, task_storage), 0, "needs 5.11: why, cache, readahead" },
+	{ "bpf_loop", offsetof(struct features, loop), 0, "needs 5.17: stacks, readahead" },
 	{ "bpf_stats", offsetof(struct features, bpf_stats), 0, "no kernel.bpf_stats_enabled" },
 };
 
@@ -195,12 +202,15 @@ static void commands(struct probe_view *pv)
 	const struct features *f = &pv->f;
 	bool kfunc = f->fentry || f->kprobe;
 
-	pv->lat = pv->snoop = f->btf ? "tp_btf" : "unavailable";
-	pv->slow = f->btf ? "tp_btf, syscalls tracepoints" : "unavailable";
+	pv->lat = f->btf ? "tp_btf" : "unavailable";
+	pv->snoop = f->btf && f->atomic_fetch ? "tp_btf" : "unavailable";
+	pv->slow = f->btf && f->atomic_fetch ? "tp_btf, syscalls tracepoints" : "unavailable";
 	pv->func_kernel = f->fentry ? "fentry (one function), kprobe-multi or kprobe (many)" :
 			  f->kprobe_multi ? "kprobe-multi" : f->kprobe ? "kprobe" : "unavailable";
 	pv->func_user = f->uprobe ? "uprobe" : "unavailable";
-	pv->cmds[0] = (struct cmd_line){ "lat, slow, snoop", f->btf ? "yes: block tracepoints (tp_btf)" : "no: needs BTF" };
+	pv->cmds[0] = (struct cmd_line){ "lat, slow, snoop", !f->btf ? "no: needs BTF" :
+		f->atomic_fetch ? "yes: block tracepoints (tp_btf)" :
+		"lat yes; slow, snoop no: need BPF atomic fetch instructions (5.12)" };
 	pv->cmds[1] = (struct cmd_line){ "sysfs", "yes if tracefs has syscalls:sys_enter_write" };
 	pv->cmds[2] = (struct cmd_line){ "func KERNEL_FUNCTION", kfunc ? (f->fentry ? "yes: fentry for one function, "
 									     "kprobes for many" : "yes: kprobes")

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "kfeatures.h"
 #include "bpfenv.h"
 #include "cli.h"
 #include "cmds.h"
@@ -338,6 +339,8 @@ int cmd_readahead(int argc, char **argv)
 	rc.ncpus = libbpf_num_possible_cpus();
 	if (rc.ncpus <= 0 || !(rc.percpu = calloc(rc.ncpus, sizeof(*rc.percpu))))
 		return fail("counting CPUs", "%s", strerror(rc.ncpus < 0 ? -rc.ncpus : ENOMEM));
+	if ((err = kfeatures__need(NEED_TASK_STORAGE, "readahead")) || (err = kfeatures__need(NEED_LOOP, "readahead")))
+		goto out;
 	if (!(rc.sk = readahead_bpf__open_opts(bpfenv__open_opts()))) {
 		err = bpfenv__fail("opening BPF object", -errno);
 		goto out;

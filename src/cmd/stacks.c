@@ -15,6 +15,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "attach.h"
+#include "kfeatures.h"
 #include "bpfenv.h"
 #include "cli.h"
 #include "cmds.h"
@@ -231,6 +232,8 @@ int cmd_stacks(int argc, char **argv)
 	if (!o.user_only && (err = ksyms__load(&sc.ks, NULL)))
 		return fail("reading /proc/kallsyms", "%s", strerror(-err));
 	sc.us = usyms__new();
+	if ((err = kfeatures__need(NEED_LOOP, "stacks")))
+		goto out;
 	sc.sk = stacks_bpf__open_opts(bpfenv__open_opts());
 	if (!sc.us || !sc.sk) {
 		err = bpfenv__fail("opening BPF object", -errno);
@@ -242,6 +245,7 @@ int cmd_stacks(int argc, char **argv)
 	sc.sk->rodata->filter_dev = o.sel.disk;
 	sc.sk->rodata->filter_part = o.sel.part;
 	sc.sk->rodata->filter_cgroup = cgid;
+	bpfenv__set_tp_leads(sc.sk->obj, NULL);
 	bpf_program__set_autoload(sc.sk->progs.stacks_bio, !event_mode(&o));
 	bpf_program__set_autoload(sc.sk->progs.stacks_rq_done, !event_mode(&o));
 	bpf_program__set_autoload(sc.sk->progs.stacks_tp, !!o.tp);

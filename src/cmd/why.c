@@ -27,6 +27,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "attach.h"
+#include "kfeatures.h"
 #include "bpfenv.h"
 #include "cli.h"
 #include "cmds.h"
@@ -259,6 +260,8 @@ int cmd_why(int argc, char **argv)
 		goto out;
 	}
 
+	if ((err = kfeatures__need(NEED_TASK_STORAGE, "why")))
+		goto out;
 	wc.skel = why_bpf__open_opts(bpfenv__open_opts());
 	if (!wc.skel) {
 		err = bpfenv__fail("opening BPF object", -errno);
@@ -315,6 +318,7 @@ int cmd_why(int argc, char **argv)
 		};
 
 		bpfenv__drop_missing_tps(wc.skel->obj, vmlinux, optional, sizeof(optional) / sizeof(optional[0]));
+		bpfenv__set_tp_leads(wc.skel->obj, vmlinux);
 	}
 	if ((err = why_bpf__load(wc.skel))) {
 		err = bpfenv__fail("loading BPF programs", err);

@@ -5,9 +5,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/utsname.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "bpfenv.h"
+#include "log.h"
 #include "kfeatures.h"
 #include "func.h"
 #include "func.skel.h"
@@ -114,12 +116,83 @@ static bool try_uprobe(char *w, size_t len)
 	return link != NULL;
 }
 
+/* atomic_fetch_add on the stack (BPF_ATOMIC | BPF_FETCH, 5.12): older
+ * verifiers refuse the instruction wherever it is, even where not reached */
+static bool try_atomic_fetch(void)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_STX | BPF_DW | BPF_MEM, .dst_reg = BPF_REG_10, .src_reg = BPF_REG_0, .off = -8 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1, .imm = 1 },
+		{ .code = BPF_STX | BPF_DW | BPF_ATOMIC, .dst_reg = BPF_REG_10, .src_reg = BPF_REG_1,
+		  .off = -8, .imm = BPF_ADD | BPF_FETCH },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, NULL, "GPL", insns,
+			       sizeof(insns) / sizeof(insns[0]), NULL);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+static const struct {
+	const char *what, *since;
+} needs[NEED_N] = {
+	[NEED_ATOMIC_FETCH] = { "BPF atomic fetch instructions", "5.12" },
+	[NEED_TASK_STORAGE] = { "BPF task storage", "5.11" },
+	[NEED_LOOP] = { "bpf_loop()", "5.17" },
+	[NEED_COOKIE] = { "BPF cookies", "5.15" },
+};
+
+const char *kfeatures__what(enum kneed n) { return needs[n].what; }
+const char *kfeatures__since(enum kneed n) { return needs[n].since; }
+
+bool kfeatures__has(enum kneed n)
+{
+	static signed char known[NEED_N];	/* 0 not tried, 1 yes, -1 no */
+
+	if (!known[n]) {
+		bool y = false;
+
+		switch (n) {
+		case NEED_ATOMIC_FETCH: y = try_atomic_fetch(); break;
+		case NEED_TASK_STORAGE: y = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) == 1; break;
+		case NEED_LOOP: y = libbpf_probe_bpf_helper(BPF_PROG_TYPE_SOCKET_FILTER, BPF_FUNC_loop, NULL) == 1; break;
+		case NEED_COOKIE:
+			y = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_attach_cookie, NULL) == 1;
+			break;
+		default: break;
+		}
+		known[n] = y ? 1 : -1;
+		bpfenv__forget_msg();
+	}
+	return known[n] > 0;
+}
+
+int kfeatures__need(enum kneed n, const char *cmd)
+{
+	struct utsname u;
+
+	if (kfeatures__has(n))
+		return 0;
+	if (uname(&u))
+		snprintf(u.release, sizeof(u.release), "?");
+	return fail("kernel", "%s needs %s (Linux %s); this kernel (%s) has none: `iodig probe` says what works here",
+		    cmd, needs[n].what, needs[n].since, u.release);
+}
+
 static void probe_all(struct features *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->btf = bpfenv__have_btf();
 	f->ringbuf = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) == 1;
-	f->cookie = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_attach_cookie, NULL) == 1;
+	f->cookie = kfeatures__has(NEED_COOKIE);
+	f->atomic_fetch = kfeatures__has(NEED_ATOMIC_FETCH);
+	f->task_storage = kfeatures__has(NEED_TASK_STORAGE);
+	f->loop = kfeatures__has(NEED_LOOP);
 	f->bpf_stats = access("/proc/sys/kernel/bpf_stats_enabled", F_OK) == 0;
 	f->tp_btf = f->btf;	/* iodig's block commands load tp_btf; they fail loudly if not */
 	if (!f->btf) {

@@ -7,11 +7,30 @@
 
 struct features {
 	bool btf, fentry, kprobe, kprobe_multi, uprobe, ringbuf, cookie, bpf_stats, tp_btf;
+	bool atomic_fetch, task_storage, loop;
 	char why_fentry[160], why_kprobe[160], why_kprobe_multi[160], why_uprobe[160];
 };
 
 /* Each mechanism tried for real (loads and attaches a tiny program), the
  * first time only: the answer is kept for the process. */
 const struct features *features__get(void);
+
+/* What some commands' BPF programs are made of and older kernels lack. */
+enum kneed {
+	NEED_ATOMIC_FETCH,	/* atomic fetch-and-add: the request engine's tag ring */
+	NEED_TASK_STORAGE,	/* BPF task storage: why, cache, readahead */
+	NEED_LOOP,		/* bpf_loop(): stacks, readahead */
+	NEED_COOKIE,		/* BPF cookies: func */
+	NEED_N
+};
+/* Has this kernel got it?  Tried for real (a map created, a program with
+ * the instruction or the helper loaded), once. */
+bool kfeatures__has(enum kneed n);
+/* 0, or the one-line error "CMD needs WHAT (Linux V); this kernel (RELEASE)
+ * has none: `iodig probe` says what works here", returned as fail() does. */
+int kfeatures__need(enum kneed n, const char *cmd);
+/* what n is and the Linux release that brought it, for probe */
+const char *kfeatures__what(enum kneed n);
+const char *kfeatures__since(enum kneed n);
 
 #endif

@@ -8,6 +8,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "kfeatures.h"
 #include "bpfenv.h"
 #include "disks.h"
 #include "tpcount.h"
@@ -135,6 +136,8 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 	if (cfg->mode == LIFE_SYSFS && !l->sysfs_on)
 		return fail("watching queue attribute writes", "%s", l->sysfs_why);
 
+	if ((err = kfeatures__need(NEED_ATOMIC_FETCH, "the request engine (slow, snoop, top, record, export, layers, why)")))
+		return err;
 	sk = l->skel = life_bpf__open_opts(bpfenv__open_opts());
 	if (!sk)
 		return bpfenv__fail("opening BPF object", -errno);
@@ -219,6 +222,7 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 		if (vmlinux && cfg->mode == LIFE_TOP)
 			bpfenv__drop_missing_tps(sk->obj, vmlinux, wb, 1);
 		sk->rodata->rqf_flush_seq_bit = bpfenv__enumerator(vmlinux, "__RQF_FLUSH_SEQ", 4);
+		bpfenv__set_tp_leads(sk->obj, vmlinux);
 		btf__free(vmlinux);
 	}
 	{

@@ -100,7 +100,7 @@ int bpfenv__setup(void)
 		return err;
 	if (!bpfenv__have_btf())
 		return fail("kernel BTF", "/sys/kernel/btf/vmlinux is missing: this kernel was built "
-			    "without CONFIG_DEBUG_INFO_BTF; iodig needs a kernel with BTF (5.12 or later, BTF enabled)");
+			    "without CONFIG_DEBUG_INFO_BTF; iodig needs a kernel with BTF (5.10 or later built with it; the request engine needs 5.12)");
 	return 0;
 }
 
@@ -299,6 +299,84 @@ bool bpfenv__has_tp(const struct btf *vmlinux, const char *tp)
 
 	snprintf(name, sizeof(name), "btf_trace_%s", tp);
 	return btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF) > 0;
+}
+
+int bpfenv__tp_lead_args(const struct btf *vmlinux, const char *tp)
+{
+	const struct btf_param *prm;
+	const struct btf_type *t;
+	char name[128];
+	int id;
+
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	id = btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF);
+	if (id <= 0)
+		return 0;
+	t = btf__type_by_id(vmlinux, btf__resolve_type(vmlinux, id));	/* pointer */
+	if (!t || !btf_is_ptr(t))
+		return 0;
+	t = btf__type_by_id(vmlinux, t->type);
+	if (!t || !btf_is_func_proto(t))
+		return 0;
+	prm = btf_params(t);
+	/* the first parameter is the tracepoint's own void *__data */
+	for (int i = 1; i < btf_vlen(t); i++) {
+		const struct btf_type *a = btf__type_by_id(vmlinux, btf__resolve_type(vmlinux, prm[i].type));
+		const char *sn;
+
+		if (!a || !btf_is_ptr(a))
+			continue;
+		a = btf__type_by_id(vmlinux, btf__resolve_type(vmlinux, a->type));
+		if (!a || !btf_is_struct(a))
+			continue;
+		sn = btf__name_by_offset(vmlinux, a->name_off);
+		if (sn && (!strcmp(sn, "bio") || !strcmp(sn, "request")))
+			return i - 1;
+	}
+	return 0;
+}
+
+void bpfenv__set_tp_leads(struct bpf_object *obj, const struct btf *vmlinux)
+{
+	static const char prefix[] = "tp_lead__";
+	const struct btf *btf = bpf_object__btf(obj);
+	struct btf *own = NULL;
+	struct bpf_map *map;
+
+	if (!btf)
+		return;
+	if (!vmlinux && !(own = btf__load_vmlinux_btf()))
+		return;
+	if (own)
+		vmlinux = own;
+	bpf_object__for_each_map(map, obj) {
+		const char *mn = bpf_map__name(map);
+		const struct btf_type *sec;
+		const struct btf_var_secinfo *v;
+		size_t size;
+		char *data;
+		int id;
+
+		if (!bpf_map__is_internal(map) || !strstr(mn, ".rodata"))
+			continue;
+		id = btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC);
+		data = (char *)bpf_map__initial_value(map, &size);	/* writable before load */
+		if (id <= 0 || !data)
+			continue;
+		sec = btf__type_by_id(btf, id);
+		v = btf_var_secinfos(sec);
+		for (int i = 0; i < btf_vlen(sec); i++, v++) {
+			const char *vn = btf__name_by_offset(btf, btf__type_by_id(btf, v->type)->name_off);
+			__u32 lead;
+
+			if (strncmp(vn, prefix, sizeof(prefix) - 1) || v->size != sizeof(lead) ||
+			    v->offset + sizeof(lead) > size)
+				continue;
+			lead = bpfenv__tp_lead_args(vmlinux, vn + sizeof(prefix) - 1);
+			memcpy(data + v->offset, &lead, sizeof(lead));
+		}
+	}
+	btf__free(own);
 }
 
 int bpfenv__drop_missing_tps(struct bpf_object *obj, const struct btf *vmlinux,

@@ -51,6 +51,14 @@ bool bpfenv__has_tp(const struct btf *vmlinux, const char *tp);
  * seen".  Returns how many were dropped. */
 int bpfenv__drop_missing_tps(struct bpf_object *obj, const struct btf *vmlinux,
 			     const struct bpfenv_optional_tp *t, size_t n);
+/* How many parameters of tracepoint tp come before its first struct bio or
+ * struct request (from its btf_trace_ prototype in vmlinux; 0 when it has
+ * none, or no such tracepoint). */
+int bpfenv__tp_lead_args(const struct btf *vmlinux, const char *tp);
+/* Every `tp_lead__<tp>` constant in obj's .rodata (compat.bpf.h's
+ * BLOCK_PROG) set to bpfenv__tp_lead_args(tp), before load; vmlinux NULL:
+ * loaded for this and freed. */
+void bpfenv__set_tp_leads(struct bpf_object *obj, const struct btf *vmlinux);
 
 /* tracefs, where syscall tracepoints' ids and the traceable function list
  * live: mounted if it is not (this kernel does not at boot), and unmounted

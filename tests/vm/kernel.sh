@@ -1,16 +1,43 @@
 # vm_kernel [SERIES]: the directory of the newest Debian cloud kernel of a
-# series (6.1 by default; 6.12 too in Debian 12's archive) in apt's lists,
-# downloaded once into $VM (build/vm) and unpacked; or a message.
-vm_kernel() {
-	local pkg re="^linux-image-${1:-6.1}\\.[0-9]+(-[0-9]+|\\+deb12)-cloud-amd64-unsigned\$"
-	pkg=$(apt-cache search --names-only "$re" | cut -d' ' -f1 | grep -E "$re" | sort -V | tail -1)
-	[ -n "$pkg" ] || { apt-get update -qq >/dev/null 2>&1; pkg=$(apt-cache search --names-only "$re" | cut -d' ' -f1 | grep -E "$re" | sort -V | tail -1); }
-	[ -n "$pkg" ] || { echo "no cloud kernel of ${1:-6.1} (linux-image-${1:-6.1}*-cloud-amd64-unsigned) in apt's lists"; return 1; }
-	if [ ! -d "$VM/$pkg" ]; then
-		( cd "$VM" && rm -f ./*.deb && apt-get download "$pkg" >/dev/null 2>&1 ) || { echo "apt-get download $pkg"; return 1; }
-		dpkg-deb -x "$VM"/"$pkg"_*.deb "$VM/$pkg" || { echo "dpkg-deb -x"; return 1; }
-		rm -f "$VM"/*.deb
+# series (6.1 by default; 6.12 too in Debian 12's archive; 5.10 from Debian
+# 11's) in apt's lists, downloaded once into $VM (build/vm) and unpacked; or
+# a message.  Debian 11 (bullseye) has its own sources list, lists and cache
+# under $VM/apt-bullseye, passed to apt on the command line: the system's
+# sources are never touched.  Newest first, the first that downloads (the
+# mirror here lists bullseye-security's newest kernels but serves only some).
+vm_apt() {
+	if [ "$1" = 5.10 ]; then
+		local d=$VM/apt-bullseye
+		shift
+		if [ ! -f "$d/sources.list" ]; then
+			mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
+			printf 'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/%s main\n' \
+				"debian bullseye" "debian-security bullseye-security" > "$d/sources.list"
+		fi
+		"$@" -o Dir::Etc::SourceList="$d/sources.list" -o Dir::Etc::SourceParts=/nonexistent \
+			-o Dir::State::Lists="$d/lists" -o Dir::Cache="$d/cache" \
+			-o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache=
+	else
+		shift
+		"$@"
 	fi
+}
+vm_kernel() {
+	local series=${1:-6.1} pkg p re
+	re="^linux-image-${series}\\.[0-9]+(-[0-9]+|\\+deb1[12])-cloud-amd64-unsigned\$"
+	list() { vm_apt "$series" apt-cache search --names-only "$re" | cut -d' ' -f1 | grep -E "$re" | sort -V | tac; }
+	[ -n "$(list)" ] || vm_apt "$series" apt-get update -qq >/dev/null 2>&1
+	[ -n "$(list)" ] || { echo "no cloud kernel of $series (linux-image-$series*-cloud-amd64-unsigned) in apt's lists"; return 1; }
+	for p in $(list); do
+		if [ -d "$VM/$p" ]; then pkg=$p; break; fi
+		if ( cd "$VM" && rm -f ./*.deb && vm_apt "$series" apt-get download "$p" >/dev/null 2>&1 ); then
+			dpkg-deb -x "$VM"/"$p"_*.deb "$VM/$p" || { echo "dpkg-deb -x $p"; return 1; }
+			rm -f "$VM"/*.deb
+			pkg=$p
+			break
+		fi
+	done
+	[ -n "$pkg" ] || { echo "apt-get download: none of $(list | tr '\n' ' ')downloads"; return 1; }
 	echo "$VM/$pkg"
 }
 
