@@ -139,10 +139,13 @@ struct life_tags {
 	__u32 dev;
 	__u64 c;		/* its request's completion stamp: which record it goes with */
 	__u32 cut;		/* the ring no longer reached back far enough: at least */
-	__u32 pad;
+	__u32 depth;		/* the queue's tags (nr_requests): no more can be held;
+				 * beyond that, the oldest unended entries are requests
+				 * whose end no program saw (the printer leaves them out) */
 	__u8 mark[LIFE_TAG_RING];	/* LIFE_TAG_* of each ring entry, 0: neither */
 	__u32 pid[LIFE_TAG_RING];
 	char comm[LIFE_TAG_RING][LIFE_COMM_LEN];
+	__u64 ts[LIFE_TAG_RING];	/* each marked entry's allocation */
 };
 
 /*
@@ -197,6 +200,10 @@ struct life_stack_stats {
 	__u64 lowers_orphan;	/* linked, but their upper was gone at their end */
 	__u64 records;		/* bio records written */
 	__u64 lost;		/* bio records the ring buffer had no room for */
+	__u64 unlinked;		/* ended with nothing linked below, on a disk
+				 * with slaves: what the disk sent down was
+				 * submitted by another task with no remap
+				 * (dm-crypt's write thread) */
 };
 
 /* -K/-U: the stacks taken at Q, by the slot index of the bio */

@@ -162,8 +162,9 @@ static __always_inline __u32 bio_dev(struct bio *bio)
  * blk_mq_bio_to_request() copies it to rq->part.  0 for a request with no
  * bio (a flush).  Before 5.12, a partition was bi_partno minors above its
  * disk (not for the extended minors of a disk with more than its minors'
- * partitions) and rq->part a struct hd_struct (a block_device since
- * 8446fe9255be, 5.12). */
+ * partitions) and rq->part a struct hd_struct, until the series of
+ * 8446fe9255be ("block: switch partition lookup to use struct
+ * block_device") made partitions block_devices. */
 static __always_inline __u32 bio_part_dev(struct bio *bio)
 {
 	if (bpf_core_field_exists(((struct bio___bi_disk *)bio)->bi_disk))

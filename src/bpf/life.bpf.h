@@ -8,6 +8,8 @@
 #ifndef IODIG_LIFE_BPF_H
 #define IODIG_LIFE_BPF_H
 
+#include "hist.bpf.h"
+
 struct life_records_map {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 8 << 20);	/* resized by the user side */
@@ -15,6 +17,48 @@ struct life_records_map {
 
 extern struct life_records_map records SEC(".maps");
 extern struct life_stats stats;
+
+/* The phases' histograms by disk, op and phase (lat --phases, export), and
+ * top's by process, disk and op: hist.bpf.h's epoch maps, named so that
+ * life_stack.bpf.c adds the bio-based disks' bios to them too. */
+struct life_phases_map {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 4096);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct life_phase_key);
+	__type(value, struct hist);
+};
+struct life_tops_map {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 8192);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct life_top_key);
+	__type(value, struct hist);
+};
+struct life_tops_spill_map {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, struct hist_spill);
+};
+extern struct life_phases_map phases0 SEC(".maps"), phases1 SEC(".maps");
+extern struct life_tops_spill_map phases_spill SEC(".maps");	/* (the same shape) */
+extern struct life_tops_map tops0 SEC(".maps"), tops1 SEC(".maps");
+extern struct life_tops_spill_map tops_spill SEC(".maps");
+extern __u32 epoch;
+
+static __always_inline void phase_add(__u32 dev, __u32 op, __u32 phase, __u64 v)
+{
+	struct life_phase_key k = { dev, phase, op };
+
+	HIST_PUT(phases, epoch, &k, v, &stats.map_full);
+}
+
+static __always_inline void top_add(struct life_top_key *k, __u32 what, __u64 v)
+{
+	k->what = what;
+	HIST_PUT(tops, epoch, k, v, &stats.map_full);
+}
 
 /*
  * A kernel pointer's value as a number, to hash it.  The verifier forbids

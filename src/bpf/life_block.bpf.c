@@ -226,7 +226,9 @@ static __always_inline void watch_del(__u64 bio)
 
 struct life_records_map records SEC(".maps");
 
-HIST_EPOCH_MAPS(phases, struct life_phase_key, 4096);
+struct life_phases_map phases0 SEC(".maps"), phases1 SEC(".maps");	/* life.bpf.h */
+struct life_tops_spill_map phases_spill SEC(".maps");
+_Static_assert(sizeof(struct life_phase_key) <= HIST_SPILL_KEY, "key too large to spill");
 
 /* LIFE_PHASES with targ_min_ns: requests whose Q2C reached it, by disk, op
  * and dominant phase; running totals (export reads them as counters) */
@@ -237,7 +239,9 @@ struct {
 	__type(key, struct life_phase_key);
 	__type(value, __u64);
 } slows SEC(".maps");
-HIST_EPOCH_MAPS(tops, struct life_top_key, 8192);
+struct life_tops_map tops0 SEC(".maps"), tops1 SEC(".maps");	/* life.bpf.h */
+struct life_tops_spill_map tops_spill SEC(".maps");
+_Static_assert(sizeof(struct life_top_key) <= HIST_SPILL_KEY, "key too large to spill");
 
 /* top: by address_space, the process that last dirtied one of its pages;
  * and by pid, that process's name (for its writeback rows) */
@@ -510,8 +514,10 @@ static __always_inline void grant_done(__u32 dev, __u64 bio, __u64 now)
  * its G stamp gt), sent before its record (completed at c).  A global
  * function: verified once, not on every path of the completion program
  * that reaches it (as a static one it cost 0.7 s of loading). */
-__noinline int tags_emit(__u32 dev, __u64 q, __u64 gt, __u64 c, __u64 bio)
+__noinline int tags_emit(__u64 dev_depth, __u64 q, __u64 gt, __u64 c, __u64 bio)
 {
+	/* (five arguments at most: the disk, and its queue's nr_requests above) */
+	__u32 dev = (__u32)dev_depth, depth = dev_depth >> 32;
 	__u32 rk = grants_key(dev);
 	struct life_grants *g = bpf_map_lookup_elem(&grants, &rk);
 	struct life_tags *t;
@@ -534,7 +540,7 @@ __noinline int tags_emit(__u32 dev, __u64 q, __u64 gt, __u64 c, __u64 bio)
 	t->type = REC_TAGS;
 	t->dev = dev;
 	t->c = c;
-	t->pad = 0;
+	t->depth = depth;
 	for (__u32 i = 0; i < LIFE_TAG_RING; i++) {
 		const struct life_grant *e = &g->e[i];
 		__u8 m = 0;
@@ -554,6 +560,7 @@ __noinline int tags_emit(__u32 dev, __u64 q, __u64 gt, __u64 c, __u64 bio)
 		t->mark[i] = m;
 		t->pid[i] = e->pid;
 		__builtin_memcpy(t->comm[i], e->comm, LIFE_COMM_LEN);
+		t->ts[i] = e->ts;
 		any = true;
 	}
 	t->cut = g->n > LIFE_TAG_RING && oldest > q;
@@ -682,19 +689,6 @@ int BLOCK_PROG(life_requeue, block_rq_requeue, struct request *rq)
 	if (b)
 		b->requeues++;
 	return 0;
-}
-
-static __always_inline void phase_add(__u32 dev, __u32 op, __u32 phase, __u64 v)
-{
-	struct life_phase_key k = { dev, phase, op };
-
-	HIST_PUT(phases, epoch, &k, v, &stats.map_full);
-}
-
-static __always_inline void top_add(struct life_top_key *k, __u32 what, __u64 v)
-{
-	k->what = what;
-	HIST_PUT(tops, epoch, k, v, &stats.map_full);
 }
 
 /*
@@ -902,7 +896,7 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 	if (targ_watch && !b)	/* its slot was taken by another bio's G */
 		__sync_fetch_and_add(&stats.untracked, 1);
 	if (targ_tags && (r.seen & (SEEN_Q | SEEN_G)) == (SEEN_Q | SEEN_G) && r.g > r.q + LIFE_TAG_MIN_NS)
-		tags_emit(r.dev, r.q, r.g, r.c, b ? key : ptr_val(first));
+		tags_emit((__u64)rq->q->nr_requests << 32 | r.dev, r.q, r.g, r.c, b ? key : ptr_val(first));
 	out = bpf_ringbuf_reserve(&records, sizeof(*out), 0);
 	if (!out) {
 		__sync_fetch_and_add(&stats.lost, 1);

@@ -13,6 +13,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include "hist.bpf.h"
 #include "compat.bpf.h"
 #include "life.h"
 #include "life.bpf.h"
@@ -219,7 +220,32 @@ int BPF_PROG(life_stack_end, struct request_queue *q, struct bio *bio)
 	__sync_fetch_and_add(&stack_stats.upper_bios, 1);
 	/* itself the lower of a disk above (dm over md) */
 	lower_end(key, u->dev, u->cmd_flags, u->bytes, 0, 0, now);
-	if ((!filter_dev || u->dev == filter_dev) && upper_wanted(u, bio) &&
+	if (!u->nlower) {
+		__u64 pair = (__u64)u->dev << 32;	/* (dev, 0): the disk has slaves */
+
+		if (bpf_map_lookup_elem(&stack_pairs, &pair))
+			__sync_fetch_and_add(&stack_stats.unlinked, 1);
+	}
+	if (targ_mode == LIFE_TOP) {
+		/* top: the bio in its submitter's row on the bio-based disk
+		 * (no G: its Q2G is 0, as a request's not seen at Q) */
+		if ((!filter_dev || u->dev == filter_dev) && upper_wanted(u, bio)) {
+			struct life_top_key k = {
+				.pid = u->pid, .dev = u->dev, .cgroup = bio_cgroup_id(bio),
+				.op = u->cmd_flags & REQ_OP_MASK_,
+			};
+
+			__builtin_memcpy(k.comm, u->comm, sizeof(k.comm));
+			top_add(&k, TOP_Q2C, now - u->q);
+			top_add(&k, TOP_Q2G, 0);
+			top_add(&k, TOP_BYTES, u->bytes);
+		}
+	} else if (targ_mode == LIFE_PHASES) {
+		/* lat --phases, export: a bio has one phase, Q2C (submission
+		 * to end); the disks below have theirs */
+		if ((!filter_dev || u->dev == filter_dev) && upper_wanted(u, bio))
+			phase_add(u->dev, u->cmd_flags & REQ_OP_MASK_, PH_Q2C, now - u->q);
+	} else if ((!filter_dev || u->dev == filter_dev) && upper_wanted(u, bio) &&
 	    (targ_mode == LIFE_SNOOP || now - u->q >= targ_min_ns)) {
 		out = bpf_ringbuf_reserve(&records, sizeof(*out), 0);
 		if (out) {

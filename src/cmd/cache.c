@@ -412,7 +412,7 @@ int cmd_cache(int argc, char **argv)
 			{ "mm_filemap_get_pages", "page-cache accesses (6.12+), and so hits, are" },
 			{ "mm_filemap_fault", "page faults on file mappings (6.12+) are" },
 		};
-		struct btf *vmlinux = btf__load_vmlinux_btf();
+		const struct btf *vmlinux = bpfenv__vmlinux();
 
 		if (!vmlinux) {
 			err = fail("reading kernel BTF", "%s", strerror(errno));
@@ -423,8 +423,8 @@ int cmd_cache(int argc, char **argv)
 		cc.no_fault = !bpfenv__has_tp(vmlinux, "mm_filemap_fault");
 		if (cc.no_access)
 			warnf("misses, dirtied, written back and evicted pages are counted; accesses and hits show as -");
-		btf__free(vmlinux);
 	}
+	bpfenv__vmlinux_drop();	/* libbpf parses its own copy at load: one at a time */
 	if ((err = cache_bpf__load(cc.sk))) {
 		err = bpfenv__fail("loading BPF programs (the filemap tracepoints need 6.12+)", err);
 		goto out;

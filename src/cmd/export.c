@@ -250,7 +250,8 @@ static void render(struct export_ctx *ec, struct prom *p)
 
 	prom__family(p, "iodig_request_seconds", "histogram",
 		     "Block request time by phase: Q2G (submission to a request), G2I, I2D (scheduler), "
-		     "D2C (device), Q2C (all), for requests whose every stamp was seen.");
+		     "D2C (device), Q2C (all), for requests whose every stamp was seen; a bio-based disk's "
+		     "(dm, md, bcache, zram) bios have Q2C alone, submission to end.");
 	for (int i = 0; i < ec->n; i++) {
 		labels_dop(ec, lb, sizeof(lb), ec->s[i].k.dev, ec->s[i].k.op, life__phase_name(ec->s[i].k.phase));
 		prom__hist(p, "iodig_request_seconds", lb, &ec->s[i].h);
@@ -357,7 +358,7 @@ int cmd_export(int argc, char **argv)
 	struct export_opts o = { .listen = "127.0.0.1:9436", .slow_ms = 10 };
 	struct export_ctx ec = { .o = &o };
 	struct life_cfg cfg = { .mode = LIFE_PHASES, .sysfs = true };
-	struct btf *vmlinux = NULL;
+	const struct btf *vmlinux = NULL;
 	int err = cli__prologue(&cmd, argc, argv, &o.c, &o);
 
 	if (err >= 0)
@@ -379,7 +380,7 @@ int cmd_export(int argc, char **argv)
 		err = fail("starting", "out of memory");
 		goto out;
 	}
-	if (!(vmlinux = btf__load_vmlinux_btf()) || reqflags__load(&ec.rf, vmlinux)) {
+	if (!(vmlinux = bpfenv__vmlinux()) || reqflags__load(&ec.rf, vmlinux)) {
 		err = fail("reading request ops from kernel BTF", "%s", strerror(errno));
 		goto out;
 	}
@@ -412,7 +413,6 @@ out:
 	http__stop(ec.http);
 	life__stop(&ec.l);
 	reqflags__free(&ec.rf);
-	btf__free(vmlinux);
 	free(ec.s);
 	free(ec.slow_k);
 	free(ec.slow_v);

@@ -255,14 +255,14 @@ static int lat_wait(void *ctx, int ms)
 
 bool lat__prepare(struct lat_bpf *sk, uint32_t disk, bool per_disk)
 {
-	struct btf *vmlinux = btf__load_vmlinux_btf();
+	const struct btf *vmlinux = bpfenv__vmlinux();
 	/* bio-based disks, when one is asked for: -d, or -D with one present */
 	bool bio = disk ? disks__bio_based(disk) : per_disk && disks__any_bio_based();
 
 	sk->rodata->targ_bio_own_q = !life__kernel_q(vmlinux);
 	sk->rodata->rqf_flush_seq_bit = bpfenv__enumerator(vmlinux, "__RQF_FLUSH_SEQ", 4);
 	bpfenv__set_tp_leads(sk->obj, vmlinux);
-	btf__free(vmlinux);
+	bpfenv__vmlinux_drop();	/* libbpf parses its own copy at load: one at a time */
 	bpf_program__set_autoload(sk->progs.lat_bio_complete, bio);
 	bpf_program__set_autoload(sk->progs.lat_bio_queue, bio && sk->rodata->targ_bio_own_q);
 	return bio;

@@ -40,7 +40,7 @@ struct tp {
  * that tp_btf programs attach by. */
 static int block_tracepoints(struct tp *tps, int max)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf *btf = bpfenv__vmlinux();
 	int n = 0;
 
 	if (!btf)
@@ -67,7 +67,6 @@ static int block_tracepoints(struct tp *tps, int max)
 		}
 		n++;
 	}
-	btf__free(btf);
 	return n;
 }
 
@@ -219,10 +218,9 @@ static void commands(struct probe_view *pv)
 	/* bio-based disks (dm, md, bcache, zram): their bios, from the kernel's
 	 * Q stamp when it keeps one for every bio (life__kernel_q) */
 	{
-		struct btf *vmlinux = f->btf ? btf__load_vmlinux_btf() : NULL;
+		const struct btf *vmlinux = f->btf ? bpfenv__vmlinux() : NULL;
 		bool kq = vmlinux && life__kernel_q(vmlinux);
 
-		btf__free(vmlinux);
 		pv->stacked = !f->btf ? "unavailable" : kq ? "tp_btf, the kernel's bio stamps"
 								  : "tp_btf, iodig's bio stamps";
 		pv->cmds[4] = (struct cmd_line){ "dm, md, bcache, zram",

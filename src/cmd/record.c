@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/btf.h>
+#include "bpfenv.h"
 #include "cli.h"
 #include "cmds.h"
 #include "disks.h"
@@ -82,6 +83,11 @@ static int on_record(void *ctx, void *data, size_t size)
 
 		life_phases(r->q, r->g, r->i, r->d, r->c, r->seen, ph);
 		hist__add(&rc->second, ph[PH_Q2C]);
+	} else if (size >= sizeof(struct life_upper) && r->type == REC_UPPER) {
+		/* a bio-based disk's bio: submission to its end */
+		const struct life_upper *u = data;
+
+		hist__add(&rc->second, u->c > u->q ? u->c - u->q : 0);
 	}
 	while (rc->n && (rc->bytes + size > max || rc->n == rc->cap)) {
 		drop_oldest(rc);
@@ -218,7 +224,7 @@ int cmd_record(int argc, char **argv)
 	struct rec_ctx rc = { .o = &o };
 	struct life_cfg cfg = { .mode = LIFE_SLOW, .min_ns = 0, .sysfs = true };
 	struct life l = {};
-	struct btf *vmlinux;
+	const struct btf *vmlinux;
 	struct sigaction sa = { .sa_handler = on_usr1 };
 	uint64_t next_second;
 	int err = cli__prologue(&cmd, argc, argv, &o.c, &o);
@@ -234,13 +240,12 @@ int cmd_record(int argc, char **argv)
 	rc.cap = (o.max_mb << 20) / 128 + 1;	/* no record is smaller than 128 bytes with its header */
 	if (!(rc.k = calloc(rc.cap, sizeof(*rc.k))))
 		return fail("keeping records", "out of memory");
-	if (!(vmlinux = btf__load_vmlinux_btf())) {
+	if (!(vmlinux = bpfenv__vmlinux())) {
 		free(rc.k);
 		return fail("reading kernel BTF", "%s", strerror(errno));
 	}
 	cfg.kernel_q = life__kernel_q(vmlinux);
 	err = reqflags__load(&rc.pr.rf, vmlinux);
-	btf__free(vmlinux);
 	if (err) {
 		free(rc.k);
 		return fail("decoding request flags from kernel BTF", "%s", strerror(-err));

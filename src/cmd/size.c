@@ -156,6 +156,7 @@ int cmd_size(int argc, char **argv)
 	sc.sk->rodata->filter_part = o.sel.part;
 	sc.sk->rodata->filter_cgroup = cgid;
 	bpfenv__set_tp_leads(sc.sk->obj, NULL);
+	bpfenv__vmlinux_drop();	/* libbpf parses its own copy at load: one at a time */
 	if ((err = size_bpf__load(sc.sk))) {
 		err = bpfenv__fail("loading BPF programs", err);
 		goto out;

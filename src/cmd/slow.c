@@ -118,7 +118,7 @@ int slow__main(int argc, char **argv, bool snoop, const char *synopsis, const ch
 	struct disk_sel sel = {};
 	struct req_summary sum;
 	struct life l = {};
-	struct btf *vmlinux;
+	const struct btf *vmlinux;
 	int err;
 
 	if ((err = cli__prologue(&cmd, argc, argv, &o.c, &o)) >= 0)
@@ -131,12 +131,11 @@ int slow__main(int argc, char **argv, bool snoop, const char *synopsis, const ch
 		return err;
 	if (o.pid && (err = filter__pid(o.pid, &cfg.pid)))
 		return err;
-	vmlinux = btf__load_vmlinux_btf();
+	vmlinux = bpfenv__vmlinux();
 	if (!vmlinux)
 		return fail("reading kernel BTF", "%s", strerror(errno));
 	cfg.kernel_q = life__kernel_q(vmlinux);
 	err = reqflags__load(&pr.rf, vmlinux);
-	btf__free(vmlinux);
 	if (err)
 		return fail("decoding request flags from kernel BTF", "%s", strerror(-err));
 	cfg.mode = snoop ? LIFE_SNOOP : LIFE_SLOW;

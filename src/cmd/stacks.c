@@ -265,6 +265,7 @@ int cmd_stacks(int argc, char **argv)
 		bpf_program__set_autoload(sc.sk->progs.stacks_kprobe, false);
 		bpf_program__set_autoload(sc.sk->progs.stacks_kmulti, false);
 	}
+	bpfenv__vmlinux_drop();	/* libbpf parses its own copy at load: one at a time */
 	if ((err = stacks_bpf__load(sc.sk))) {
 		err = bpfenv__fail("loading BPF programs", err);
 		goto out;

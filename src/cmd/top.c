@@ -80,13 +80,40 @@ static struct top_row *row_of(struct top_ctx *tc, const struct life_top_key *k)
 	return &tc->rows[i];
 }
 
+static void note_stacked(uint32_t upper, uint32_t lower, void *ctx)
+{
+	struct top_ctx *tc = ctx;
+
+	for (int i = 0; i < tc->nstacked; i++)
+		if (tc->stacked[i] == upper)
+			return;
+	if (tc->nstacked < (int)(sizeof(tc->stacked) / sizeof(tc->stacked[0])))
+		tc->stacked[tc->nstacked++] = upper;
+}
+
+/* A process's row counts each I/O once: a disk stacked on others (dm, md,
+ * bcache) only when it is asked for (-d) or rows are by disk; else its I/O
+ * is what the disks below it count.  (zram, on nothing, always counts.) */
+static bool counted_below(const struct top_ctx *tc, uint32_t dev)
+{
+	if (tc->o->by == BY_DISK || tc->o->sel.disk)
+		return false;
+	for (int i = 0; i < tc->nstacked; i++)
+		if (tc->stacked[i] == dev)
+			return true;
+	return false;
+}
+
 static int top_take(void *ctx, const void *key, const struct hist *h)
 {
 	struct top_ctx *tc = ctx;
 	const struct life_top_key *k = key;
-	struct top_row *r = row_of(tc, k);
+	struct top_row *r;
 	int op = k->op == 0 ? 0 : k->op == 1 ? 1 : 2;	/* REQ_OP_READ, REQ_OP_WRITE */
 
+	if (counted_below(tc, k->dev))
+		return 0;
+	r = row_of(tc, k);
 	if (!r)
 		return fail("collecting rows", "out of memory");
 	switch (k->what) {
@@ -276,6 +303,7 @@ int cmd_top(int argc, char **argv)
 	cfg.comm = o.comm;
 	tc.tty = isatty(STDOUT_FILENO);
 	json__init(&tc.j, stdout);
+	disks__stacked(note_stacked, &tc);
 	if ((err = life__start(&tc.l, &cfg, NULL, NULL)))
 		goto out;
 	procio__scan(&tc.io);

@@ -57,6 +57,8 @@ struct top_ctx {
 	uint64_t interval;
 	uint64_t t_last;	/* the last report (or the start), monotonic ns */
 	bool tty;
+	uint32_t stacked[64];	/* bio-based disks over others (sysfs slaves) */
+	int nstacked;
 };
 
 struct top_values {

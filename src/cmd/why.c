@@ -221,7 +221,7 @@ int cmd_why(int argc, char **argv)
 	struct why_opts o = {};
 	struct why_ctx wc = { .o = &o };
 	struct life_cfg cfg = { .mode = LIFE_SNOOP };
-	struct btf *vmlinux = NULL;
+	const struct btf *vmlinux = NULL;
 	uint64_t cgid = 0, next_report;
 	bool cg_bios = false;
 	int err, off;
@@ -249,7 +249,7 @@ int cmd_why(int argc, char **argv)
 		goto out;
 	}
 	json__init(&wc.j, stdout);
-	vmlinux = btf__load_vmlinux_btf();
+	vmlinux = bpfenv__vmlinux();
 	if (!vmlinux) {
 		err = fail("reading kernel BTF", "%s", strerror(errno));
 		goto out;
@@ -320,6 +320,7 @@ int cmd_why(int argc, char **argv)
 		bpfenv__drop_missing_tps(wc.skel->obj, vmlinux, optional, sizeof(optional) / sizeof(optional[0]));
 		bpfenv__set_tp_leads(wc.skel->obj, vmlinux);
 	}
+	bpfenv__vmlinux_drop();	/* libbpf parses its own copy at load: one at a time */
 	if ((err = why_bpf__load(wc.skel))) {
 		err = bpfenv__fail("loading BPF programs", err);
 		goto out;
@@ -373,7 +374,6 @@ out:
 	ksyms__free(&wc.ks);
 	usyms__free(wc.us);
 	reqflags__free(&wc.pr.rf);
-	btf__free(vmlinux);
 	free(wc.reqs);
 	free(wc.calls);
 	return err;

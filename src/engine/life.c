@@ -118,10 +118,12 @@ static uint64_t life_seen(void *ctx)
 static void stack_pair(uint32_t upper, uint32_t lower, void *ctx)
 {
 	struct life *l = ctx;
-	uint64_t k = (uint64_t)upper << 32 | lower;
+	uint64_t k = (uint64_t)upper << 32 | lower, has = (uint64_t)upper << 32;
 	uint8_t one = 1;
 
 	bpf_map__update_elem(l->skel->maps.stack_pairs, &k, sizeof(k), &one, sizeof(one), BPF_ANY);
+	/* (upper, 0): the disk has slaves, for stack_stats.unlinked */
+	bpf_map__update_elem(l->skel->maps.stack_pairs, &has, sizeof(has), &one, sizeof(one), BPF_ANY);
 }
 
 int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, void *ctx)
@@ -195,7 +197,8 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 	bpf_program__set_autoload(sk->progs.life_complete, block);
 	bpf_program__set_autoload(sk->progs.life_dirty, block && cfg->mode == LIFE_TOP);
 	/* stacked disks: the bio-based disk asked for, or (no -d) one present */
-	l->stack = (cfg->mode == LIFE_SLOW || cfg->mode == LIFE_SNOOP) &&
+	l->stack = (cfg->mode == LIFE_SLOW || cfg->mode == LIFE_SNOOP || cfg->mode == LIFE_TOP ||
+		    cfg->mode == LIFE_PHASES) &&
 		   (cfg->dev ? disks__bio_based(cfg->dev) : disks__any_bio_based());
 	bpf_program__set_autoload(sk->progs.life_stack_queue, l->stack);
 	bpf_program__set_autoload(sk->progs.life_stack_remap, l->stack);
@@ -213,7 +216,7 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 		bpf_map__set_max_entries(sk->maps.dirtier_comms, 1);
 	}
 	{
-		struct btf *vmlinux = btf__load_vmlinux_btf();
+		const struct btf *vmlinux = bpfenv__vmlinux();
 
 		/* an older kernel names it writeback_dirty_page: said, not fatal */
 		static const struct bpfenv_optional_tp wb[] = {
@@ -223,7 +226,6 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 			bpfenv__drop_missing_tps(sk->obj, vmlinux, wb, 1);
 		sk->rodata->rqf_flush_seq_bit = bpfenv__enumerator(vmlinux, "__RQF_FLUSH_SEQ", 4);
 		bpfenv__set_tp_leads(sk->obj, vmlinux);
-		btf__free(vmlinux);
 	}
 	{
 		struct bpf_program *p;
@@ -233,6 +235,7 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 				bpf_program__set_autoload(p, l->sysfs_on);
 	}
 
+	bpfenv__vmlinux_drop();	/* libbpf parses its own copy at load: one at a time */
 	err = life_bpf__load(sk);
 	if (err)
 		return bpfenv__fail("loading BPF programs", err);

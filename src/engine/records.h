@@ -39,6 +39,7 @@ struct tag_sum {
 	uint32_t dev;
 	uint64_t c;
 	uint32_t held, given, others_held, others_given;
+	uint32_t not_seen_to_end;	/* unended beyond the queue's tags: left out */
 	struct {
 		uint32_t pid, held, given;
 		char comm[LIFE_COMM_LEN];

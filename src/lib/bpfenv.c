@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <malloc.h>
 #include <string.h>
 #include <time.h>
 #include <fcntl.h>
@@ -271,6 +272,22 @@ int bpfenv__tp_dir(const char *sys, const char *event, char *buf, size_t len)
 	return -ENOENT;
 }
 
+static struct btf *vmlinux_copy;
+
+const struct btf *bpfenv__vmlinux(void)
+{
+	if (!vmlinux_copy)
+		vmlinux_copy = btf__load_vmlinux_btf();
+	return vmlinux_copy;
+}
+
+void bpfenv__vmlinux_drop(void)
+{
+	btf__free(vmlinux_copy);
+	vmlinux_copy = NULL;
+	malloc_trim(0);	/* its pages back to the system: they are most of set-up's heap */
+}
+
 long long bpfenv__enumerator(const struct btf *btf, const char *name, long long dflt)
 {
 	for (__u32 id = 1; btf && id < btf__type_cnt(btf); id++) {
@@ -340,15 +357,10 @@ void bpfenv__set_tp_leads(struct bpf_object *obj, const struct btf *vmlinux)
 {
 	static const char prefix[] = "tp_lead__";
 	const struct btf *btf = bpf_object__btf(obj);
-	struct btf *own = NULL;
 	struct bpf_map *map;
 
-	if (!btf)
+	if (!btf || (!vmlinux && !(vmlinux = bpfenv__vmlinux())))
 		return;
-	if (!vmlinux && !(own = btf__load_vmlinux_btf()))
-		return;
-	if (own)
-		vmlinux = own;
 	bpf_object__for_each_map(map, obj) {
 		const char *mn = bpf_map__name(map);
 		const struct btf_type *sec;
@@ -376,7 +388,6 @@ void bpfenv__set_tp_leads(struct bpf_object *obj, const struct btf *vmlinux)
 			memcpy(data + v->offset, &lead, sizeof(lead));
 		}
 	}
-	btf__free(own);
 }
 
 int bpfenv__drop_missing_tps(struct bpf_object *obj, const struct btf *vmlinux,

@@ -44,6 +44,14 @@ struct bpfenv_optional_tp {
  * CO-RE cannot name), or dflt when there is none: a kernel where it is a
  * #define. */
 long long bpfenv__enumerator(const struct btf *btf, const char *name, long long dflt);
+/* vmlinux BTF, parsed once for the process's set-up (every command needs
+ * a few facts of it: request flags, enumerators, tracepoint prototypes);
+ * NULL (errno set) without BTF.  Freed by bpfenv__vmlinux_drop() before
+ * each BPF object's load (libbpf parses a copy of its own there: never two
+ * at once) and by run__ready(): the run keeps none of it.  A later call
+ * parses it again. */
+const struct btf *bpfenv__vmlinux(void);
+void bpfenv__vmlinux_drop(void);
 /* Is tracepoint tp in this kernel (its btf_trace_ typedef in vmlinux BTF)? */
 bool bpfenv__has_tp(const struct btf *vmlinux, const char *tp);
 /* Programs of obj on a tp_btf/ tracepoint of t[0..n) that this kernel lacks
@@ -57,7 +65,7 @@ int bpfenv__drop_missing_tps(struct bpf_object *obj, const struct btf *vmlinux,
 int bpfenv__tp_lead_args(const struct btf *vmlinux, const char *tp);
 /* Every `tp_lead__<tp>` constant in obj's .rodata (compat.bpf.h's
  * BLOCK_PROG) set to bpfenv__tp_lead_args(tp), before load; vmlinux NULL:
- * loaded for this and freed. */
+ * bpfenv__vmlinux()'s. */
 void bpfenv__set_tp_leads(struct bpf_object *obj, const struct btf *vmlinux);
 
 /* tracefs, where syscall tracepoints' ids and the traceable function list

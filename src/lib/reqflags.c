@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/btf.h>
+#include "bpfenv.h"
 #include "reqflags.h"
 
 /* "REQ_OP_WRITE_ZEROES" minus its prefix -> "write-zeroes" */
@@ -72,17 +73,12 @@ static void add_flag(struct reqflags *rf, const char *name, long long v)
 
 int reqflags__load(struct reqflags *rf, const struct btf *btf)
 {
-	struct btf *own = NULL;
 	const struct btf_type *ops, *bits;
 	int err = 0;
 
 	memset(rf, 0, sizeof(*rf));
-	if (!btf) {
-		own = btf__load_vmlinux_btf();
-		if (!own)
-			return -errno;
-		btf = own;
-	}
+	if (!btf && !(btf = bpfenv__vmlinux()))
+		return -errno;
 	ops = find_enum(btf, "req_op");
 	if (!ops)
 		ops = find_enum(btf, "req_opf");	/* before 6.0 */
@@ -101,7 +97,6 @@ int reqflags__load(struct reqflags *rf, const struct btf *btf)
 	each_enumerator(btf, ops, add_op, rf);
 	each_enumerator(btf, bits, add_flag, rf);
 out:
-	btf__free(own);
 	return err;
 }
 

@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "log.h"
+#include "bpfenv.h"
 #include "costmeter.h"
 #include "run.h"
 #include "text.h"
@@ -110,6 +111,7 @@ int run__ready(const char *ready_file, const char *msg)
 	FILE *f;
 
 	costmeter__ready();
+	bpfenv__vmlinux_drop();	/* set-up is over */
 
 	if (msg)
 		fprintf(stderr, "%s\n", msg);

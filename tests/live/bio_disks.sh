@@ -98,3 +98,49 @@ sleep 0.3
 stop_iodig
 assert_eq "$(jq -s -c "[.[] | select(.type == \"bio\") | .pid] | group_by(.) | map([.[0], length])" "$T/p.json")" "[[$P,40]]" \
 	"snoop -d $z -p $P: its 40 reads, not the other reader's 25"
+# top on a bio-based disk: each process's bios in its row on that disk, the
+# kernel's counts (two readers, the pids known: each row is its own)
+start_iodig "$T/t.json" top -d $z --json 1
+zr0=$(diskstat $z 1); zw0=$(diskstat $z 5)
+dd if=/dev/$z of=/dev/null bs=4k count=60 iflag=direct status=none & R1=$!
+dd if=/dev/zero of=/dev/$z bs=4k count=30 seek=500 oflag=direct status=none & W1=$!
+wait $R1 || die "dd read"; wait $W1 || die "dd write"
+sleep 1.3
+zr=$(( $(diskstat $z 1) - zr0 )); zw=$(( $(diskstat $z 5) - zw0 ))
+stop_iodig
+assert_eq "$zr $zw" "60 30" "diskstats: 60 reads and 30 writes of $z"
+assert_eq "$(jq -s "[.[] | select(.type == \"top\" and .disk == \"$z\" and .pid == $R1) | .reads] | add" "$T/t.json")" 60 \
+	"top -d $z: the reader's row, its 60 reads"
+assert_eq "$(jq -s "[.[] | select(.type == \"top\" and .disk == \"$z\" and .pid == $W1) | .writes] | add" "$T/t.json")" 30 \
+	"top -d $z: the writer's row, its 30 writes"
+assert_eq "$(jq -s "[.[] | select(.type == \"top\" and .disk == \"$z\") | .reads + .writes] | add" "$T/t.json")" "$((zr + zw))" \
+	"top -d $z: every row's I/O = diskstats'"
+# export: a bio-based disk's bios in iodig_request_seconds, phase q2c (its
+# only phase: submission to end), the kernel's counts, scraped over HTTP
+EP=$(free_port)
+start_iodig "$T/export.out" export --listen "127.0.0.1:$EP"
+zr0=$(diskstat $z 1); zw0=$(diskstat $z 5)
+dd if=/dev/$z of=/dev/null bs=4k count=70 iflag=direct status=none
+dd if=/dev/zero of=/dev/$z bs=4k count=35 seek=700 oflag=direct status=none
+sleep 2.2	# the exporter folds its histograms in once a second
+zr=$(( $(diskstat $z 1) - zr0 )); zw=$(( $(diskstat $z 5) - zw0 ))
+curl -s "http://127.0.0.1:$EP/metrics" > "$T/metrics" || die "scrape"
+stop_iodig
+m() { awk -v s="iodig_request_seconds_count{disk=\"$z\",op=\"$1\",phase=\"$2\"}" '$1 == s { print $2 }' "$T/metrics"; }
+assert_eq "$(m read Q2C) $(m write Q2C)" "$zr $zw" "export: $z's Q2C counts = diskstats' reads and writes (70, 35)"
+assert_eq "$(grep -c "^iodig_request_seconds_count{disk=\"$z\",.*phase=\"D2C\"" "$T/metrics")" 0 "export: no D2C for a disk without requests"
+# record: a bio-based disk's bio records kept, written on SIGUSR1, and
+# replayed as they were (each a bio record, the kernel's count)
+start_iodig "$T/r.out" record -o "$T/fz" --keep 5 -d $z
+zr0=$(diskstat $z 1)
+dd if=/dev/$z of=/dev/null bs=4k count=45 iflag=direct status=none
+sleep 0.3
+zr=$(( $(diskstat $z 1) - zr0 ))
+kill -USR1 "$IODIG_PID"
+for i in $(seq 50); do [ -s "$T/fz-1.rec" ] && grep -q 'fz-1.rec' "$T/r.out.err" && break; sleep 0.1; done
+stop_iodig
+"$IODIG" replay --json "$T/fz-1.rec" > "$T/fz.json" || die "replay"
+assert_eq "$(jq -s '[.[] | select(.type == "bio" and .op == "read" and .disk == "'$z'")] | length' "$T/fz.json")" "$zr" \
+	"record -d $z, replayed: a bio record per read ($zr in diskstats)"
+n=$(python3 tests/schema/check.py tests/schema/bio.json "$T/fz.json" bio) || die "schema bio (replay): $n"
+ok "replay's bio records fit the schema: $n"

@@ -45,13 +45,12 @@ check "its reads = /sys/block/dm-1/stat's ($n = $k)" '[ "$n" = "$k" ] && [ "$k" 
 # slow, snoop and layers each say so in one line and exit non-zero
 atomic=$(kv setup atomic_fetch)
 check "probe says whether the request engine loads here (atomic_fetch: $atomic)" '[ "$atomic" = true ] || [ "$atomic" = false ]'
-said() {	# section, name: exit status not 0, the one line (JSON), no output
-	# (the guest's `kill` of a process already gone says so on the console)
+said() {	# section, name: exit status not 0, no output, the one line (JSON
+	# with --json; the guest's `kill` of a process already gone says so too)
 	local e rc n out
-	e=$(file "$1" "$2.err" | grep "^{" | jq -r 'select(.error) | .error' 2>/dev/null)
-	rc=$(kv "$1" "$2.rc"); n=$(file "$1" "$2.err" | grep -c "^{"); out=$(file "$1" "$2.out")
-	check "$1: exit $rc, one line: $e" '[ "$rc" != 0 ] && [ "$n" = 1 ] && [ -z "$out" ] &&
-		echo "$e" | grep -q "needs BPF atomic fetch instructions (Linux 5.12); this kernel (5.10"'
+	e=$(file "$1" "$2.err" | grep "needs BPF atomic fetch instructions (Linux 5.12); this kernel (5.10")
+	rc=$(kv "$1" "$2.rc"); n=$(printf '%s\n' "$e" | grep -c .); out=$(file "$1" "$2.out")
+	check "$1 ($2): exit $rc, one line: $(printf '%s' "$e" | cut -c1-150)" '[ "$rc" != 0 ] && [ "$n" = 1 ] && [ -z "$out" ]'
 }
 if [ "$atomic" = true ]; then
 echo "slow -d dm-1 5: each slow bio with the request it became below:"
@@ -75,6 +74,12 @@ check "stack summary: 20 bios timed, 20 lowers linked, none orphaned ($(sl '[.[]
 	'[ "$(sl "[.[] | select(.type == \"stack_summary\")][0] | [.upper_bios >= 20, .lowers >= 20, .lowers_orphan, .lost]")" = "[true,true,0,0]" ]'
 echo "  text: $(file slow st.out | grep ' dm-1 ' | head -1)"
 check "text names the request below and the layer's own time" 'file slow st.out | grep -q "<- nullb0 read .* (D2C .*); dm-1 itself "'
+fj() { file slow frj.out | jq -s -c "$1"; }
+fn=$(( $(field slow frafter 1) - $(field slow frbefore 1) ))
+check "record -d dm-1 --trigger p99>5ms fired ($(file slow fr.err | grep -o 'fr-1.rec: .*' | head -1))" \
+	'file slow fr.err | grep -q "fr-1.rec: .*(Q2C p99 [0-9.]*ms > 5.00ms)"'
+check "its files, replayed: the $fn reads as bio records, each with its nullb0 request ($(fj '[.[] | select(.type == "bio") | [.lower_count, .lower[0].disk]] | group_by(.) | map([.[0], length])'))" \
+	'[ "$(kv slow replay.rc)" = 0 ] && [ "$fn" = 20 ] && [ "$(fj "[.[] | select(.type == \"bio\" and .lower_count == 1 and .lower[0].disk == \"nullb0\")] | length")" = "$fn" ]'
 
 echo "snoop -d md0 (raid1): each write with both legs, each read with one:"
 sm() { file snoop_md sm.out | jq -s -c "$1"; }
@@ -85,6 +90,25 @@ check "each write: two lowers, on loop1 and loop2 ($(sm '[.[] | select(.type == 
 	'[ "$(sm "[.[] | select(.type == \"bio\" and .op == \"write\") | [.lower_count, ([.lower[].disk] | sort)]] | unique")" = "[[2,[\"loop1\",\"loop2\"]]]" ]'
 check "each read: one lower, on a leg" '[ "$(sm "[.[] | select(.type == \"bio\" and .op == \"read\") | .lower_count == 1 and (.lower[0].disk | test(\"^loop[12]$\"))] | all")" = true ]'
 check "no bio shorter than its lowers by more than the clocks' skew (layer_ns >= -50 us)" '[ "$(sm "[.[] | select(.type == \"bio\") | .layer_ns] | all(. >= -50000)")" = true ]'
+echo "dm-crypt ($(kv crypt dev) over loop4, aes-cbc-plain64): snoop and top against its diskstats:"
+cr() { file crypt cs.out | jq -s -c "$1"; }
+cdev=$(kv crypt dev)
+w=$(( $(field crypt after 5) - $(field crypt before 5) )); r=$(( $(field crypt after 1) - $(field crypt before 1) ))
+check "dmsetup created the crypt target on loop4 (slaves: $(kv crypt slaves))" '[ "$(kv crypt cr.rc)" = 0 ] && [ "$(kv crypt slaves)" = "loop4 " ]'
+check "writes: bio records = /sys/block/$cdev/stat's ($w)" '[ "$(cr "[.[] | select(.type == \"bio\" and .op == \"write\")] | length")" = "$w" ] && [ "$w" = 40 ]'
+check "reads: bio records = /sys/block/$cdev/stat's ($r)" '[ "$(cr "[.[] | select(.type == \"bio\" and .op == \"read\")] | length")" = "$r" ] && [ "$r" = 40 ]'
+check "each read: one lower, a loop4 read, sent down by the reader ($(cr '[.[] | select(.type == "bio" and .op == "read") | [.lower_count, .lower[0].disk]] | unique'))" \
+	'[ "$(cr "[.[] | select(.type == \"bio\" and .op == \"read\") | [.lower_count, .lower[0].disk, .lower[0].op]] | unique")" = "[[1,\"loop4\",\"read\"]]" ]'
+lw=$(cr '[.[] | select(.type == "bio" and .op == "write") | .lower_count] | add')
+un=$(cr '[.[] | select(.type == "stack_summary") | .unlinked] | add')
+check "each write: its encrypted bio below, sent down by dm-crypt's write thread, linked by its remap event ($(cr '[.[] | select(.type == "bio" and .op == "write") | [.lower_count, .lower[0].disk, .lower[0].op]] | unique'); unlinked: $un)" \
+	'[ "$(cr "[.[] | select(.type == \"bio\" and .op == \"write\") | [.lower_count, .lower[0].disk, .lower[0].op]] | unique")" = "[[1,\"loop4\",\"write\"]]" ] && [ "$lw" = "$w" ] && [ "$un" = 0 ]'
+tr_=$(( $(field crypt tafter 1) - $(field crypt tbefore 1) )); tw=$(( $(field crypt tafter 5) - $(field crypt tbefore 5) ))
+ct() { file crypt ct.out | jq -s -c "$1"; }
+check "top -d $cdev: the reader's and the writer's rows = its diskstats (reads $(ct "[.[] | select(.type == \"top\" and .disk == \"$cdev\") | .reads] | add") of $tr_, writes $(ct "[.[] | select(.type == \"top\" and .disk == \"$cdev\") | .writes] | add") of $tw)" \
+	'[ "$(ct "[.[] | select(.type == \"top\" and .disk == \"$cdev\") | .reads] | add")" = "$tr_" ] && [ "$tr_" = 30 ] &&
+	 [ "$(ct "[.[] | select(.type == \"top\" and .disk == \"$cdev\") | .writes] | add")" = "$tw" ] && [ "$tw" = 20 ] &&
+	 [ "$(ct "[.[] | select(.type == \"top\" and .disk == \"$cdev\") | .comm] | unique")" = "[\"dd\"]" ]'
 fi
 echo "seed 000: bcache over a slow disk (20 ms) whose scheduler udevadm re-writes, an OSD's writes:"
 sd() { file seed sd.out | jq -s -c "$1"; }
@@ -134,7 +158,7 @@ echo "$(file layers lt.out | sed 's/^/  | /')"
 check "text: the tree, md0's legs under it" 'file layers lt.out | grep -q "^  loop1 " && file layers lt.out | grep -q "^md0 "'
 else
 	echo "slow, snoop, layers: this kernel has no BPF atomic fetch instructions:"
-	said slow sl; said snoop_md sm; said seed sd; said layers ly
+	said slow sl; said slow fr; said snoop_md sm; said crypt cs; said crypt ct; said seed sd; said layers ly
 fi
 echo "iostat -d dm-1: diskstats' reads and the bios' tail beside them:"
 io() { file iostat io.out | jq -s -c "$1"; }

@@ -71,6 +71,16 @@ start st slow -d dm-1 5
 dd if=/dev/dm-1 of=/dev/null bs=4k count=3 iflag=direct 2>/dev/null
 sleep 0.5
 stop st
+# the flight recorder on dm-delay: its bios (10 ms and more) fire a p99>5ms
+# trigger; the file written holds each bio with its request below
+start fr record -o /tmp/fr --keep 5 --trigger p99\>5ms -d dm-1
+kv frbefore "$(stat_of dm-1)"
+dd if=/dev/dm-1 of=/dev/null bs=4k count=20 skip=300 iflag=direct 2>/dev/null
+kv frafter "$(stat_of dm-1)"
+sleep 2.2	# the trigger is judged each second; each file holds what it wrote
+stop fr
+rc=0; for f in /tmp/fr-*.rec; do $I replay --json $f || rc=1; done > /tmp/frj.out 2>&1; kv replay.rc $rc
+put frj.out /tmp/frj.out
 end slow
 
 begin snoop_md
@@ -84,6 +94,36 @@ sleep 0.5; settle
 kv after "$(stat_of md0)"
 stop sm
 end snoop_md
+
+begin crypt
+# dm-crypt over loop4 (aes-cbc-plain64: the kernel's built-in AES and CBC).
+# Its reads are clones, its writes new bios of encrypted pages that its own
+# write thread sends down; both through dm_submit_bio_remap (a remap event).
+# snoop, then top, on it.
+truncate -s 64M /dev/shm/d4.img
+losetup /dev/loop4 /dev/shm/d4.img
+dm create cr --table "0 $(blockdev --getsz /dev/loop4) crypt aes-cbc-plain64 \
+	000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f 0 /dev/loop4 0"; kv cr.rc $?
+c=; for d in /sys/block/dm-*; do [ "$(cat $d/dm/name)" = cr ] && c=${d##*/}; done
+kv dev "$c"
+kv slaves "$(ls /sys/block/$c/slaves | tr "\n" " ")"
+start cs snoop -d $c --json
+kv before "$(stat_of $c)"
+dd if=/dev/zero of=/dev/$c bs=4k count=40 oflag=direct 2>/dev/null
+dd if=/dev/$c of=/dev/null bs=4k count=40 iflag=direct 2>/dev/null
+sleep 0.5
+kv after "$(stat_of $c)"
+stop cs
+start ct top -d $c --json 1
+kv tbefore "$(stat_of $c)"
+dd if=/dev/$c of=/dev/null bs=4k count=30 iflag=direct 2>/dev/null &
+rd=$!
+dd if=/dev/zero of=/dev/$c bs=4k count=20 seek=100 oflag=direct 2>/dev/null
+wait $rd
+sleep 1.2
+kv tafter "$(stat_of $c)"
+stop ct
+end crypt
 
 begin seed
 # Seed 000: bcache over a slow backing disk (nullb1: 20 ms a request, kept in
