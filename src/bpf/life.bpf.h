@@ -21,28 +21,24 @@ extern struct life_stats stats;
 /* The phases' histograms by disk, op and phase (lat --phases, export), and
  * top's by process, disk and op: hist.bpf.h's epoch maps, named so that
  * life_stack.bpf.c adds the bio-based disks' bios to them too. */
-struct life_phases_map {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(max_entries, 4096);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, struct life_phase_key);
-	__type(value, struct hist);
-};
-struct life_tops_map {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(max_entries, 8192);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, struct life_top_key);
-	__type(value, struct hist);
-};
-struct life_tops_spill_map {
+#define LIFE_HIST_MAP(name, key_t, max)					\
+	struct name {							\
+		__uint(type, BPF_MAP_TYPE_PERCPU_HASH);			\
+		__uint(max_entries, max);				\
+		__uint(map_flags, BPF_F_NO_PREALLOC);			\
+		__type(key, key_t);					\
+		__type(value, struct hist);				\
+	}
+LIFE_HIST_MAP(life_phases_map, struct life_phase_key, 4096);
+LIFE_HIST_MAP(life_tops_map, struct life_top_key, 8192);
+struct life_tops_spill_map {	/* (the phases' spill list too: the same shape) */
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 2);
 	__type(key, __u32);
 	__type(value, struct hist_spill);
 };
 extern struct life_phases_map phases0 SEC(".maps"), phases1 SEC(".maps");
-extern struct life_tops_spill_map phases_spill SEC(".maps");	/* (the same shape) */
+extern struct life_tops_spill_map phases_spill SEC(".maps");
 extern struct life_tops_map tops0 SEC(".maps"), tops1 SEC(".maps");
 extern struct life_tops_spill_map tops_spill SEC(".maps");
 extern __u32 epoch;
