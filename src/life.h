@@ -200,6 +200,7 @@ struct life_stack_stats {
 	__u64 lowers_orphan;	/* linked, but their upper was gone at their end */
 	__u64 records;		/* bio records written */
 	__u64 lost;		/* bio records the ring buffer had no room for */
+	__u64 remap_unlinked;	/* remapped from a stacked disk, no upper bio found */
 	__u64 unlinked;		/* ended with nothing linked below, on a disk
 				 * with slaves: what the disk sent down was
 				 * submitted by another task with no remap

@@ -129,15 +129,32 @@ int BLOCK_PROG(life_stack_queue, block_bio_queue, struct bio *bio)
 }
 
 /* dm and md say where a bio they pass down came from: the upper disk and
- * the sector there (partitions too: no upper bio starts there) */
+ * the sector there (partitions too: no upper bio starts there).  A bio that
+ * spans dm targets becomes one clone a target, the later ones starting
+ * inside it: those are the submitting task's last upper bio on that disk
+ * when the sector falls within it.  What neither finds, on a disk stacked
+ * on others, is counted (remap_unlinked). */
 SEC("tp_btf/block_bio_remap")
 int BLOCK_PROG(life_stack_remap, block_bio_remap, struct bio *bio, dev_t dev, sector_t from)
 {
 	struct life_upper_at at = { .dev = dev, .sector = from };
-	__u64 *up = bpf_map_lookup_elem(&upper_at, &at);
+	__u64 *up = bpf_map_lookup_elem(&upper_at, &at), pair;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct life_upper *u;
 
-	if (up)
+	if (up) {
 		link_lower(ptr_val(bio), *up, bpf_ktime_get_ns());
+		return 0;
+	}
+	up = bpf_map_lookup_elem(&task_upper, &tid);
+	if (up && (u = bpf_map_lookup_elem(&uppers, up)) && u->dev == dev &&
+	    from > u->sector && from < u->sector + (u->bytes >> 9)) {
+		link_lower(ptr_val(bio), *up, bpf_ktime_get_ns());
+		return 0;
+	}
+	pair = (__u64)dev << 32;	/* (dev, 0): a disk with slaves */
+	if (bpf_map_lookup_elem(&stack_pairs, &pair))
+		__sync_fetch_and_add(&stack_stats.remap_unlinked, 1);
 	return 0;
 }
 
@@ -267,6 +284,7 @@ int BPF_PROG(life_stack_end, struct request_queue *q, struct bio *bio)
 	at_bio = bpf_map_lookup_elem(&upper_at, &at);
 	if (at_bio && *at_bio == key)
 		bpf_map_delete_elem(&upper_at, &at);
+
 	bpf_map_delete_elem(&uppers, &key);
 	return 0;
 }

@@ -147,9 +147,6 @@ static const struct {
 	[NEED_COOKIE] = { "BPF cookies", "5.15" },
 };
 
-const char *kfeatures__what(enum kneed n) { return needs[n].what; }
-const char *kfeatures__since(enum kneed n) { return needs[n].since; }
-
 bool kfeatures__has(enum kneed n)
 {
 	static signed char known[NEED_N];	/* 0 not tried, 1 yes, -1 no */

@@ -29,8 +29,5 @@ bool kfeatures__has(enum kneed n);
 /* 0, or the one-line error "CMD needs WHAT (Linux V); this kernel (RELEASE)
  * has none: `iodig probe` says what works here", returned as fail() does. */
 int kfeatures__need(enum kneed n, const char *cmd);
-/* what n is and the Linux release that brought it, for probe */
-const char *kfeatures__what(enum kneed n);
-const char *kfeatures__since(enum kneed n);
 
 #endif

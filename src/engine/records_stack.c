@@ -259,6 +259,7 @@ static const struct field stack_sum_fields[] = {
 	{ "upper_unseen", FS_U64, SS(upper_unseen), .fmt = ", %u not (submitted before tracing, or table full)" },
 	{ "lowers", FS_U64, SS(lowers), .fmt = ", %u requests and bios below linked to them" },
 	{ "lowers_orphan", FS_U64, SS(lowers_orphan), .fmt = ", %u linked to a bio already gone" },
+	{ "remap_unlinked", FS_U64, SS(remap_unlinked), .fmt = ", %u remapped below with no bio found" },
 	{ "unlinked", FS_U64, SS(unlinked),
 	  .fmt = ", %u with nothing linked below (sent down by another task, as dm-crypt's writes)" },
 	{ "records", FS_U64, SS(records), .fmt = ", %u records" },

@@ -61,12 +61,12 @@ check "each with one lower, a nullb0 read request ($(sl '[.[] | select(.type == 
 	'[ "$(sl "[.[] | select(.type == \"bio\") | [.lower_count, .lower[0].disk, .lower[0].op, .lower[0].request]] | unique")" = "[[1,\"nullb0\",\"read\",true]]" ]'
 # null_blk's 2 ms (its timer), dm-delay's 10 ms (3 jiffies: 8 to 12 ms; on
 # 6.1 its timer then queues work for a kworker: up to 18 ms seen, emulated)
-# null_blk's timer is a floor; a late timer interrupt in the emulator has
-# made one D2C of 20 take 5.1 ms: the median is null_blk's, and no lower
-# holds dm-delay's 8 ms (all of the delay is the layer's own)
+# null_blk's timer is a floor and its median; no upper bound: an emulated
+# timer fires late under the host's load (5.1 ms, and beside a competing
+# fio in CI 8.2 ms, one of 20).  The delay itself is the layer's (below).
 r=$(sl '[.[] | select(.type == "bio") | .lower[0].d2c_ns] | sort | [.[0], .[length / 2 | floor], .[-1]]')
 check "each lower's D2C is null_blk's 2 ms (min, p50, max: $r ns)" \
-	'[ "$(sl "[.[] | select(.type == \"bio\") | .lower[0].d2c_ns] | sort | .[0] >= 1900000 and .[length / 2 | floor] <= 3000000 and .[-1] < 8000000")" = true ]'
+	'[ "$(sl "[.[] | select(.type == \"bio\") | .lower[0].d2c_ns] | sort | .[0] >= 1900000 and .[length / 2 | floor] <= 3000000")" = true ]'
 r=$(sl '[.[] | select(.type == "bio") | .layer_ns] | [min, max]')
 check "each bio's own layer added dm-delay's 10 ms, in jiffies (layer_ns min, max: $r)" '[ "$(sl "[.[] | select(.type == \"bio\") | .layer_ns] | all(. >= 7500000 and . <= 25000000)")" = true ]'
 check "dominant: the layer itself" '[ "$(sl "[.[] | select(.type == \"bio\") | .dominant] | unique")" = "[\"layer\"]" ]'
@@ -109,6 +109,28 @@ check "top -d $cdev: the reader's and the writer's rows = its diskstats (reads $
 	'[ "$(ct "[.[] | select(.type == \"top\" and .disk == \"$cdev\") | .reads] | add")" = "$tr_" ] && [ "$tr_" = 30 ] &&
 	 [ "$(ct "[.[] | select(.type == \"top\" and .disk == \"$cdev\") | .writes] | add")" = "$tw" ] && [ "$tw" = 20 ] &&
 	 [ "$(ct "[.[] | select(.type == \"top\" and .disk == \"$cdev\") | .comm] | unique")" = "[\"dd\"]" ]'
+echo "a dm-linear bio spanning two targets ($(kv span dev)): linked to both clones:"
+sp() { file span sp.out | jq -s -c "$1"; }
+r=$(( $(field span after 1) - $(field span before 1) ))
+# dm splits the bio at the target's end and sends the rest through its own
+# queue again (block_bio_queue fires once a bio: BIO_TRACE_COMPLETION):
+# dm's diskstats count each part, iodig the bio dd read with
+check "reads: a bio record for each of dd's 10 reads, diskstats counting each of their 2 parts ($r)" \
+	'[ "$(kv span span.rc)" = 0 ] && [ "$(sp "[.[] | select(.type == \"bio\" and .op == \"read\")] | length")" = 10 ] && [ "$r" = 20 ]'
+check "each: two lowers, both on loop5, 4 KiB each ($(sp '[.[] | select(.type == "bio") | [.lower_count, ([.lower[] | .disk + ":" + (.bytes | tostring)] | sort | join("+"))]] | unique'))" \
+	'[ "$(sp "[.[] | select(.type == \"bio\") | [.lower_count, ([.lower[] | [.disk, .bytes]] | sort)]] | unique")" = "[[2,[[\"loop5\",2048],[\"loop5\",6144]]]]" ]'
+check "each bio timed from its first queueing: no shorter than its lowers (layer_ns min: $(sp '[.[] | select(.type == "bio") | .layer_ns] | min') ns >= -50 us)" \
+	'[ "$(sp "[.[] | select(.type == \"bio\") | .layer_ns] | all(. >= -50000)")" = true ]'
+check "no remap without its bio ($(sp '[.[] | select(.type == "stack_summary") | .remap_unlinked]'))" '[ "$(sp "[.[] | select(.type == \"stack_summary\") | .remap_unlinked] | add")" = 0 ]'
+echo "LVM: vg0/lv0 ($(kv lvm dev)) on loop6, each bio with its request below:"
+lv() { file lvm lv.out | jq -s -c "$1"; }
+w=$(( $(field lvm after 5) - $(field lvm before 5) )); r=$(( $(field lvm after 1) - $(field lvm before 1) ))
+check "pvcreate, vgcreate, lvcreate (rc $(kv lvm lvm.rc); slaves: $(kv lvm slaves))" '[ "$(kv lvm lvm.rc)" = 0 ] && [ "$(kv lvm slaves)" = "loop6 " ]'
+check "reads and writes: bio records = its diskstats ($r, $w)" \
+	'[ "$(lv "[.[] | select(.type == \"bio\" and .op == \"read\")] | length")" = "$r" ] && [ "$r" = 25 ] &&
+	 [ "$(lv "[.[] | select(.type == \"bio\" and .op == \"write\")] | length")" = "$w" ] && [ "$w" = 25 ]'
+check "each with one loop6 request below ($(lv '[.[] | select(.type == "bio") | [.lower_count, .lower[0].disk, .lower[0].request]] | unique'))" \
+	'[ "$(lv "[.[] | select(.type == \"bio\") | [.lower_count, .lower[0].disk, .lower[0].request]] | unique")" = "[[1,\"loop6\",true]]" ]'
 fi
 echo "seed 000: bcache over a slow disk (20 ms) whose scheduler udevadm re-writes, an OSD's writes:"
 sd() { file seed sd.out | jq -s -c "$1"; }
@@ -158,7 +180,7 @@ echo "$(file layers lt.out | sed 's/^/  | /')"
 check "text: the tree, md0's legs under it" 'file layers lt.out | grep -q "^  loop1 " && file layers lt.out | grep -q "^md0 "'
 else
 	echo "slow, snoop, layers: this kernel has no BPF atomic fetch instructions:"
-	said slow sl; said slow fr; said snoop_md sm; said crypt cs; said crypt ct; said seed sd; said layers ly
+	said slow sl; said slow fr; said snoop_md sm; said crypt cs; said crypt ct; said span sp; said lvm lv; said seed sd; said layers ly
 fi
 echo "iostat -d dm-1: diskstats' reads and the bios' tail beside them:"
 io() { file iostat io.out | jq -s -c "$1"; }

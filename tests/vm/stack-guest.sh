@@ -125,6 +125,43 @@ kv tafter "$(stat_of $c)"
 stop ct
 end crypt
 
+begin span
+# dm-linear of two targets on loop5, the first 2052 sectors long: an 8 KiB
+# read at sector 2048 spans both, and dm clones it once a target
+truncate -s 16M /dev/shm/d5.img
+losetup /dev/loop5 /dev/shm/d5.img
+printf '0 2052 linear /dev/loop5 0\n2052 2044 linear /dev/loop5 8192\n' | dm create span; kv span.rc $?
+c=; for d in /sys/block/dm-*; do [ "$(cat $d/dm/name)" = span ] && c=${d##*/}; done
+kv dev "$c"
+start sp snoop -d $c --json
+kv before "$(stat_of $c)"
+for i in 1 2 3 4 5 6 7 8 9 10; do dd if=/dev/$c of=/dev/null bs=8192 count=1 skip=128 iflag=direct 2>/dev/null; done
+sleep 0.5
+kv after "$(stat_of $c)"
+stop sp
+end span
+
+begin lvm
+# LVM: a volume group on loop6, one logical volume (dm-linear made by lvm,
+# no udev: it makes its own device nodes)
+truncate -s 64M /dev/shm/d6.img
+losetup /dev/loop6 /dev/shm/d6.img
+mkdir -p /run/lock/lvm /run/lvm
+lv() { /peer/lvm "$@" --config 'activation { udev_sync = 0 udev_rules = 0 } devices { obtain_device_list_from_udev = 0 }'; }
+{ lv pvcreate -ff -y /dev/loop6 && lv vgcreate vg0 /dev/loop6 && lv lvcreate -y -L 32M -n lv0 vg0; } > /tmp/lvm.out 2>&1; kv lvm.rc $?
+put lvm.out /tmp/lvm.out
+c=; for d in /sys/block/dm-*; do [ "$(cat $d/dm/name)" = vg0-lv0 ] && c=${d##*/}; done
+kv dev "$c"
+kv slaves "$(ls /sys/block/$c/slaves | tr "\n" " ")"
+start lv snoop -d $c --json
+kv before "$(stat_of $c)"
+dd if=/dev/zero of=/dev/$c bs=4k count=25 oflag=direct 2>/dev/null
+dd if=/dev/$c of=/dev/null bs=4k count=25 iflag=direct 2>/dev/null
+sleep 0.5
+kv after "$(stat_of $c)"
+stop lv
+end lvm
+
 begin seed
 # Seed 000: bcache over a slow backing disk (nullb1: 20 ms a request, kept in
 # memory so that bcache finds its superblock) with a fast cache (loop3); an
