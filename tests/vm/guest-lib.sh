@@ -27,3 +27,15 @@ stop() {
 	put "$1.err" /tmp/$1.err
 }
 stat_of() { cat /sys/block/$1/stat; }	# reads at $1, writes at $5
+dm_named() { for d in /sys/block/dm-*; do [ "$(cat $d/dm/name)" = "$1" ] && echo ${d##*/}; done; }
+# snoop_rw NAME DISK N: snoop -d DISK over N writes then N reads of 4 KiB,
+# the disk's stat before and after
+snoop_rw() {
+	start $1 snoop -d $2 --json
+	kv before "$(stat_of $2)"
+	dd if=/dev/zero of=/dev/$2 bs=4k count=$3 oflag=direct 2>/dev/null
+	dd if=/dev/$2 of=/dev/null bs=4k count=$3 iflag=direct 2>/dev/null
+	sleep 0.5
+	kv after "$(stat_of $2)"
+	stop $1
+}

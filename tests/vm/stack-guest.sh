@@ -104,16 +104,10 @@ truncate -s 64M /dev/shm/d4.img
 losetup /dev/loop4 /dev/shm/d4.img
 dm create cr --table "0 $(blockdev --getsz /dev/loop4) crypt aes-cbc-plain64 \
 	000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f 0 /dev/loop4 0"; kv cr.rc $?
-c=; for d in /sys/block/dm-*; do [ "$(cat $d/dm/name)" = cr ] && c=${d##*/}; done
+c=$(dm_named cr)
 kv dev "$c"
 kv slaves "$(ls /sys/block/$c/slaves | tr "\n" " ")"
-start cs snoop -d $c --json
-kv before "$(stat_of $c)"
-dd if=/dev/zero of=/dev/$c bs=4k count=40 oflag=direct 2>/dev/null
-dd if=/dev/$c of=/dev/null bs=4k count=40 iflag=direct 2>/dev/null
-sleep 0.5
-kv after "$(stat_of $c)"
-stop cs
+snoop_rw cs $c 40
 start ct top -d $c --json 1
 kv tbefore "$(stat_of $c)"
 dd if=/dev/$c of=/dev/null bs=4k count=30 iflag=direct 2>/dev/null &
@@ -131,7 +125,7 @@ begin span
 truncate -s 16M /dev/shm/d5.img
 losetup /dev/loop5 /dev/shm/d5.img
 printf '0 2052 linear /dev/loop5 0\n2052 2044 linear /dev/loop5 8192\n' | dm create span; kv span.rc $?
-c=; for d in /sys/block/dm-*; do [ "$(cat $d/dm/name)" = span ] && c=${d##*/}; done
+c=$(dm_named span)
 kv dev "$c"
 start sp snoop -d $c --json
 kv before "$(stat_of $c)"
@@ -150,16 +144,10 @@ mkdir -p /run/lock/lvm /run/lvm
 lv() { /peer/lvm "$@" --config 'activation { udev_sync = 0 udev_rules = 0 } devices { obtain_device_list_from_udev = 0 }'; }
 { lv pvcreate -ff -y /dev/loop6 && lv vgcreate vg0 /dev/loop6 && lv lvcreate -y -L 32M -n lv0 vg0; } > /tmp/lvm.out 2>&1; kv lvm.rc $?
 put lvm.out /tmp/lvm.out
-c=; for d in /sys/block/dm-*; do [ "$(cat $d/dm/name)" = vg0-lv0 ] && c=${d##*/}; done
+c=$(dm_named vg0-lv0)
 kv dev "$c"
 kv slaves "$(ls /sys/block/$c/slaves | tr "\n" " ")"
-start lv snoop -d $c --json
-kv before "$(stat_of $c)"
-dd if=/dev/zero of=/dev/$c bs=4k count=25 oflag=direct 2>/dev/null
-dd if=/dev/$c of=/dev/null bs=4k count=25 iflag=direct 2>/dev/null
-sleep 0.5
-kv after "$(stat_of $c)"
-stop lv
+snoop_rw lv $c 25
 end lvm
 
 begin seed
