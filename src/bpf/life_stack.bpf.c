@@ -73,6 +73,14 @@ struct {
 	__type(value, struct life_upper);
 } upper_scratch SEC(".maps");
 
+/* Is disk lower under disk upper (sysfs slaves)?  lower 0: any disk. */
+static __always_inline bool stacked_on(__u32 upper, __u32 lower)
+{
+	__u64 pair = (__u64)upper << 32 | lower;
+
+	return bpf_map_lookup_elem(&stack_pairs, &pair) != NULL;
+}
+
 static __always_inline void link_lower(__u64 lower, __u64 upper, __u64 now)
 {
 	struct life_link l = { upper, now };
@@ -94,12 +102,8 @@ int BLOCK_PROG(life_stack_queue, block_bio_queue, struct bio *bio)
 		__u64 upper = *up;
 
 		u = bpf_map_lookup_elem(&uppers, &upper);
-		if (u) {
-			__u64 pair = ((__u64)u->dev << 32) | bio_dev(bio);
-
-			if (bpf_map_lookup_elem(&stack_pairs, &pair))
-				link_lower(key, upper, now);
-		}
+		if (u && stacked_on(u->dev, bio_dev(bio)))
+			link_lower(key, upper, now);
 	}
 	if (bio_to_mq(bio))
 		return 0;
@@ -138,7 +142,7 @@ SEC("tp_btf/block_bio_remap")
 int BLOCK_PROG(life_stack_remap, block_bio_remap, struct bio *bio, dev_t dev, sector_t from)
 {
 	struct life_upper_at at = { .dev = dev, .sector = from };
-	__u64 *up = bpf_map_lookup_elem(&upper_at, &at), pair;
+	__u64 *up = bpf_map_lookup_elem(&upper_at, &at);
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct life_upper *u;
 
@@ -152,8 +156,7 @@ int BLOCK_PROG(life_stack_remap, block_bio_remap, struct bio *bio, dev_t dev, se
 		link_lower(ptr_val(bio), *up, bpf_ktime_get_ns());
 		return 0;
 	}
-	pair = (__u64)dev << 32;	/* (dev, 0): a disk with slaves */
-	if (bpf_map_lookup_elem(&stack_pairs, &pair))
+	if (stacked_on(dev, 0))
 		__sync_fetch_and_add(&stack_stats.remap_unlinked, 1);
 	return 0;
 }
@@ -216,11 +219,54 @@ int BPF_PROG(life_stack_rq_end, struct request *rq, int error, unsigned int nr_b
 	return 0;
 }
 
+/* An upper bio ended, kept by the filters: into top's rows, the phases'
+ * histograms (one phase, Q2C: the disks below have theirs), or a record. */
+static __always_inline void upper_ended(struct life_upper *u, struct bio *bio, __u64 now)
+{
+	struct life_upper *out;
+
+	if ((filter_dev && u->dev != filter_dev) || !upper_wanted(u, bio))
+		return;
+	if (targ_mode == LIFE_TOP) {
+		/* its submitter's row on its disk (no G: Q2G 0, as a request's
+		 * not seen at Q) */
+		struct life_top_key k = {
+			.pid = u->pid, .dev = u->dev, .cgroup = bio_cgroup_id(bio),
+			.op = u->cmd_flags & REQ_OP_MASK_,
+		};
+
+		__builtin_memcpy(k.comm, u->comm, sizeof(k.comm));
+		top_add(&k, TOP_Q2C, now - u->q);
+		top_add(&k, TOP_Q2G, 0);
+		top_add(&k, TOP_BYTES, u->bytes);
+		return;
+	}
+	if (targ_mode == LIFE_PHASES) {
+		phase_add(u->dev, u->cmd_flags & REQ_OP_MASK_, PH_Q2C, now - u->q);
+		return;
+	}
+	if (targ_mode != LIFE_SNOOP && now - u->q < targ_min_ns)
+		return;
+	out = bpf_ringbuf_reserve(&records, sizeof(*out), 0);
+	if (!out) {
+		__sync_fetch_and_add(&stack_stats.lost, 1);
+		return;
+	}
+	u->c = now;
+	u->error = bio->bi_status;
+	__builtin_memcpy(out, u, sizeof(*out));
+	__sync_fetch_and_add(&stack_stats.records, 1);
+	/* as the requests' (life_block.bpf.c): the reader is woken when a good
+	 * share waits, else polls on its clock */
+	bpf_ringbuf_submit(out, bpf_ringbuf_query(&records, BPF_RB_AVAIL_DATA) >= targ_wakeup_bytes ?
+			   BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+}
+
 SEC("tp_btf/block_bio_complete")
 int BPF_PROG(life_stack_end, struct request_queue *q, struct bio *bio)
 {
 	__u64 key, now, *at_bio;
-	struct life_upper *u, *out;
+	struct life_upper *u;
 	struct life_upper_at at;
 
 	/* Looked up for every bio: a driver may end its upper bio on the disk
@@ -237,47 +283,9 @@ int BPF_PROG(life_stack_end, struct request_queue *q, struct bio *bio)
 	__sync_fetch_and_add(&stack_stats.upper_bios, 1);
 	/* itself the lower of a disk above (dm over md) */
 	lower_end(key, u->dev, u->cmd_flags, u->bytes, 0, 0, now);
-	if (!u->nlower) {
-		__u64 pair = (__u64)u->dev << 32;	/* (dev, 0): the disk has slaves */
-
-		if (bpf_map_lookup_elem(&stack_pairs, &pair))
-			__sync_fetch_and_add(&stack_stats.unlinked, 1);
-	}
-	if (targ_mode == LIFE_TOP) {
-		/* top: the bio in its submitter's row on the bio-based disk
-		 * (no G: its Q2G is 0, as a request's not seen at Q) */
-		if ((!filter_dev || u->dev == filter_dev) && upper_wanted(u, bio)) {
-			struct life_top_key k = {
-				.pid = u->pid, .dev = u->dev, .cgroup = bio_cgroup_id(bio),
-				.op = u->cmd_flags & REQ_OP_MASK_,
-			};
-
-			__builtin_memcpy(k.comm, u->comm, sizeof(k.comm));
-			top_add(&k, TOP_Q2C, now - u->q);
-			top_add(&k, TOP_Q2G, 0);
-			top_add(&k, TOP_BYTES, u->bytes);
-		}
-	} else if (targ_mode == LIFE_PHASES) {
-		/* lat --phases, export: a bio has one phase, Q2C (submission
-		 * to end); the disks below have theirs */
-		if ((!filter_dev || u->dev == filter_dev) && upper_wanted(u, bio))
-			phase_add(u->dev, u->cmd_flags & REQ_OP_MASK_, PH_Q2C, now - u->q);
-	} else if ((!filter_dev || u->dev == filter_dev) && upper_wanted(u, bio) &&
-	    (targ_mode == LIFE_SNOOP || now - u->q >= targ_min_ns)) {
-		out = bpf_ringbuf_reserve(&records, sizeof(*out), 0);
-		if (out) {
-			u->c = now;
-			u->error = bio->bi_status;
-			__builtin_memcpy(out, u, sizeof(*out));
-			__sync_fetch_and_add(&stack_stats.records, 1);
-			/* as the requests' (life_block.bpf.c): the reader is
-			 * woken when a good share waits, else polls on its clock */
-			bpf_ringbuf_submit(out, bpf_ringbuf_query(&records, BPF_RB_AVAIL_DATA) >= targ_wakeup_bytes ?
-					   BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
-		} else {
-			__sync_fetch_and_add(&stack_stats.lost, 1);
-		}
-	}
+	if (!u->nlower && stacked_on(u->dev, 0))
+		__sync_fetch_and_add(&stack_stats.unlinked, 1);
+	upper_ended(u, bio, now);
 	at.dev = u->dev;
 	at.pad = 0;
 	at.sector = u->sector;

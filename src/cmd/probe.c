@@ -53,8 +53,7 @@ static int block_tracepoints(struct tp *tps, int max)
 
 		if (!btf_is_typedef(t) || strncmp(name, "btf_trace_block_", 16))
 			continue;
-		fp = btf__type_by_id(btf, btf__type_by_id(btf, t->type)->type);
-		if (!fp || !btf_is_func_proto(fp))
+		if (!(fp = bpfenv__tp_proto(btf, id)))
 			continue;
 		snprintf(tps[n].name, sizeof(tps[n].name), "%s", name + 10);
 		p = btf_params(fp);

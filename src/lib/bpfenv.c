@@ -310,30 +310,37 @@ long long bpfenv__enumerator(const struct btf *btf, const char *name, long long 
 	return dflt;
 }
 
-bool bpfenv__has_tp(const struct btf *vmlinux, const char *tp)
+/* the btf_trace_<tp> typedef that tp_btf programs attach by, or <= 0 */
+static int tp_typedef(const struct btf *vmlinux, const char *tp)
 {
 	char name[128];
 
 	snprintf(name, sizeof(name), "btf_trace_%s", tp);
-	return btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF) > 0;
+	return btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF);
+}
+
+bool bpfenv__has_tp(const struct btf *vmlinux, const char *tp)
+{
+	return tp_typedef(vmlinux, tp) > 0;
+}
+
+const struct btf_type *bpfenv__tp_proto(const struct btf *btf, int typedef_id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, btf__resolve_type(btf, typedef_id));	/* pointer */
+
+	if (!t || !btf_is_ptr(t))
+		return NULL;
+	t = btf__type_by_id(btf, t->type);
+	return t && btf_is_func_proto(t) ? t : NULL;
 }
 
 int bpfenv__tp_lead_args(const struct btf *vmlinux, const char *tp)
 {
 	const struct btf_param *prm;
 	const struct btf_type *t;
-	char name[128];
-	int id;
+	int id = tp_typedef(vmlinux, tp);
 
-	snprintf(name, sizeof(name), "btf_trace_%s", tp);
-	id = btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF);
-	if (id <= 0)
-		return 0;
-	t = btf__type_by_id(vmlinux, btf__resolve_type(vmlinux, id));	/* pointer */
-	if (!t || !btf_is_ptr(t))
-		return 0;
-	t = btf__type_by_id(vmlinux, t->type);
-	if (!t || !btf_is_func_proto(t))
+	if (id <= 0 || !(t = bpfenv__tp_proto(vmlinux, id)))
 		return 0;
 	prm = btf_params(t);
 	/* the first parameter is the tracepoint's own void *__data */

@@ -59,6 +59,9 @@ bool bpfenv__has_tp(const struct btf *vmlinux, const char *tp);
  * seen".  Returns how many were dropped. */
 int bpfenv__drop_missing_tps(struct bpf_object *obj, const struct btf *vmlinux,
 			     const struct bpfenv_optional_tp *t, size_t n);
+/* The function prototype behind a btf_trace_<tp> typedef (a pointer to
+ * it): its parameter 0 is the tracepoint's void *__data.  NULL if not. */
+const struct btf_type *bpfenv__tp_proto(const struct btf *btf, int typedef_id);
 /* How many parameters of tracepoint tp come before its first struct bio or
  * struct request (from its btf_trace_ prototype in vmlinux; 0 when it has
  * none, or no such tracepoint). */
