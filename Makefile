@@ -112,7 +112,11 @@ $(BUILD)/%.o: src/%.c $(SKELS) | deps
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(IODIG_CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
+	$(CC) $(IODIG_CFLAGS) -o $@ $< $(UNIT_MORE) $(LIB_OBJS) $(LDLIBS)
+
+# The doctor's rules are an engine without BPF: their test links them too.
+$(BUILD)/tests/test_diagnose: UNIT_MORE = $(BUILD)/engine/diagnose.o
+$(BUILD)/tests/test_diagnose: $(BUILD)/engine/diagnose.o
 
 # Test helpers: -O1 keeps the noinline functions as they are written.
 $(BUILD)/helpers/%: tests/helpers/%.c

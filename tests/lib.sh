@@ -163,6 +163,30 @@ settle() {
 	die "$n never went idle"
 }
 
+# end_iodig: wait for the last iodig start_iodig started to end by itself
+# (a run of SECONDS); its exit status must be 0
+end_iodig() {
+	wait "$IODIG_PID"
+	local rc=$?
+	PIDS=("${PIDS[@]/$IODIG_PID}")
+	[ "$rc" = 0 ] || die "iodig exited $rc: $(tail -c 600 "$IODIG_OUT.err" 2>/dev/null)"
+}
+
+# load NAME MODE ARGS...: a tests/helpers/whyload.py waiting for $T/go.NAME;
+# its pid in $T/pid.NAME, its job in $JOB_NAME, its clock in $T/go.NAME.clock
+load() {
+	local name=$1
+	shift
+	"$TOP/tests/helpers/whyload.py" "$T/go.$name" "$@" > "$T/pid.$name" &
+	eval "JOB_$name=$!"
+	for i in $(seq 50); do [ -s "$T/pid.$name" ] && break; sleep 0.05; done
+}
+
+# doctor_kind FILE RANK: the kind of doctor's finding of that rank (--json)
+doctor_kind() { jq -r --argjson r "$2" 'select(.rank == $r) | .kind' "$1"; }
+# doctor_of FILE KIND JQ: JQ of doctor's first finding of KIND
+doctor_of() { jq -r --arg k "$2" "select(.kind == \$k) | $3" "$1" | head -1; }
+
 # stop_all_iodig: stop_iodig for every iodig start_iodig started
 stop_all_iodig() {
 	local p

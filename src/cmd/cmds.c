@@ -5,6 +5,7 @@
 #include "cmds.h"
 
 const struct cmd cmds__all[] = {
+	{ "doctor", cmd_doctor, "what is wrong, the most costly first: each finding with its cost, evidence and next step" },
 	{ "lat", cmd_lat, "block I/O latency histograms per disk and operation, with percentiles" },
 	{ "slow", cmd_slow, "block requests slower than a threshold, split into phases, stalls named" },
 	{ "snoop", cmd_snoop, "every block request with its submitter and phases (biosnoop)" },

@@ -10,6 +10,7 @@ struct cmd {
 	const char *summary;
 };
 
+int cmd_doctor(int argc, char **argv);
 int cmd_lat(int argc, char **argv);
 int cmd_slow(int argc, char **argv);
 int cmd_snoop(int argc, char **argv);

@@ -182,7 +182,7 @@ static const struct {
 	{ "ring buffer", offsetof(struct features, ringbuf), 0, "needs 5.8" },
 	{ "BPF cookies", offsetof(struct features, cookie), 0, "needs 5.15: func" },
 	{ "atomic fetch", offsetof(struct features, atomic_fetch), 0,
-	  "needs 5.12: slow, snoop, top, record, export, layers, why" },
+	  "needs 5.12: slow, snoop, top, record, export, layers, why, doctor" },
 	{ "task storage", offsetof(struct features, task_storage), 0, "needs 5.11: why, cache, readahead" },
 	{ "bpf_loop", offsetof(struct features, loop), 0, "needs 5.17: stacks, readahead" },
 	{ "bpf_stats", offsetof(struct features, bpf_stats), 0, "no kernel.bpf_stats_enabled" },

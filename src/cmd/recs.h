@@ -23,6 +23,7 @@ extern const struct rec bpf_stats_rec;	/* src/lib/costmeter.c */
 #define SUMMARY_MODES 3u	/* followed, watched */
 extern const struct rec why_call_rec, why_summary_rec;
 extern const struct rec probe_rec;
+extern const struct rec finding_rec;	/* doctor.c */
 extern const struct rec stack_rec, stacks_summary_rec;
 #define STACKS_MODES 3u	/* any event, block submission */
 #define WHY_CALL_MODES 15u	/* a system call or --call, -K, -U */

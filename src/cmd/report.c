@@ -152,18 +152,23 @@ int cmd_report(int argc, char **argv)
 			 "that froze them, and what iodig lost.\n",
 		.opts = opts, .opt = report_opt, .args = report_args };
 	struct cli_common c = {};
-	struct rep p = { 0 };
+	int err = cli__prologue(&cmd, argc, argv, &c, NULL);
+
+	if (err >= 0)
+		return err;
+	return report__file(argv[optind], out_path, NULL, NULL);
+}
+
+int report__file(const char *src, const char *out_path, void (*top)(struct rep *p, void *ctx), void *top_ctx)
+{
+	struct rep p = { .top = top, .top_ctx = top_ctx };
 	struct recfile r;
 	char why[96];
 	bool damaged;
 	bool tables = false;
-	int err = cli__prologue(&cmd, argc, argv, &c, NULL);
-	const char *src;
 	off_t total = 0;
+	int err;
 
-	if (err >= 0)
-		return err;
-	src = argv[optind];
 	err = recfile__open(&r, src);
 	if (err) {
 		recfile__close(&r);

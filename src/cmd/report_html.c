@@ -319,6 +319,8 @@ int report__write_html(struct rep *p, const char *src)
 	report__esc(p, src);
 	report__put(p, "</code>, a recording of <code>iodig %s</code>: %zu requests over %s on %d disk%s.</p>\n", p->command,
 	    p->n, report__fmt(span), nd, nd == 1 ? "" : "s");
+	if (p->top)
+		p->top(p, p->top_ctx);
 	if (!p->n) {
 		report__put(p, "<p>No request in the recording.</p>\n");
 	} else {

@@ -42,6 +42,8 @@ struct rep {
 	bool stacks;		/* the recording names stacks (-K/-U) */
 	uint64_t first_c;
 	FILE *out;
+	void (*top)(struct rep *p, void *ctx);	/* a section above the rest (doctor's findings) */
+	void *top_ctx;
 };
 
 void report__put(struct rep *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -49,5 +51,8 @@ void report__esc(struct rep *p, const char *s);	/* s as HTML text */
 int report__row_of(uint64_t ns);	/* the heatmap row of a Q2C */
 const char *report__fmt(uint64_t ns);	/* "812ns", "1.25ms": in a static buffer */
 int report__write_html(struct rep *p, const char *src);
+/* The page of recording src into out_path, with top's section first (or
+ * NULL); 0 or the exit status, said. */
+int report__file(const char *src, const char *out_path, void (*top)(struct rep *p, void *ctx), void *top_ctx);
 
 #endif

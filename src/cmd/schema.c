@@ -42,6 +42,7 @@ static const struct {
 	{ &why_call_rec, WHY_CALL_MODES },
 	{ &why_summary_rec, 0 },
 	{ &probe_rec, 0 },
+	{ &finding_rec, 0 },
 	{ &stack_rec, STACKS_MODES },
 	{ &stacks_summary_rec, STACKS_MODES },
 };

@@ -190,8 +190,115 @@ static int why_args_cb(void *ctx, int argc, char **argv, int optind)
 	return 0;
 }
 
-/* --syscalls LIST into the kernel side's table. */
-static int why_wait(struct why_ctx *wc, int ms)
+
+/*
+ * The engine, for why and for doctor: its BPF object and the life engine
+ * loaded and attached with wc->o's filters (the caller frees wc with
+ * why__free, also after a failure); 0 or the exit status, said.
+ */
+int why__start(struct why_ctx *wc, struct life_cfg *cfg)
+{
+	struct why_opts *o = wc->o;
+	const struct btf *vmlinux;
+	uint64_t cgid = 0;
+	bool cg_bios = false;
+	int err;
+
+	cfg->sysfs = !o->no_queue_writes;
+	if (o->disk && (err = filter__disk(o->disk, &wc->sel)))
+		return err;
+	if (o->cgroup && (err = filter__task_cgroup(o->cgroup, &cgid, &cg_bios)))
+		return err;
+	wc->reqs = calloc(REQ_RING, sizeof(*wc->reqs));
+	wc->calls = calloc(CALLS_MAX, sizeof(*wc->calls));
+	if (!wc->reqs || !wc->calls)
+		return fail("starting", "out of memory");
+	json__init(&wc->j, stdout);
+	vmlinux = bpfenv__vmlinux();
+	if (!vmlinux)
+		return fail("reading kernel BTF", "%s", strerror(errno));
+	cfg->kernel_q = life__kernel_q(vmlinux);
+	if ((err = reqflags__load(&wc->pr.rf, vmlinux)))
+		return fail("decoding request flags from kernel BTF", "%s", strerror(-err));
+
+	if ((err = kfeatures__need(NEED_TASK_STORAGE, "why")))
+		return err;
+	wc->skel = why_bpf__open_opts(bpfenv__open_opts());
+	if (!wc->skel)
+		return bpfenv__fail("opening BPF object", -errno);
+	for (int i = 0; i < o->npids; i++) {
+		uint32_t pid;
+
+		if ((err = filter__pid(o->pids[i], &pid)))
+			return err;
+		wc->skel->rodata->filter_tgid[i] = pid;
+	}
+	wc->skel->rodata->filter_ntgid = o->npids;
+	/* the requests of every process: a wait's waker (a journal thread, a
+	 * flusher) is seldom the traced one */
+	wc->skel->rodata->filter_cgroup = cgid;
+	/* the requests follow the calls' threads; the engine's own filter on
+	 * bios only where bios carry the group's id */
+	cfg->cgroup = cg_bios ? cgid : 0;
+	if (o->comm) {
+		wc->skel->rodata->filter_comm_on = true;
+		strncpy((char *)wc->skel->rodata->filter_comm, o->comm, WHY_COMM_LEN - 1);
+	}
+	if ((err = why__fn_select(wc)))
+		return err;
+	wc->skel->rodata->targ_min_ns = o->min_ns;
+	wc->skel->rodata->targ_self = getpid();	/* iodig's own calls are not the user's */
+	wc->skel->rodata->targ_kstack = o->kstack;
+	wc->skel->rodata->targ_ustack = o->ustack;
+	if (!o->kstack && !o->ustack)
+		bpf_map__set_max_entries(wc->skel->maps.stacks, 1);
+	if ((err = ksyms__load(&wc->ks, NULL))) {	/* the waits' places */
+		err = fail("reading /proc/kallsyms", "%s", strerror(-err));
+		return err;
+	}
+	if (o->ustack && !(wc->us = usyms__new()))
+		return fail("symbols", "out of memory");
+	if (!o->call && (err = why__set_syscalls(wc->skel, o->syscalls)))
+		return err;
+	why__sc_choose(wc);
+	/* tracepoints this kernel may not have: the part or count stays 0, and it says so */
+	{
+		static const struct bpfenv_optional_tp optional[] = {
+			{ "contention_begin", "lock waits (5.19+) are" },
+			{ "contention_end", NULL },
+			{ "page_cache_sync_ra", "readahead (6.18+) is" },
+			{ "page_cache_async_ra", NULL },
+			{ "page_fault_user", "page faults (x86) are" },
+			{ "page_fault_kernel", NULL },
+			{ "mm_vmscan_memcg_reclaim_begin", "reclaim in a memory cgroup at its limit is" },
+			{ "mm_vmscan_memcg_reclaim_end", NULL },
+		};
+
+		bpfenv__drop_missing_tps(wc->skel->obj, vmlinux, optional, sizeof(optional) / sizeof(optional[0]));
+		bpfenv__set_tp_leads(wc->skel->obj, vmlinux);
+	}
+	bpfenv__vmlinux_drop();	/* libbpf parses its own copy at load: one at a time */
+	if ((err = why_bpf__load(wc->skel)))
+		return bpfenv__fail("loading BPF programs", err);
+	if ((err = life__start(&wc->l, cfg, why__on_life, wc)))
+		return err;
+	wc->l.us = wc->us;	/* its mapping records taken at each poll */
+	if (cfg->sysfs && !wc->l.sysfs_on)
+		warnf("queue attribute writes are not watched: %s", wc->l.sysfs_why);
+	if (ring_buffer__add(wc->l.rb, bpf_map__fd(wc->skel->maps.records), why__on_call, wc))
+		return fail("reading records", "%s", strerror(errno));
+	if (o->call && (err = why__fn_attach(wc, o->npids == 1 ? wc->skel->rodata->filter_tgid[0] : 0)))
+		return err;
+	if ((err = why_bpf__attach(wc->skel)))
+		return bpfenv__fail("attaching to system call and scheduler tracepoints", err);
+	if ((err = why__sc_attach(wc)))
+		return err;
+	wc->t0 = run__mono_ns();
+	return 0;
+}
+
+/* One poll of both rings and the calls ready joined; 0 or the exit status. */
+int why__poll(struct why_ctx *wc, int ms)
 {
 	int err = life__poll(&wc->l, ms);
 
@@ -201,6 +308,31 @@ static int why_wait(struct why_ctx *wc, int ms)
 		return fail("reading records", "%s", strerror(-err));
 	why__join_ready(wc);
 	return run__flush() ? 1 : 0;
+}
+
+/* Detached, drained, and every call joined with its requests. */
+void why__finish(struct why_ctx *wc)
+{
+	wc->skel->bss->stopping = true;	/* the syscall links go after the summary */
+	why_bpf__detach(wc->skel);
+	life__detach(&wc->l);
+	life__drain(&wc->l);
+	why__join_ready(wc);	/* those before the last poll */
+	wc->ready = wc->ncalls;
+	why__join_ready(wc);	/* and the rest: every request is in now */
+}
+
+void why__free(struct why_ctx *wc)
+{
+	life__stop(&wc->l);
+	attacher__destroy(&wc->at);
+	why__sc_detach(wc);
+	why_bpf__destroy(wc->skel);
+	ksyms__free(&wc->ks);
+	usyms__free(wc->us);
+	reqflags__free(&wc->pr.rf);
+	free(wc->reqs);
+	free(wc->calls);
 }
 
 int cmd_why(int argc, char **argv)
@@ -221,9 +353,7 @@ int cmd_why(int argc, char **argv)
 	struct why_opts o = {};
 	struct why_ctx wc = { .o = &o };
 	struct life_cfg cfg = { .mode = LIFE_SNOOP };
-	const struct btf *vmlinux = NULL;
-	uint64_t cgid = 0, next_report;
-	bool cg_bios = false;
+	uint64_t next_report;
 	int err, off;
 
 	off = snprintf(about, sizeof(about),
@@ -237,119 +367,15 @@ int cmd_why(int argc, char **argv)
 	snprintf(about + off, sizeof(about) - off, "\n");
 	if ((err = cli__prologue(&cmd, argc, argv, &o.c, &o)) >= 0)
 		return err;
-	cfg.sysfs = !o.no_queue_writes;
-	if (o.disk && (err = filter__disk(o.disk, &wc.sel)))
-		return err;
-	if (o.cgroup && (err = filter__task_cgroup(o.cgroup, &cgid, &cg_bios)))
-		return err;
-	wc.reqs = calloc(REQ_RING, sizeof(*wc.reqs));
-	wc.calls = calloc(CALLS_MAX, sizeof(*wc.calls));
-	if (!wc.reqs || !wc.calls) {
-		err = fail("starting", "out of memory");
+	if ((err = why__start(&wc, &cfg)))
 		goto out;
-	}
-	json__init(&wc.j, stdout);
-	vmlinux = bpfenv__vmlinux();
-	if (!vmlinux) {
-		err = fail("reading kernel BTF", "%s", strerror(errno));
-		goto out;
-	}
-	cfg.kernel_q = life__kernel_q(vmlinux);
-	if ((err = reqflags__load(&wc.pr.rf, vmlinux))) {
-		err = fail("decoding request flags from kernel BTF", "%s", strerror(-err));
-		goto out;
-	}
-
-	if ((err = kfeatures__need(NEED_TASK_STORAGE, "why")))
-		goto out;
-	wc.skel = why_bpf__open_opts(bpfenv__open_opts());
-	if (!wc.skel) {
-		err = bpfenv__fail("opening BPF object", -errno);
-		goto out;
-	}
-	for (int i = 0; i < o.npids; i++) {
-		uint32_t pid;
-
-		if ((err = filter__pid(o.pids[i], &pid)))
-			goto out;
-		wc.skel->rodata->filter_tgid[i] = pid;
-	}
-	wc.skel->rodata->filter_ntgid = o.npids;
-	/* the requests of every process: a wait's waker (a journal thread, a
-	 * flusher) is seldom the traced one */
-	wc.skel->rodata->filter_cgroup = cgid;
-	/* the requests follow the calls' threads; the engine's own filter on
-	 * bios only where bios carry the group's id */
-	cfg.cgroup = cg_bios ? cgid : 0;
-	if (o.comm) {
-		wc.skel->rodata->filter_comm_on = true;
-		strncpy((char *)wc.skel->rodata->filter_comm, o.comm, WHY_COMM_LEN - 1);
-	}
-	if ((err = why__fn_select(&wc)))
-		goto out;
-	wc.skel->rodata->targ_min_ns = o.min_ns;
-	wc.skel->rodata->targ_self = getpid();	/* iodig's own calls are not the user's */
-	wc.skel->rodata->targ_kstack = o.kstack;
-	wc.skel->rodata->targ_ustack = o.ustack;
-	if (!o.kstack && !o.ustack)
-		bpf_map__set_max_entries(wc.skel->maps.stacks, 1);
-	if ((err = ksyms__load(&wc.ks, NULL))) {	/* the waits' places */
-		err = fail("reading /proc/kallsyms", "%s", strerror(-err));
-		goto out;
-	}
-	if (o.ustack && !(wc.us = usyms__new())) {
-		err = fail("symbols", "out of memory");
-		goto out;
-	}
-	if (!o.call && (err = why__set_syscalls(wc.skel, o.syscalls)))
-		goto out;
-	why__sc_choose(&wc);
-	/* tracepoints this kernel may not have: the part or count stays 0, and it says so */
-	{
-		static const struct bpfenv_optional_tp optional[] = {
-			{ "contention_begin", "lock waits (5.19+) are" },
-			{ "contention_end", NULL },
-			{ "page_cache_sync_ra", "readahead (6.18+) is" },
-			{ "page_cache_async_ra", NULL },
-			{ "page_fault_user", "page faults (x86) are" },
-			{ "page_fault_kernel", NULL },
-			{ "mm_vmscan_memcg_reclaim_begin", "reclaim in a memory cgroup at its limit is" },
-			{ "mm_vmscan_memcg_reclaim_end", NULL },
-		};
-
-		bpfenv__drop_missing_tps(wc.skel->obj, vmlinux, optional, sizeof(optional) / sizeof(optional[0]));
-		bpfenv__set_tp_leads(wc.skel->obj, vmlinux);
-	}
-	bpfenv__vmlinux_drop();	/* libbpf parses its own copy at load: one at a time */
-	if ((err = why_bpf__load(wc.skel))) {
-		err = bpfenv__fail("loading BPF programs", err);
-		goto out;
-	}
-	if ((err = life__start(&wc.l, &cfg, why__on_life, &wc)))
-		goto out;
-	wc.l.us = wc.us;	/* its mapping records taken at each poll */
-	if (cfg.sysfs && !wc.l.sysfs_on)
-		warnf("queue attribute writes are not watched: %s", wc.l.sysfs_why);
-	if (ring_buffer__add(wc.l.rb, bpf_map__fd(wc.skel->maps.records), why__on_call, &wc)) {
-		err = fail("reading records", "%s", strerror(errno));
-		goto out;
-	}
-	if (o.call && (err = why__fn_attach(&wc, o.npids == 1 ? wc.skel->rodata->filter_tgid[0] : 0)))
-		goto out;
-	if ((err = why_bpf__attach(wc.skel))) {
-		err = bpfenv__fail("attaching to system call and scheduler tracepoints", err);
-		goto out;
-	}
-	if ((err = why__sc_attach(&wc)))
-		goto out;
-	wc.t0 = run__mono_ns();
 	run__signals();
 	if ((err = run__ready(o.c.ready_file, o.call ? "Tracing slow calls of the function... Hit Ctrl-C to end."
 							 : "Tracing slow file-system calls... Hit Ctrl-C to end.")))
 		goto out;
 	next_report = o.interval_s ? run__mono_ns() + o.interval_s * 1000000000ULL : 0;
 	while (!run__stopping()) {
-		if ((err = why_wait(&wc, LIFE_DRAIN_MS)))
+		if ((err = why__poll(&wc, LIFE_DRAIN_MS)))
 			goto out;
 		if (next_report && run__mono_ns() >= next_report) {
 			why__summary(&wc);
@@ -357,24 +383,10 @@ int cmd_why(int argc, char **argv)
 			next_report += o.interval_s * 1000000000ULL;
 		}
 	}
-	wc.skel->bss->stopping = true;	/* the syscall links go after the summary */
-	why_bpf__detach(wc.skel);
-	life__detach(&wc.l);
-	life__drain(&wc.l);
-	why__join_ready(&wc);	/* those before the last poll */
-	wc.ready = wc.ncalls;
-	why__join_ready(&wc);	/* and the rest: every request is in now */
+	why__finish(&wc);
 	why__summary(&wc);
 	err = run__flush() ? 1 : 0;
 out:
-	life__stop(&wc.l);
-	attacher__destroy(&wc.at);
-	why__sc_detach(&wc);
-	why_bpf__destroy(wc.skel);
-	ksyms__free(&wc.ks);
-	usyms__free(wc.us);
-	reqflags__free(&wc.pr.rf);
-	free(wc.reqs);
-	free(wc.calls);
+	why__free(&wc);
 	return err;
 }

@@ -128,7 +128,15 @@ struct why_ctx {
 	struct disk_sel sel;
 	uint64_t linked, unlinked_io, disk_skipped, calls_full, shown;
 	uint64_t t0;
+	life_record_fn tee;		/* also handed every life record (doctor), or NULL */
+	void *tee_ctx;
 };
+
+/* why.c: the engine, for why and doctor */
+int why__start(struct why_ctx *wc, struct life_cfg *cfg);
+int why__poll(struct why_ctx *wc, int ms);
+void why__finish(struct why_ctx *wc);
+void why__free(struct why_ctx *wc);
 
 /* why_join.c */
 int why__on_call(void *ctx, void *data, size_t size);	/* the call ring's callback */

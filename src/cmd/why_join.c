@@ -195,6 +195,8 @@ int why__on_life(void *ctx, void *data, size_t size)
 	struct why_ctx *wc = ctx;
 	const struct life_req *r = data;
 
+	if (wc->tee)
+		wc->tee(wc->tee_ctx, data, size);
 	if (size >= sizeof(struct life_sysfs) && (r->type == REC_SYSFS_START || r->type == REC_SYSFS_END)) {
 		printer__remember(&wc->pr, data);
 		return 0;

@@ -138,7 +138,7 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 	if (cfg->mode == LIFE_SYSFS && !l->sysfs_on)
 		return fail("watching queue attribute writes", "%s", l->sysfs_why);
 
-	if ((err = kfeatures__need(NEED_ATOMIC_FETCH, "the request engine (slow, snoop, top, record, export, layers, why)")))
+	if ((err = kfeatures__need(NEED_ATOMIC_FETCH, "the request engine (slow, snoop, top, record, export, layers, why, doctor)")))
 		return err;
 	sk = l->skel = life_bpf__open_opts(bpfenv__open_opts());
 	if (!sk)
@@ -147,7 +147,8 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 	sk->rodata->targ_min_ns = cfg->min_ns;
 	sk->rodata->targ_own_clock = cfg->own_clock;
 	l->watch = cfg->mode == LIFE_SLOW && !cfg->own_clock;
-	sk->rodata->targ_tags = cfg->mode == LIFE_SLOW;	/* snoop: +150 ns a request, see DESIGN.md */
+	/* snoop: +150 ns a request (DESIGN.md), so only when asked (doctor) */
+	sk->rodata->targ_tags = cfg->mode == LIFE_SLOW || cfg->tags;
 	l->kernel_q = l->watch && cfg->kernel_q;
 	sk->rodata->targ_watch = l->watch;
 	sk->rodata->targ_kernel_q = l->kernel_q;

@@ -25,6 +25,7 @@ struct life_cfg {
 	const char *comm;
 	uint64_t rb_bytes;	/* ring buffer size, a power of 2 >= page size */
 	bool kstack, ustack;	/* -K/-U: the submitter's stacks at Q in each record */
+	bool tags;		/* LIFE_SNOOP: who held the tags too (LIFE_SLOW always) */
 };
 
 struct life {

@@ -548,6 +548,13 @@ static void print_req(struct req_printer *p, const struct life_req *r)
 		p->tag_waits++;
 		break;
 	}
+	if (p->sink) {
+		struct req_seen s = { .r = &q.r, .ph = q.ph, .complete = q.complete,
+				      .w = q.has_w ? &q.w : NULL, .tags = q.has_tags ? &q.tags : NULL };
+
+		p->sink->req(p->sink->ctx, &s);
+		return;
+	}
 	p->shown++;
 	q.op = reqflags__op_name(&p->rf, r->cmd_flags, q.ob, sizeof(q.ob));
 	reqflags__flags_str(&p->rf, r->cmd_flags, q.flags, sizeof(q.flags));
@@ -648,14 +655,16 @@ void printer__record(struct req_printer *p, const void *data, size_t size)
 	if (type == REC_REQ && size >= sizeof(struct life_req))
 		print_req(p, data);
 	else if (type == REC_UPPER && size >= sizeof(struct life_upper))
-		printer__upper(p, data);
+		p->sink ? p->sink->upper(p->sink->ctx, data) : printer__upper(p, data);
 	else if (type == REC_TAGS && size >= sizeof(struct life_tags))
 		tags_sum(&p->tags[p->ntags++ % (sizeof(p->tags) / sizeof(p->tags[0]))], data);
 	else if (type == REC_SYSFS_START && size >= sizeof(struct life_sysfs))
 		window_add(p, data);
 	else if (type == REC_SYSFS_END && size >= sizeof(struct life_sysfs)) {
 		window_add(p, data);
-		if (!p->snoop)
+		if (p->sink)
+			p->sink->write(p->sink->ctx, data);
+		else if (!p->snoop)
 			printer__sysfs(p, data);
 	}
 }

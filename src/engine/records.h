@@ -46,6 +46,24 @@ struct tag_sum {
 	} top[TAG_TOP];
 };
 
+/* What a request's record says once it is decoded: its phases, the queue
+ * write that froze it, who held the tags it waited for.  A printer with a
+ * sink hands each record to it instead of printing it (iodig doctor). */
+struct req_seen {
+	const struct life_req *r;
+	const __u64 *ph;		/* PH_NR phases */
+	bool complete;			/* Q, G and D seen */
+	const struct life_sysfs *w;	/* the write its Q2G overlapped, or NULL */
+	const struct tag_sum *tags;	/* who held tags when it began to wait, or NULL */
+};
+
+struct printer_sink {
+	void (*req)(void *ctx, const struct req_seen *s);
+	void (*upper)(void *ctx, const struct life_upper *u);
+	void (*write)(void *ctx, const struct life_sysfs *w);	/* a write's end */
+	void *ctx;
+};
+
 struct req_printer {
 	bool json, snoop;	/* snoop: queue writes matched, not printed */
 	struct reqflags rf;
@@ -66,6 +84,7 @@ struct req_printer {
 	struct tag_sum tags[8];		/* REC_TAGS waiting for their request's record */
 	unsigned ntags;
 	uint64_t tag_waits;		/* requests shown with who was given tags */
+	const struct printer_sink *sink;	/* not NULL: records go there, not out */
 };
 
 /* JSON or text to stdout, default column widths. */

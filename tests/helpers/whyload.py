@@ -19,6 +19,8 @@ own CPU time over the window (CLOCK_THREAD_CPUTIME_ID).
   stream FILE MB N       N preads of MB MiB, one after another through FILE
   seq FILE KB            read(2)s of KB KiB from the start of FILE to its end
   meta DIR N             N times: openat(DIR/aI, O_CREAT) then rename to bI
+  sync FILE KB N         N times: a KB KiB write appended to FILE, then its
+                         fdatasync, timed (a database's log)
   fault FILE PAGES N     N preads of PAGES pages of FILE (cached) into a
                          fresh private anonymous buffer each time: each
                          page of it faults in once, inside the read
@@ -102,6 +104,13 @@ def main():
             fd = timed(os.open, "%s/a%d" % (d, i), os.O_CREAT | os.O_WRONLY, 0o644)
             os.close(fd)
             timed(os.rename, "%s/a%d" % (d, i), "%s/b%d" % (d, i))
+    elif mode == "sync":
+        path, kb, n = args[0], int(args[1]), int(args[2])
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        buf = b"l" * (kb << 10)
+        for _ in range(n):
+            os.write(fd, buf)
+            timed(os.fdatasync, fd)
     elif mode == "fault":
         path, pages, n = args[0], int(args[1]), int(args[2])
         fd = os.open(path, os.O_RDONLY)

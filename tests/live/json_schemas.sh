@@ -70,6 +70,9 @@ for f in stacks stacks_tp; do
 done
 "$IODIG" replay --json "$T/slow.rec" > "$T/replay.json" || die replay
 check request "$T/replay.json" request
+# doctor on the same recording: the stall load's scheduler writes (a finding)
+"$IODIG" doctor --from "$T/slow.rec" --json > "$T/doctor.json" || die "doctor --from"
+check finding "$T/doctor.json" finding
 # func (-U: the stack fields too): a process that calls getpid 100 times
 /usr/bin/python3 -c 'import os, sys, time
 while not os.path.exists(sys.argv[1]): time.sleep(0.01)

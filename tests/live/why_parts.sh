@@ -4,16 +4,6 @@
 . "$(dirname "$0")/../lib.sh"
 need_root_bpf
 command -v fincore >/dev/null || skip "needs fincore (util-linux)"
-LOAD="$TOP/tests/helpers/whyload.py"
-
-# load NAME MODE ARGS...: a whyload waiting for $T/go.NAME; its pid in $T/pid.NAME
-load() {
-	local name=$1
-	shift
-	"$LOAD" "$T/go.$name" "$@" > "$T/pid.$name" &
-	eval "JOB_$name=$!"
-	for i in $(seq 50); do [ -s "$T/pid.$name" ] && break; sleep 0.05; done
-}
 
 # calls FILE PID: the call records of PID
 calls() { jq -c "select(.type == \"call\" and .pid == $2)" "$1"; }

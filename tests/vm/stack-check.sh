@@ -165,6 +165,18 @@ check "the requests on nullb1: null_blk's 20 ms each (D2C $(sd '[.[] | select(.t
 echo "  text: $(file seed st.out | grep 'queue frozen by udevadm' | head -1)"
 check "text: the bcache0 write, the nullb1 write below, its Q2G and udevadm named" \
 	'file seed st.out | grep -q " bcache0 .*<- .*nullb1 write .*Q2G [0-9.]*[mu]*s: queue frozen by udevadm\[[0-9]*\]: nullb1/queue/scheduler = "'
+# doctor over the same run, every disk: the freeze, udevadm named, its
+# writes counted as udevadm counted them; the findings in order of cost
+dj() { file seed dj.out | jq -s -c "$1"; }
+nw=$(file seed ud.out | awk '$1 == "A"' | wc -l)
+check "doctor exits 0 (rc $(kv seed dj.rc), $(kv seed dt.rc))" '[ "$(kv seed dj.rc)" = 0 ] && [ "$(kv seed dt.rc)" = 0 ]'
+check "doctor: queue frozen on nullb1 by udevadm[$up] writing its scheduler ($(dj '[.[] | select(.kind == "queue_frozen") | [.rank, .disk, .culprit.comm, .culprit.pid, .culprit.attr]]'))" \
+	'[ "$(dj "[.[] | select(.kind == \"queue_frozen\" and .disk == \"nullb1\" and .culprit.pid == $up and .culprit.attr == \"scheduler\")] | length")" = 1 ]'
+check "doctor: udevadm's $nw writes, as udevadm counted them" \
+	'dj "[.[] | select(.kind == \"queue_frozen\") | .evidence[]]" | grep -q "wrote queue/scheduler $nw times"'
+check "doctor: the findings in order of cost ($(dj '[.[] | [.kind, .cost_ns]]'))" \
+	'[ "$(dj "[.[] | .cost_ns // 0] | . == (sort | reverse)")" = true ]'
+echo "$(file seed dt.out | sed 's/^/  | /')"
 echo "layers: the tree, each layer's I/O, what dm-delay adds:"
 ly() { file layers ly.out | jq -s -c "$1"; }
 check "layers exits 0" '[ "$(kv layers ly.rc)" = 0 ]'
@@ -180,7 +192,7 @@ echo "$(file layers lt.out | sed 's/^/  | /')"
 check "text: the tree, md0's legs under it" 'file layers lt.out | grep -q "^  loop1 " && file layers lt.out | grep -q "^md0 "'
 else
 	echo "slow, snoop, layers: this kernel has no BPF atomic fetch instructions:"
-	said slow sl; said slow fr; said snoop_md sm; said crypt cs; said crypt ct; said span sp; said lvm lv; said seed sd; said layers ly
+	said slow sl; said slow fr; said snoop_md sm; said crypt cs; said crypt ct; said span sp; said lvm lv; said seed sd; said seed dj; said layers ly
 fi
 echo "iostat -d dm-1: diskstats' reads and the bios' tail beside them:"
 io() { file iostat io.out | jq -s -c "$1"; }

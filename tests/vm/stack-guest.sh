@@ -170,21 +170,25 @@ kv cache_mode "$(cat /sys/block/bcache0/bcache/cache_mode)"
 kv slaves "$(ls /sys/block/bcache0/slaves | tr "\n" " ")"
 put mb.out /tmp/mb.out
 start sd slow -d bcache0 10 --json
+start dj doctor --json 600
 /peer/udevadm attrs /sys/block/nullb1/queue/scheduler 6 200 mq-deadline none > /tmp/ud.out & ud=$!
 kv udevadm.pid $ud
 /peer/ceph-osd write /dev/bcache0 60 > /tmp/osd.out; kv osd.rc $?
 wait $ud; kv udevadm.rc $?
 sleep 0.5
 stop sd
+stop dj
 put osd.out /tmp/osd.out
 put ud.out /tmp/ud.out
 # the same in text, for the README
 start st slow -d bcache0 10
+start dt doctor 600
 /peer/udevadm attrs /sys/block/nullb1/queue/scheduler 2 100 mq-deadline none > /dev/null & ud=$!
 /peer/ceph-osd write /dev/bcache0 10 > /dev/null
 wait $ud
 sleep 0.5
 stop st
+stop dt
 end seed
 
 begin layers

@@ -1,0 +1,129 @@
+# iodig doctor on faults the test makes, each finding held to the fault's
+# own record, never to another iodig command:
+#  - quiet: 2000 reads of a fast loop device: nothing wrong, and the
+#    requests doctor judged = /proc/diskstats' reads;
+#  - a queue frozen: a shell switches a loop device's scheduler 12 times
+#    under fio: ranked first, the shell's pid, the attribute, its 12 writes;
+#  - tag starvation and a slow device at once: a FUSE-backed device (each
+#    read 5 ms) with nr_requests 4 flooded by 16 fio threads, and a reader:
+#    for the reader, tag starvation first, fio's pid the holder, the slow
+#    device second; their costs (Q2G and D2C summed) are 85-100% of the
+#    reader's own time in its reads;
+#  - lost events: a 4 KiB ring buffer, doctor stopped for a second under
+#    load: ranked first;
+#  - dirty throttling: a writer held to a 1 MiB dirty limit: its pid, and
+#    its time asleep = the kernel's trace of writeback:balance_dirty_pages.
+. "$(dirname "$0")/../lib.sh"
+need_root_bpf
+
+# ---- quiet ----
+L=$(loopdev 128); l=${L#/dev/}
+r0=$(diskstat "$l" 1)
+start_iodig "$T/q.json" doctor -d "$l" --json 3
+fio --name=q --filename="$L" --direct=1 --rw=randread --bs=4k --size=100M --number_ios=2000 \
+    --ioengine=psync > /dev/null || die fio
+end_iodig
+r1=$(diskstat "$l" 1)
+assert_eq "$(jq -s length "$T/q.json")" 1 "findings of a quiet disk"
+assert_eq "$(doctor_kind "$T/q.json" 1)" nothing_wrong "the quiet disk's finding"
+assert_eq "$(doctor_of "$T/q.json" nothing_wrong '.title' | sed -n 's/^nothing wrong found in \([0-9]*\) requests.*/\1/p')" \
+	"$((r1 - r0))" "requests judged = diskstats reads"
+
+# ---- a queue frozen by its scheduler's writer ----
+start_iodig "$T/f.json" doctor -d "$l" --json 4
+fio --name=w --filename="$L" --direct=1 --rw=randwrite --bs=4k --size=64M --time_based \
+    --runtime=3 --ioengine=libaio --iodepth=4 > /dev/null &
+F=$!
+sleep 0.5
+flip_scheduler "$L" 6 "$T/writer"
+wait $F || die fio
+end_iodig
+w=$(cat "$T/writer")
+assert_eq "$(doctor_kind "$T/f.json" 1)" queue_frozen "the first finding with the scheduler switched"
+assert_eq "$(doctor_of "$T/f.json" queue_frozen '"\(.culprit.pid) \(.culprit.attr) \(.disk)"')" "$w scheduler $l" \
+	"the writer: the switching shell"
+doctor_of "$T/f.json" queue_frozen '.evidence | join("; ")' | grep -q "wrote queue/scheduler 12 times" \
+	|| die "the shell's 12 writes: $(doctor_of "$T/f.json" queue_frozen '.evidence | join("; ")')"
+ok "$(doctor_of "$T/f.json" queue_frozen .title)"
+
+# ---- tag starvation and a slow device, at once ----
+# 16 fio threads (one process) each block in io_submit for a tag; a reader's
+# 30 O_DIRECT reads (whyload direct: each timed on its own clock) wait
+# behind them for a tag (Q2G), then 20 ms in the device (4 reads queued in
+# the FUSE file at 5 ms each)
+S=$(slowdev 5 64) || exit
+s=${S#/dev/}
+q=/sys/block/$s/queue
+defer "echo $(cat $q/nr_requests) > $q/nr_requests"
+echo 4 > $q/nr_requests || die "nr_requests 4 refused"
+fio --name=flood --thread --numjobs=16 --filename="$S" --readonly --direct=1 --ioengine=libaio \
+    --iodepth=2 --rw=randread --bs=4k --size=32M --time_based --runtime=30 > "$T/fio.out" 2>&1 &
+F=$!; defer "kill $F 2>/dev/null"
+load rd direct "$S" 30
+R=$(cat "$T/pid.rd")
+sleep 1
+start_iodig "$T/t.json" doctor -p "$R" --json --html "$T/t.html" 120
+touch "$T/go.rd"; wait $JOB_rd || die "whyload direct failed"
+stop_iodig
+kill $F; wait $F
+assert_eq "$(doctor_kind "$T/t.json" 1) $(doctor_kind "$T/t.json" 2)" "tag_starvation slow_device" \
+	"the reader's findings: tag starvation, then the slow device"
+assert_eq "$(doctor_of "$T/t.json" tag_starvation '"\(.culprit.comm)[\(.culprit.pid)]"')" "fio[$F]" "the tags' holder"
+# the reader's own clock: each read's wall time, summed
+want=$(awk '{ s += $2 - $1 } END { printf "%.0f", s }' "$T/go.rd.clock")
+got=$(jq -s '[.[] | select(.kind == "tag_starvation" or .kind == "slow_device") | .cost_ns] | add' "$T/t.json")
+python3 - "$got" "$want" <<'PY' || die "Q2G of the tag waits + D2C = $got ns, the reader's own time in its reads $want ns"
+import sys
+got, want = float(sys.argv[1]), float(sys.argv[2])
+sys.exit(0 if 0.85 * want <= got <= want else 1)
+PY
+ok "the reader's tag waits + device time $got ns, its own time in its 30 reads $want ns"
+grep -q 'class="finding" data-kind="tag_starvation" data-rank="1"' "$T/t.html" || die "--html: no findings on top"
+ok "--html: the findings on top of the report"
+
+# ---- lost events ----
+# a 4 KiB ring buffer, and doctor stopped (SIGSTOP) for a second of fio's
+# three: what the kernel could not put in the buffer meanwhile is lost
+start_iodig "$T/l.json" doctor -d "$l" --json --buffer-size 4096 60
+fio --name=l --filename="$L" --direct=1 --rw=randread --bs=4k --size=100M --time_based --runtime=3 \
+    --ioengine=libaio --iodepth=4 > /dev/null & F=$!
+sleep 1; kill -STOP "$IODIG_PID"; sleep 1; kill -CONT "$IODIG_PID"
+wait $F || die fio
+stop_iodig
+assert_eq "$(doctor_kind "$T/l.json" 1)" lost_events "the first finding with a 4 KiB ring buffer, stopped for a second"
+ok "$(doctor_of "$T/l.json" lost_events .title)"
+
+# ---- dirty throttling ----
+A=$(loopdev 256); a=${A#/dev/}; dev=$(cat /sys/block/$a/dev)
+mkfs.ext4 -q "$A" || die mkfs
+mkdir "$T/m" && mount "$A" "$T/m" || die mount
+defer "umount $T/m"
+B=/sys/class/bdi/$dev
+[ -w "$B/max_bytes" ] || die "no $B/max_bytes (6.2+)"
+defer "echo $(cat "$B/strict_limit") > $B/strict_limit; echo $(cat "$B/max_ratio") > $B/max_ratio"
+echo 1 > "$B/strict_limit" && echo 1048576 > "$B/max_bytes" || die "setting $B"
+TR=/sys/kernel/tracing
+I="$TR/instances/iodig-doctor-$$"
+mkdir "$I" || die "no tracefs instance $I"
+defer "rmdir $I"
+E="$I/events/writeback/balance_dirty_pages"
+echo "bdi == \"$dev\"" > "$E/filter" || die "tracefs filter"
+"$TOP/tests/helpers/dirtier.py" "$T/m/f" 48 "$T/go" > "$T/d.out" &
+J=$!
+for i in $(seq 50); do [ -s "$T/d.out" ] && break; sleep 0.05; done
+P=$(head -1 "$T/d.out")
+start_iodig "$T/d.json" doctor -d "$a" --json 60
+echo 1 > "$E/enable" || die "tracefs enable"
+touch "$T/go"
+wait $J || die "the writer failed"
+echo 0 > "$E/enable"
+stop_iodig
+grep -q LOST "$I/trace" && die "tracefs lost events"
+ms=$(awk -v p="-$P" 'index($1, p) == length($1) - length(p) + 1 && /balance_dirty_pages:/ {
+	for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "pause" && kv[2] > 0) s += kv[2] } }
+	END { print s + 0 }' "$I/trace")
+[ "$ms" -gt 0 ] || die "the writer was never paused: the fault was not made"
+assert_eq "$(doctor_kind "$T/d.json" 1)" dirty_throttled "the first finding with a 1 MiB dirty limit"
+assert_eq "$(doctor_of "$T/d.json" dirty_throttled '"\(.culprit.pid) \(.cost_ns)"')" "$P $((ms * 1000000))" \
+	"the writer and its time asleep = the kernel's trace"
+ok "$(doctor_of "$T/d.json" dirty_throttled .title)"

@@ -1,0 +1,121 @@
+# iodig doctor on slow file-system calls whose answer the test knows, each
+# finding held to the helper's own clocks (tests/helpers/whyload.py: each
+# call's CLOCK_MONOTONIC window and its thread's CPU time over it):
+#  - CPU starvation: cached 32 MiB preads pinned to a CPU a nice -15 spinner
+#    holds: ranked first, its cost (runnable) = the calls' wall less their
+#    CPU time by the helper's clocks, within 80-105%;
+#  - the journal: a log writer's 4 KiB write + fdatasync on ext4 (data=
+#    ordered, nodelalloc) while another process writes 64 MiB over and
+#    over: ranked first, woken by the disk's jbd2 thread, between a tenth
+#    of the helper's fdatasync time and all of it;
+#  - lock contention: two writers appending to one file (its inode lock):
+#    ranked first, between half the calls' time off CPU and their wall time;
+#  - direct reclaim: reads in a 24 MiB memory cgroup: ranked first, its
+#    time the kernel's trace of the reader's reclaim within 10%.
+. "$(dirname "$0")/../lib.sh"
+need_root_bpf
+
+# clock_sum NAME EXPR: over $T/go.NAME.clock's lines (t0 t1 ret preempted cpu), sum EXPR
+clock_sum() { awk "{ s += $2 } END { printf \"%.0f\", s }" "$T/go.$1.clock"; }
+# within GOT LO HI WHAT: LO <= GOT <= HI (numbers)
+within() {
+	python3 -c "import sys; g, lo, hi = map(float, sys.argv[1:4]); sys.exit(0 if lo <= g <= hi else 1)" "$1" "$2" "$3" \
+		|| die "$4: $1 not within [$2, $3]"
+	ok "$4: $1 within [$2, $3]"
+}
+
+# ---- CPU starvation ----
+head -c 32M /dev/urandom > /dev/shm/iodig-doc-cpu; defer "rm -f /dev/shm/iodig-doc-cpu"
+taskset -c 0 nice -n -15 python3 -c 'while True: pass' &
+SPIN=$!; defer "kill $SPIN 2>/dev/null"
+load runq cpu /dev/shm/iodig-doc-cpu 32 6
+P=$(cat "$T/pid.runq"); taskset -pc 0 "$P" > /dev/null
+start_iodig "$T/r.json" doctor -p "$P" --json 120
+touch "$T/go.runq"; wait $JOB_runq || die "whyload runq failed"
+stop_iodig
+kill $SPIN; wait $SPIN 2>/dev/null
+assert_eq "$(doctor_kind "$T/r.json" 1)" cpu_starved "the first finding of preads beside a spinner on their CPU"
+want=$(clock_sum runq '$2 - $1 - $5')
+within "$(doctor_of "$T/r.json" cpu_starved .cost_ns)" "$((want * 8 / 10))" "$((want * 105 / 100 + 1000000))" \
+	"runnable (ns) against the calls' wall less their CPU, by the helper's clocks"
+
+# ---- the journal ----
+L=$(loopdev 256); l=${L#/dev/}
+mkfs.ext4 -q "$L" || die mkfs
+# nodelalloc: the bulk writer's blocks are allocated as it writes, so each
+# commit must first write its data out (data=ordered)
+mkdir "$T/m" && mount -o nodelalloc "$L" "$T/m" || die mount
+defer "umount $T/m"
+( while [ ! -e "$T/stop" ]; do dd if=/dev/zero of="$T/m/bulk" bs=1M count=64 status=none || exit 1; done ) &
+BULK=$!; defer "touch $T/stop"
+load log sync "$T/m/log" 4 40
+P=$(cat "$T/pid.log")
+start_iodig "$T/j.json" doctor -p "$P" --json 120
+touch "$T/go.log"; wait $JOB_log || die "whyload sync failed"
+stop_iodig
+touch "$T/stop"; wait $BULK || die "the bulk writer failed"
+assert_eq "$(doctor_kind "$T/j.json" 1)" journal_wait "the first finding of fdatasync behind a bulk writer's fsync"
+assert_eq "$(doctor_of "$T/j.json" journal_wait .culprit.comm)" "jbd2/$l-8" "the journal's waker: the disk's jbd2 thread"
+want=$(clock_sum log '$2 - $1')
+within "$(doctor_of "$T/j.json" journal_wait .cost_ns)" "$((want / 10))" "$want" \
+	"time in the journal (ns), against the fdatasync calls' own wall time"
+ok "$(doctor_of "$T/j.json" journal_wait .title)"
+
+# ---- lock contention ----
+rm -f /dev/shm/iodig-doc-lock; defer "rm -f /dev/shm/iodig-doc-lock"
+load la append /dev/shm/iodig-doc-lock 32 16
+load lb append /dev/shm/iodig-doc-lock 32 16
+A=$(cat "$T/pid.la")
+start_iodig "$T/k.json" doctor -p "$A" --json 120
+touch "$T/go.la" "$T/go.lb"; wait $JOB_la || die "whyload la failed"; wait $JOB_lb || die "whyload lb failed"
+stop_iodig
+assert_eq "$(doctor_kind "$T/k.json" 1)" lock_contention "the first finding of two writers appending to one file"
+# (a lock's wait may spin on CPU before it sleeps: bounded by the calls'
+# wall time, and at least half their time off CPU)
+within "$(doctor_of "$T/k.json" lock_contention .cost_ns)" "$(( $(clock_sum la '$2 - $1 - $5') / 2 ))" \
+	"$(clock_sum la '$2 - $1')" "time on the lock (ns), against the calls' time off CPU and wall time by the helper's clocks"
+ok "$(doctor_of "$T/k.json" lock_contention .title)"
+
+# ---- direct reclaim ----
+# a reader in a memory cgroup (v1) limited to 24 MiB streams a 384 MiB
+# file it has never read, 16 MiB a read: each read's pages are charged, and
+# the charge reclaims the cgroup's older pages inside the call.  The kernel's
+# own record: a tracefs instance of vmscan's memcg reclaim begin and end
+# events of the reader.  -c (a cgroup v2 group the reader is also in) keeps
+# only its calls
+[ -d /sys/fs/cgroup/memory ] || skip "no cgroup v1 memory hierarchy"
+MCG=/sys/fs/cgroup/memory/iodig-doc-$$
+mkdir "$MCG" || die "mkdir $MCG"; defer "rmdir $MCG"
+echo $((24 << 20)) > "$MCG/memory.limit_in_bytes" || die "memory.limit_in_bytes"
+UCG=/sys/fs/cgroup/unified/iodig-doc-$$
+mkdir "$UCG" || die "mkdir $UCG"; defer "rmdir $UCG"
+R=$(loopdev 512)
+mkfs.ext4 -q "$R" || die mkfs
+mkdir "$T/r" && mount "$R" "$T/r" || die mount
+defer "umount $T/r"
+head -c 384M /dev/urandom > "$T/r/big"; sync
+python3 -c "import os; fd = os.open('$T/r/big', os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)"
+assert_eq "$(fincore -b -n -o RES "$T/r/big" | tr -d ' ')" 0 "bytes of the file cached before"
+load memcg stream "$T/r/big" 16 24
+P=$(cat "$T/pid.memcg")
+defer "kill $P 2>/dev/null; sleep 0.2"	# before the rmdirs: a group with a task stays
+echo "$P" > "$MCG/cgroup.procs" || die "moving the reader into $MCG"
+echo "$P" > "$UCG/cgroup.procs" || die "moving the reader into $UCG"
+I=/sys/kernel/tracing/instances/iodig-doc-$$
+mkdir "$I" || die "no tracefs instance $I"; defer "rmdir $I"
+for e in mm_vmscan_memcg_reclaim_begin mm_vmscan_memcg_reclaim_end; do
+	echo "common_pid == $P" > "$I/events/vmscan/$e/filter" && echo 1 > "$I/events/vmscan/$e/enable" || die "tracefs $e"
+done
+start_iodig "$T/m.json" doctor -c "$UCG" --json 120
+touch "$T/go.memcg"; wait $JOB_memcg || die "whyload memcg failed"
+stop_iodig
+echo 0 > "$I/events/vmscan/enable"
+grep -q LOST "$I/trace" && die "tracefs lost events"
+# each begin to its end, summed (the trace's clock: seconds, to the microsecond)
+want=$(awk '/mm_vmscan_memcg_reclaim_(begin|end):/ { e = /_end:/; sub(/: mm_vmscan.*/, ""); t = $NF
+	if (!e) b = t; else if (b) { s += t - b; b = 0 } } END { printf "%.0f", s * 1e9 }' "$I/trace")
+[ "$want" -gt 0 ] || die "the reader never reclaimed: the fault was not made"
+assert_eq "$(doctor_kind "$T/m.json" 1)" reclaim "the first finding of reads in a 24 MiB memory cgroup"
+within "$(doctor_of "$T/m.json" reclaim .cost_ns)" "$((want * 9 / 10 - 100000))" "$((want * 11 / 10 + 100000))" \
+	"time in reclaim (ns), against the kernel's trace of the reader's memcg reclaim"
+ok "$(doctor_of "$T/m.json" reclaim .title)"
