@@ -20,6 +20,7 @@
 #include "filter.h"
 #include "hist_user.h"
 #include "json.h"
+#include "kfeatures.h"
 #include "life.skel.h"
 #include "throttle.skel.h"
 #include "life_user.h"
@@ -438,6 +439,10 @@ static int live(struct doc_opts *o, struct diagnose *d, struct req_printer *pr, 
 		return fail("reading kernel BTF", "%s", strerror(errno));
 	if ((err = reqflags__load(&pr->rf, vmlinux)))
 		return fail("decoding request flags from kernel BTF", "%s", strerror(-err));
+	/* what each engine needs, said as doctor's before either loads */
+	if ((err = kfeatures__need(NEED_ATOMIC_FETCH, "doctor (the request engine)")) ||
+	    (!o->no_calls && (err = kfeatures__need(NEED_TASK_STORAGE, "doctor's slow calls (--no-calls goes without them)"))))
+		return err;
 	if (rec && (err = recfile__create(&pr->rec, rec)))
 		return fail("writing the recording", "%s: %s", rec, strerror(-err));
 	if (o->no_calls) {	/* the request engine alone: every request, watched */
