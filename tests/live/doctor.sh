@@ -30,7 +30,7 @@ assert_eq "$(doctor_of "$T/q.json" nothing_wrong '.title' | sed -n 's/^nothing w
 	"$((r1 - r0))" "requests judged = diskstats reads"
 
 # ---- a queue frozen by its scheduler's writer ----
-start_iodig "$T/f.json" doctor -d "$l" --json 4
+start_iodig "$T/f.json" doctor -d "$l" --json --record "$T/f.rec" 4
 fio --name=w --filename="$L" --direct=1 --rw=randwrite --bs=4k --size=64M --time_based \
     --runtime=3 --ioengine=libaio --iodepth=4 > /dev/null &
 F=$!
@@ -45,6 +45,12 @@ assert_eq "$(doctor_of "$T/f.json" queue_frozen '"\(.culprit.pid) \(.culprit.att
 doctor_of "$T/f.json" queue_frozen '.evidence | join("; ")' | grep -q "wrote queue/scheduler 12 times" \
 	|| die "the shell's 12 writes: $(doctor_of "$T/f.json" queue_frozen '.evidence | join("; ")')"
 ok "$(doctor_of "$T/f.json" queue_frozen .title)"
+# offline: the recording it kept, judged again
+"$IODIG" doctor --from "$T/f.rec" --json > "$T/ff.json" || die "doctor --from"
+assert_eq "$(doctor_kind "$T/ff.json" 1) $(doctor_of "$T/ff.json" queue_frozen '"\(.culprit.pid) \(.culprit.attr)"')" \
+	"queue_frozen $w scheduler" "--from the recording: the first finding and its writer"
+doctor_of "$T/ff.json" queue_frozen '.evidence | join("; ")' | grep -q "wrote queue/scheduler 12 times" \
+	|| die "--from: the shell's 12 writes: $(doctor_of "$T/ff.json" queue_frozen '.evidence | join("; ")')"
 
 # ---- tag starvation and a slow device, at once ----
 # 16 fio threads (one process) each block in io_submit for a tag; a reader's

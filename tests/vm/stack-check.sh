@@ -188,11 +188,14 @@ for d in dm-1 nullb0; do
 done
 m=$(ly '[.[] | select(.disk == "dm-1" and .layer_mean_ns != null) | .layer_mean_ns]')
 check "dm-1 adds dm-delay's 10 ms (in jiffies) over null_blk: mean $m ns" '[ "$(jq "all(. >= 7500000 and . <= 25000000) and length >= 1" <<<"$m")" = true ]'
+dl() { file layers dl.out | jq -s -c "$1"; }
+check "doctor -d dm-1: a slow layer first, dm-delay's 10 ms (in jiffies) over its 30 bios ($(dl '[.[] | [.rank, .kind, .disk, .cost_ns]]'))" \
+	'[ "$(dl "[.[] | select(.rank == 1 and .kind == \"slow_layer\" and .disk == \"dm-1\" and .cost_ns >= 30 * 7500000 and .cost_ns <= 30 * 25000000)] | length")" = 1 ]'
 echo "$(file layers lt.out | sed 's/^/  | /')"
 check "text: the tree, md0's legs under it" 'file layers lt.out | grep -q "^  loop1 " && file layers lt.out | grep -q "^md0 "'
 else
 	echo "slow, snoop, layers: this kernel has no BPF atomic fetch instructions:"
-	said slow sl; said slow fr; said snoop_md sm; said crypt cs; said crypt ct; said span sp; said lvm lv; said seed sd; said seed dj; said layers ly
+	said slow sl; said slow fr; said snoop_md sm; said crypt cs; said crypt ct; said span sp; said lvm lv; said seed sd; said seed dj; said layers ly; said layers dl
 fi
 echo "iostat -d dm-1: diskstats' reads and the bios' tail beside them:"
 io() { file iostat io.out | jq -s -c "$1"; }

@@ -194,11 +194,13 @@ end seed
 begin layers
 # the tree and what each layer adds: dm-delay over null_blk
 start ly layers --json 1
+start dl doctor -d dm-1 --json 600
 kv before.dm-1 "$(stat_of dm-1)"; kv before.nullb0 "$(stat_of nullb0)"
 dd if=/dev/dm-1 of=/dev/null bs=4k count=30 iflag=direct 2>/dev/null
 sleep 1.2
 kv after.dm-1 "$(stat_of dm-1)"; kv after.nullb0 "$(stat_of nullb0)"
 stop ly
+stop dl
 start lt layers 2 1
 dd if=/dev/dm-1 of=/dev/null bs=4k count=30 iflag=direct 2>/dev/null
 dd if=/dev/zero of=/dev/md0 bs=4k count=30 seek=2000 oflag=direct 2>/dev/null
