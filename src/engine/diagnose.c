@@ -374,6 +374,17 @@ static void rule_holders(struct diagnose *d, struct dx_finding *out, unsigned *n
 	}
 }
 
+/* how many of h's values are at or over v (by the buckets: within 1/32) */
+static uint64_t over(const struct hist *h, uint64_t v)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < HIST_SLOTS; i++)
+		if (hist__slot_hi(i) > v)
+			n += h->slots[i];
+	return n;
+}
+
 static void rule_devices(struct diagnose *d, struct dx_finding *out, unsigned *n, unsigned max)
 {
 	for (unsigned i = 0; i < d->ndisk && *n < max; i++) {
@@ -389,7 +400,7 @@ static void rule_devices(struct diagnose *d, struct dx_finding *out, unsigned *n
 			continue;
 		second_end(k);
 		p99 = hist__percentile(&k->d2c, 0.99);
-		if (p99 < bound)
+		if (p99 < bound || over(&k->d2c, bound) < DX_SLOW_MIN)
 			continue;
 		p50 = hist__percentile(&k->d2c, 0.5);
 		mx = k->d2c.max;
@@ -599,7 +610,7 @@ static void rule_calls(struct diagnose *d, struct dx_finding *out, unsigned *n, 
 	}
 	/* CPU starvation: runnable, waiting for a CPU */
 	ns = part_total(d, WP_RUNQ, &calls, names, sizeof(names));
-	if (ns >= DX_MIN_COST_NS && pct(ns, wall) >= 25 && *n < max) {
+	if (ns >= DX_RUNQ_MIN_NS && pct(ns, wall) >= 25 && *n < max) {
 		f = call_finding(out, n, "cpu_starved", ns);
 		fmt_ns(a, sizeof(a), ns);
 		snprintf(f->title, sizeof(f->title), "calls waited %s runnable for a CPU: %.0f%% of their time", a,
@@ -651,7 +662,7 @@ static bool rule_lost(struct diagnose *d, struct dx_finding *f)
 	uint64_t lost = s->s.lost + skipped + s->s.untracked + s->missed + d->stack.lost + d->full;
 	uint64_t base = s->s.completed > d->requests ? s->s.completed : d->requests;
 
-	if (!d->have_summary || !lost || lost * DX_LOST_PER < base)
+	if (!d->have_summary || lost < DX_LOST_MIN || lost * DX_LOST_PER < base)
 		return false;
 	memset(f, 0, sizeof(*f));
 	f->kind = "lost_events";
@@ -718,12 +729,12 @@ static void nothing(struct diagnose *d, struct dx_finding *f)
 			calls += d->calls[i].calls;
 		ms(a, sizeof(a), d->call_min_ns);
 		ev(f, "%llu file-system calls slower than %s: none waited 1 ms in all on the journal, in reclaim, "
-		   "on locks, or a quarter of their time for a CPU", (unsigned long long)calls, a);
+		   "on locks, or a quarter of their time (10 ms in all) for a CPU", (unsigned long long)calls, a);
 	}
 	if (d->nlayer)
 		ev(f, "no stacked layer's own time had a p99 of 5 ms (%u bio-based disks)", d->nlayer);
 	if (d->have_summary)
-		ev(f, "events lost: %llu (lost, skipped, untracked, missed), fewer than 1 in %d",
+		ev(f, "events lost: %llu (lost, skipped, untracked, missed), fewer than 1 in %d or than 10",
 		   (unsigned long long)(d->sum.s.lost + (d->sum.skipped > 0 ? (uint64_t)d->sum.skipped : 0) +
 					d->sum.s.untracked + d->sum.missed + d->stack.lost + d->full), DX_LOST_PER);
 	else

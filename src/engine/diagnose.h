@@ -30,7 +30,10 @@
 #define DX_SLOW_LAYER_NS (5 * 1000000ull)	/* a layer, at p99 of its own time >= 5 ms */
 #define DX_MIN_COST_NS	1000000ull		/* a stall below 1 ms in all is no finding */
 #define DX_SMALL_BYTES	(128u << 10)		/* the device is judged on requests up to 128 KiB */
-#define DX_LOST_PER	100			/* lost events: a finding from 1 in 100 */
+#define DX_LOST_PER	100			/* lost events: a finding from 1 in 100, */
+#define DX_LOST_MIN	10			/* and 10 of them */
+#define DX_SLOW_MIN	3			/* a slow device: 3 requests over its bound at least */
+#define DX_RUNQ_MIN_NS	(10 * 1000000ull)	/* CPU starvation: 10 ms in all (one preemption is not) */
 
 struct dx_disk {
 	uint32_t dev;

@@ -57,6 +57,20 @@ static void quiet(void)
 	n = diagnose__findings(&d, f, DX_FINDINGS);
 	CHECK(n == 1 && !strcmp(f[0].kind, "nothing_wrong"), "9 lost in 1000: %s", f[0].kind);
 	diagnose__free(&d);
+
+	/* 48 fast requests and 2 of 8 ms: the p99 is 8 ms, but two requests
+	 * are not a slow device (DX_SLOW_MIN); a third makes one */
+	diagnose__init(&d);
+	for (int i = 0; i < 48; i++)
+		req(7 << 20 | 2, 50, 1000 * MS + i * MS, 2000, 100000, NULL, NULL);
+	req(7 << 20 | 2, 50, 2000 * MS, 2000, 8 * MS, NULL, NULL);
+	req(7 << 20 | 2, 50, 2010 * MS, 2000, 8 * MS, NULL, NULL);
+	n = diagnose__findings(&d, f, DX_FINDINGS);
+	CHECK(n == 1 && !strcmp(f[0].kind, "nothing_wrong"), "2 slow of 50: %s", f[0].kind);
+	req(7 << 20 | 2, 50, 2020 * MS, 2000, 8 * MS, NULL, NULL);
+	n = diagnose__findings(&d, f, DX_FINDINGS);
+	CHECK(n == 1 && !strcmp(f[0].kind, "slow_device"), "3 slow of 51: %s", f[0].kind);
+	diagnose__free(&d);
 }
 
 static void three_faults(void)
@@ -110,10 +124,14 @@ static void three_faults(void)
 
 		CHECK(x->share > want - 1e-6 && x->share < want + 1e-6, "frozen's share %.6f%%, not %.6f%%", x->share, want);
 	}
-	/* lost events from 1 in 100 come first, whatever the costs */
-	diagnose__summary(&d, &(struct req_summary){ .s.completed = 116, .s.lost = 1, .skipped = 1 });
+	/* lost events from 1 in 100 (and 10) come first, whatever the costs */
+	diagnose__summary(&d, &(struct req_summary){ .s.completed = 116, .s.lost = 9, .skipped = 1 });
 	n = diagnose__findings(&d, f, DX_FINDINGS);
 	CHECK(n == 4 && !strcmp(f[0].kind, "lost_events") && f[0].share < 0, "lost first: %s of %u", f[0].kind, n);
+	/* 9 of 116: more than 1 in 100, fewer than 10: no finding */
+	diagnose__summary(&d, &(struct req_summary){ .s.completed = 116, .s.lost = 9 });
+	n = diagnose__findings(&d, f, DX_FINDINGS);
+	CHECK(n == 3 && strcmp(f[0].kind, "lost_events"), "9 lost: %s of %u", f[0].kind, n);
 	/* skipped is signed: -3 is no loss */
 	diagnose__summary(&d, &(struct req_summary){ .s.completed = 116, .skipped = -3 });
 	n = diagnose__findings(&d, f, DX_FINDINGS);
