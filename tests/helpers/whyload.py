@@ -12,7 +12,8 @@ the helper may have been preempted outside the call, between its clock and
 the system call, so its time may exceed the call's by that much), then its
 own CPU time over the window (CLOCK_THREAD_CPUTIME_ID).
   cpu FILE MB N          N preads of MB MiB from FILE (cached: on CPU)
-  direct DEV N           N 4 KiB O_DIRECT preads from DEV (device time)
+  direct DEV N [GAP_MS]  N 4 KiB O_DIRECT preads from DEV (device time),
+                         GAP_MS apart (untimed)
   append FILE MB N       N writes of MB MiB to FILE opened O_APPEND (i_rwsem)
   pipe MS N              N reads of a pipe a child writes to MS ms after each
                          read starts (the read sleeps MS ms)
@@ -62,10 +63,12 @@ def main():
             timed(os.preadv, fd, [buf], 0)
     elif mode == "direct":
         dev, n = args[0], int(args[1])
+        gap = float(args[2]) / 1000 if len(args) > 2 else 0
         fd = os.open(dev, os.O_RDONLY | os.O_DIRECT)
         buf = mmap.mmap(-1, 4096)
         for i in range(n):
             timed(os.preadv, fd, [buf], i * 65536)
+            time.sleep(gap)
     elif mode == "append":
         path, mb, n = args[0], int(args[1]), int(args[2])
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)

@@ -1,11 +1,13 @@
 # iodig doctor on faults the test makes, each finding held to the fault's
-# own record, never to another iodig command:
+# own record, never to another iodig command (the request findings with
+# --no-calls: a busy machine's CPU starvation of fio's own calls would be a
+# true finding, ranked by its cost; doctor_calls.sh tests the calls):
 #  - quiet: 2000 reads of a fast loop device: nothing wrong, and the
 #    requests doctor judged = /proc/diskstats' reads;
 #  - a queue frozen: a shell switches a loop device's scheduler 12 times
 #    under fio: ranked first, the shell's pid, the attribute, its 12 writes;
 #  - tag starvation and a slow device at once: a FUSE-backed device (each
-#    read 5 ms) with nr_requests 4 flooded by 16 fio threads, and a reader:
+#    read 5 ms) with nr_requests 4 flooded by 32 fio threads, and a reader:
 #    for the reader, tag starvation first, fio's pid the holder, the slow
 #    device second; their costs (Q2G and D2C summed) are 85-100% of the
 #    reader's own time in its reads;
@@ -19,7 +21,7 @@ need_root_bpf
 # ---- quiet ----
 L=$(loopdev 128); l=${L#/dev/}
 r0=$(diskstat "$l" 1)
-start_iodig "$T/q.json" doctor -d "$l" --json 3
+start_iodig "$T/q.json" doctor -d "$l" --no-calls --json 3
 fio --name=q --filename="$L" --direct=1 --rw=randread --bs=4k --size=100M --number_ios=2000 \
     --ioengine=psync > /dev/null || die fio
 end_iodig
@@ -30,7 +32,7 @@ assert_eq "$(doctor_of "$T/q.json" nothing_wrong '.title' | sed -n 's/^nothing w
 	"$((r1 - r0))" "requests judged = diskstats reads"
 
 # ---- a queue frozen by its scheduler's writer ----
-start_iodig "$T/f.json" doctor -d "$l" --json --record "$T/f.rec" 4
+start_iodig "$T/f.json" doctor -d "$l" --no-calls --json --record "$T/f.rec" 4
 fio --name=w --filename="$L" --direct=1 --rw=randwrite --bs=4k --size=64M --time_based \
     --runtime=3 --ioengine=libaio --iodepth=4 > /dev/null &
 F=$!
@@ -53,22 +55,24 @@ doctor_of "$T/ff.json" queue_frozen '.evidence | join("; ")' | grep -q "wrote qu
 	|| die "--from: the shell's 12 writes: $(doctor_of "$T/ff.json" queue_frozen '.evidence | join("; ")')"
 
 # ---- tag starvation and a slow device, at once ----
-# 16 fio threads (one process) each block in io_submit for a tag; a reader's
+# 32 fio threads (one process) each block in io_submit for a tag; a reader's
 # 30 O_DIRECT reads (whyload direct: each timed on its own clock) wait
 # behind them for a tag (Q2G), then 20 ms in the device (4 reads queued in
-# the FUSE file at 5 ms each)
+# the FUSE file at 5 ms each).  The reads are 10 ms apart: a reader that
+# submits again the instant its read ends takes the tag it just freed
+# before a woken waiter runs, and waits for none
 S=$(slowdev 5 64) || exit
 s=${S#/dev/}
 q=/sys/block/$s/queue
 defer "echo $(cat $q/nr_requests) > $q/nr_requests"
 echo 4 > $q/nr_requests || die "nr_requests 4 refused"
-fio --name=flood --thread --numjobs=16 --filename="$S" --readonly --direct=1 --ioengine=libaio \
+fio --name=flood --thread --numjobs=32 --filename="$S" --readonly --direct=1 --ioengine=libaio \
     --iodepth=2 --rw=randread --bs=4k --size=32M --time_based --runtime=30 > "$T/fio.out" 2>&1 &
 F=$!; defer "kill $F 2>/dev/null"
-load rd direct "$S" 30
+load rd direct "$S" 30 10
 R=$(cat "$T/pid.rd")
 sleep 1
-start_iodig "$T/t.json" doctor -p "$R" --json --html "$T/t.html" 120
+start_iodig "$T/t.json" doctor -p "$R" --no-calls --json --html "$T/t.html" 120
 touch "$T/go.rd"; wait $JOB_rd || die "whyload direct failed"
 stop_iodig
 kill $F; wait $F
@@ -90,7 +94,7 @@ ok "--html: the findings on top of the report"
 # ---- lost events ----
 # a 4 KiB ring buffer, and doctor stopped (SIGSTOP) for a second of fio's
 # three: what the kernel could not put in the buffer meanwhile is lost
-start_iodig "$T/l.json" doctor -d "$l" --json --buffer-size 4096 60
+start_iodig "$T/l.json" doctor -d "$l" --no-calls --json --buffer-size 4096 60
 fio --name=l --filename="$L" --direct=1 --rw=randread --bs=4k --size=100M --time_based --runtime=3 \
     --ioengine=libaio --iodepth=4 > /dev/null & F=$!
 sleep 1; kill -STOP "$IODIG_PID"; sleep 1; kill -CONT "$IODIG_PID"
@@ -114,7 +118,7 @@ mkdir "$I" || die "no tracefs instance $I"
 defer "rmdir $I"
 E="$I/events/writeback/balance_dirty_pages"
 echo "bdi == \"$dev\"" > "$E/filter" || die "tracefs filter"
-"$TOP/tests/helpers/dirtier.py" "$T/m/f" 48 "$T/go" > "$T/d.out" &
+"$TOP/tests/helpers/dirtier.py" "$T/m/f" 96 "$T/go" > "$T/d.out" &
 J=$!
 for i in $(seq 50); do [ -s "$T/d.out" ] && break; sleep 0.05; done
 P=$(head -1 "$T/d.out")

@@ -17,6 +17,22 @@ need_root_bpf
 
 # clock_sum NAME EXPR: over $T/go.NAME.clock's lines (t0 t1 ret preempted cpu), sum EXPR
 clock_sum() { awk "{ s += $2 } END { printf \"%.0f\", s }" "$T/go.$1.clock"; }
+# first FILE KIND CLOCK WHAT: KIND ranked first, or second behind CPU
+# starvation when the machine's CPUs were busy (a test beside a busy loop
+# on each CPU): that finding is then true by the helper's clock too (the
+# calls' runnable time no more than their time off CPU, wall less CPU)
+first() {
+	local k1
+	k1=$(doctor_kind "$1" 1)
+	if [ "$k1" = cpu_starved ] && [ "$2" != cpu_starved ]; then
+		within "$(doctor_of "$1" cpu_starved .cost_ns)" 0 "$(clock_sum "$3" '$2 - $1 - $5')" \
+			"$4: CPU starvation ranked above it, runnable against the calls' time off CPU"
+		assert_eq "$(doctor_kind "$1" 2)" "$2" "$4: the finding after CPU starvation"
+	else
+		assert_eq "$k1" "$2" "$4: the first finding"
+	fi
+}
+
 # within GOT LO HI WHAT: LO <= GOT <= HI (numbers)
 within() {
 	python3 -c "import sys; g, lo, hi = map(float, sys.argv[1:4]); sys.exit(0 if lo <= g <= hi else 1)" "$1" "$2" "$3" \
@@ -54,7 +70,7 @@ start_iodig "$T/j.json" doctor -p "$P" --json 120
 touch "$T/go.log"; wait $JOB_log || die "whyload sync failed"
 stop_iodig
 touch "$T/stop"; wait $BULK || die "the bulk writer failed"
-assert_eq "$(doctor_kind "$T/j.json" 1)" journal_wait "the first finding of fdatasync behind a bulk writer's fsync"
+first "$T/j.json" journal_wait log "fdatasync behind a bulk writer"
 assert_eq "$(doctor_of "$T/j.json" journal_wait .culprit.comm)" "jbd2/$l-8" "the journal's waker: the disk's jbd2 thread"
 want=$(clock_sum log '$2 - $1')
 within "$(doctor_of "$T/j.json" journal_wait .cost_ns)" "$((want / 10))" "$want" \
@@ -69,7 +85,7 @@ A=$(cat "$T/pid.la")
 start_iodig "$T/k.json" doctor -p "$A" --json 120
 touch "$T/go.la" "$T/go.lb"; wait $JOB_la || die "whyload la failed"; wait $JOB_lb || die "whyload lb failed"
 stop_iodig
-assert_eq "$(doctor_kind "$T/k.json" 1)" lock_contention "the first finding of two writers appending to one file"
+first "$T/k.json" lock_contention la "two writers appending to one file"
 # (a lock's wait may spin on CPU before it sleeps: bounded by the calls'
 # wall time, and at least half their time off CPU)
 within "$(doctor_of "$T/k.json" lock_contention .cost_ns)" "$(( $(clock_sum la '$2 - $1 - $5') / 2 ))" \
@@ -101,6 +117,9 @@ P=$(cat "$T/pid.memcg")
 defer "kill $P 2>/dev/null; sleep 0.2"	# before the rmdirs: a group with a task stays
 echo "$P" > "$MCG/cgroup.procs" || die "moving the reader into $MCG"
 echo "$P" > "$UCG/cgroup.procs" || die "moving the reader into $UCG"
+# ahead of other work on its CPU: the trace times reclaim from its begin to
+# its end, a preemption in between too, where doctor's part is runnable
+renice -n -15 -p "$P" > /dev/null || die renice
 I=/sys/kernel/tracing/instances/iodig-doc-$$
 mkdir "$I" || die "no tracefs instance $I"; defer "rmdir $I"
 for e in mm_vmscan_memcg_reclaim_begin mm_vmscan_memcg_reclaim_end; do
@@ -115,7 +134,7 @@ grep -q LOST "$I/trace" && die "tracefs lost events"
 want=$(awk '/mm_vmscan_memcg_reclaim_(begin|end):/ { e = /_end:/; sub(/: mm_vmscan.*/, ""); t = $NF
 	if (!e) b = t; else if (b) { s += t - b; b = 0 } } END { printf "%.0f", s * 1e9 }' "$I/trace")
 [ "$want" -gt 0 ] || die "the reader never reclaimed: the fault was not made"
-assert_eq "$(doctor_kind "$T/m.json" 1)" reclaim "the first finding of reads in a 24 MiB memory cgroup"
+first "$T/m.json" reclaim memcg "reads in a 24 MiB memory cgroup"
 within "$(doctor_of "$T/m.json" reclaim .cost_ns)" "$((want * 9 / 10 - 100000))" "$((want * 11 / 10 + 100000))" \
 	"time in reclaim (ns), against the kernel's trace of the reader's memcg reclaim"
 ok "$(doctor_of "$T/m.json" reclaim .title)"
