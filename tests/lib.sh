@@ -182,6 +182,36 @@ load() {
 	for i in $(seq 50); do [ -s "$T/pid.$name" ] && break; sleep 0.05; done
 }
 
+# throttled_fs MIB: an ext4 loop device mounted at $T/m whose bdi is held to
+# a strict 1 MiB of dirty pages (max_bytes: 6.2+), a tracefs instance whose
+# writeback:balance_dirty_pages event keeps that bdi's calls (enabled by
+# "echo 1 > $E/enable"), and tests/helpers/dirtier.py waiting for $T/go to
+# write MIB MiB to $T/m/f.  Sets A (the device), a (its name), dev
+# (major:minor), I, E, J (the writer's job) and P (its pid).
+throttled_fs() {
+	local B TR i
+	A=$(loopdev 256); a=${A#/dev/}; dev=$(cat /sys/block/$a/dev)
+	mkfs.ext4 -q "$A" || die mkfs
+	mkdir "$T/m" && mount "$A" "$T/m" || die mount
+	defer "umount $T/m"
+	B=/sys/class/bdi/$dev
+	[ -w "$B/max_bytes" ] || die "no $B/max_bytes (6.2+)"
+	# (a loop device's bdi outlives losetup -d: put its limits back)
+	defer "echo $(cat "$B/strict_limit") > $B/strict_limit; echo $(cat "$B/max_ratio") > $B/max_ratio"
+	echo 1 > "$B/strict_limit" && echo 1048576 > "$B/max_bytes" || die "setting $B"
+	TR=/sys/kernel/tracing
+	[ -d "$TR/instances" ] || TR=/sys/kernel/debug/tracing
+	I="$TR/instances/iodig-throttle-$$"
+	mkdir "$I" || die "no tracefs instance $I"
+	defer "rmdir $I"
+	E="$I/events/writeback/balance_dirty_pages"
+	echo "bdi == \"$dev\"" > "$E/filter" || die "tracefs filter"
+	"$TOP/tests/helpers/dirtier.py" "$T/m/f" "$1" "$T/go" > "$T/d.out" &
+	J=$!
+	for i in $(seq 50); do [ -s "$T/d.out" ] && break; sleep 0.05; done
+	P=$(head -1 "$T/d.out")
+}
+
 # doctor_kind FILE RANK: the kind of doctor's finding of that rank (--json)
 doctor_kind() { jq -r --argjson r "$2" 'select(.rank == $r) | .kind' "$1"; }
 # doctor_of FILE KIND JQ: JQ of doctor's first finding of KIND

@@ -135,25 +135,6 @@ const struct rec finding_rec = REC_LINES("finding", "finding", "doctor: one find
 
 /* ---- the run ---- */
 
-static int doc_opt(void *ctx, int opt, const char *arg)
-{
-	struct doc_opts *o = ctx;
-
-	switch (opt) {
-	case OPT_COMM:
-		if (strlen(arg) >= LIFE_COMM_LEN)
-			return usage_error("--comm '%s': a task name has at most %d characters", arg,
-					   LIFE_COMM_LEN - 1);
-		o->comm = arg;
-		return 0;
-	case OPT_BUFFER:
-		if (!cli__uint(arg, 4096, 1ULL << 30, &o->rb_bytes) || (o->rb_bytes & (o->rb_bytes - 1)))
-			return usage_error("--buffer-size '%s': a power of 2 from 4096 to 1073741824", arg);
-		return 0;
-	}
-	return -1;
-}
-
 static int doc_args(void *ctx, int argc, char **argv, int optind)
 {
 	struct doc_opts *o = ctx;
@@ -528,11 +509,11 @@ int cmd_doctor(int argc, char **argv)
 		{ "disk", 'd', "DISK", "only this disk (a partition counts as its disk)", CLI_STR_AT(struct doc_opts, disk) },
 		{ "pid", 'p', "PID", "only I/O and calls of this process (who held the tags it\n"
 				     "waited for is still named)", CLI_STR_AT(struct doc_opts, pid) },
-		{ "comm", OPT_COMM, "NAME", "only I/O submitted by tasks with this name" },
+		{ "comm", OPT_COMM, "NAME", "only I/O and calls of tasks with this name", CLI_COMM_AT(struct doc_opts, comm) },
 		{ "cgroup", 'c', "PATH", "only I/O charged to this cgroup", CLI_STR_AT(struct doc_opts, cgroup) },
 		{ "from", OPT_FROM, "FILE.rec", "the findings of a recording (iodig record, slow --record)\n"
 						"instead of a live run", CLI_STR_AT(struct doc_opts, from) },
-		{ "buffer-size", OPT_BUFFER, "N", "ring buffer bytes, a power of 2 (default 8388608)" },
+		{ "buffer-size", OPT_BUFFER, "N", "ring buffer bytes, a power of 2 (default 8388608)", CLI_RINGBUF_AT(struct doc_opts, rb_bytes) },
 		{ "html", OPT_HTML, "FILE.html", "also the report page (iodig report) with the findings on top",
 		  CLI_STR_AT(struct doc_opts, html) },
 		{ "no-calls", OPT_NO_CALLS, NULL, "the request engine alone: no file-system call is traced\n"
@@ -554,7 +535,7 @@ int cmd_doctor(int argc, char **argv)
 			 "checked.  A recording holds the request findings alone.\n",
 		.notes = "Thresholds: a stall of 1 ms in all, a D2C p99 of 5 ms, a layer's own p99 of 5 ms,\n"
 			 "events lost 1 in 100.\n",
-		.opts = opts, .opt = doc_opt, .args = doc_args,
+		.opts = opts, .args = doc_args,
 		.privileges = "A live run needs what slow needs; --from needs nothing.\n" };
 	struct doc_opts o = { .cmd = &cmd };
 	struct req_printer pr = {};

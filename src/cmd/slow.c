@@ -28,7 +28,8 @@ struct slow_opts {
 	struct cli_common c;
 	const char *disk, *cgroup, *pid, *comm;
 	bool snoop, own_clock, no_queue_writes, kstack, ustack;
-	uint64_t min_ns, rb_bytes;
+	uint64_t min_ns;
+	unsigned long long rb_bytes;
 	const char *record;	/* --record FILE */
 };
 
@@ -39,9 +40,9 @@ static const struct cli_opt slow_shared[] = {
 	{ "disk", 'd', "DISK", "only this disk, or only this partition", CLI_STR_AT(struct slow_opts, disk) },
 	{ "cgroup", 'c', "PATH", "only I/O charged to this cgroup", CLI_STR_AT(struct slow_opts, cgroup) },
 	{ "pid", 'p', "PID", "only I/O submitted by this process", CLI_STR_AT(struct slow_opts, pid) },
-	{ "comm", OPT_COMM, "NAME", "only I/O submitted by tasks with this name" },
+	{ "comm", OPT_COMM, "NAME", "only I/O submitted by tasks with this name", CLI_COMM_AT(struct slow_opts, comm) },
 	{ "own-clock", OPT_OWN_CLOCK, NULL, "stamp allocation and issue in BPF, not from struct request", CLI_FLAG_AT(struct slow_opts, own_clock) },
-	{ "buffer-size", OPT_BUFFER, "N", "ring buffer bytes, a power of 2 (default 8388608)" },
+	{ "buffer-size", OPT_BUFFER, "N", "ring buffer bytes, a power of 2 (default 8388608)", CLI_RINGBUF_AT(struct slow_opts, rb_bytes) },
 	{ "record", OPT_RECORD, "FILE", "also write every record to FILE, with what decoding it\n"
 	  "needs elsewhere: iodig replay FILE prints it again", CLI_STR_AT(struct slow_opts, record) },
 	{ "kernel-stack", 'K', NULL, "the submitter's kernel stack at Q, with each request", CLI_FLAG_AT(struct slow_opts, kstack) },
@@ -55,28 +56,6 @@ static const struct cli_opt slow_own[] = {
 	  "writev(2) on the machine, 45 ns to other system calls)", CLI_FLAG_AT(struct slow_opts, no_queue_writes) },
 	{}
 };
-
-static int slow_opt(void *ctx, int opt, const char *arg)
-{
-	struct slow_opts *o = ctx;
-	unsigned long long v;
-
-	switch (opt) {
-	case OPT_COMM:
-		if (strlen(arg) >= LIFE_COMM_LEN)
-			return usage_error("--comm '%s': a task name has at most %d characters", arg,
-					   LIFE_COMM_LEN - 1);
-		o->comm = arg;
-		break;
-	case OPT_BUFFER:
-		if (!cli__uint(arg, 4096, 1ULL << 30, &v) || (v & (v - 1)))
-			return usage_error("--buffer-size '%s': a power of 2 from 4096 to 1073741824", arg);
-		o->rb_bytes = v;
-		break;
-	default: return -1;
-	}
-	return 0;
-}
 
 /* slow's MIN_MS; snoop takes nothing. */
 static int slow_args(void *ctx, int argc, char **argv, int optind)
@@ -108,7 +87,7 @@ int slow__main(int argc, char **argv, bool snoop, const char *synopsis, const ch
 	const struct cli_cmd cmd = { .name = snoop ? "snoop" : "slow", .synopsis = synopsis,
 				     .about = about, .opts = snoop ? NULL : slow_own, .more = slow_shared,
 				     .notes = "Lost records are counted and shown, never dropped silently.\n",
-				     .opt = slow_opt, .args = slow_args, .tracing = true,
+				     .args = slow_args, .tracing = true,
 		.privileges = "Without CAP_DAC_READ_SEARCH (tracefs root's alone), queue attribute writes are not\n"
 			 "watched and skipped is not measured, each said once.  -U names the user frames of\n"
 			 "other users' processes only with CAP_SYS_PTRACE (their /proc/PID/maps).\n" };

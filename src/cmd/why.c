@@ -90,7 +90,7 @@ enum { OPT_COMM = OPT_FIRST_CMD, OPT_SYSCALLS, OPT_SUMMARY, OPT_CALL, OPT_INTO, 
 
 static const struct cli_opt why_table[] = {
 	{ "pid", 'p', "PID", "only calls of this process (repeat for up to 8)" },
-	{ "comm", OPT_COMM, "NAME", "only calls of tasks with this name" },
+	{ "comm", OPT_COMM, "NAME", "only calls of tasks with this name", CLI_COMM_AT(struct why_opts, comm) },
 	{ "cgroup", 'c', "PATH", "only calls of tasks in this cgroup (v2)" },
 	{ "disk", 'd', "DISK", "only calls that waited for I/O on this disk" },
 	{ "syscalls", OPT_SYSCALLS, "LIST", "comma-separated system calls to trace (default: all\n"
@@ -118,12 +118,6 @@ static int why_opt(void *ctx, int opt, const char *arg)
 		if (o->npids == WHY_MAX_PIDS)
 			return usage_error("at most %d processes (-p)", WHY_MAX_PIDS);
 		o->pids[o->npids++] = arg;
-		break;
-	case OPT_COMM:
-		if (strlen(arg) >= WHY_COMM_LEN)
-			return usage_error("--comm '%s': a task name has at most %d characters", arg,
-					   WHY_COMM_LEN - 1);
-		o->comm = arg;
 		break;
 	case 'c': o->cgroup = arg; break;
 	case 'd': o->disk = arg; break;

@@ -158,24 +158,22 @@ void diagnose__request(struct diagnose *d, const struct req_seen *s)
 			if (ph[PH_Q2G] > x->stalled_max_ns)
 				x->stalled_max_ns = ph[PH_Q2G];
 		}
-	} else if (s->tags && s->tags->held && ph[PH_Q2G] >= LIFE_TAG_MIN_NS) {
+	} else if (s->tags && s->tags->held + s->tags->given && ph[PH_Q2G] >= LIFE_TAG_MIN_NS) {
+		/* the culprit: who held the tags when it began to wait and who
+		 * was given them while it waited, the most first (tags_sum's
+		 * order); a wait that began as holders' entries left the ring
+		 * names only the latter */
 		const struct tag_sum *t = s->tags;
-		unsigned top = 0;
 		struct dx_holder *h;
 
-		for (unsigned i = 1; i < TAG_TOP; i++)
-			if (t->top[i].held > t->top[top].held)
-				top = i;
-		if (!t->top[top].held)
-			return;
-		if (!(h = holder_of(d, r->dev, t->top[top].pid, t->top[top].comm)))
+		if (!(h = holder_of(d, r->dev, t->top[0].pid, t->top[0].comm)))
 			return;
 		h->waits++;
 		h->wait_ns += ph[PH_Q2G];
 		if (ph[PH_Q2G] > h->wait_max_ns)
 			h->wait_max_ns = ph[PH_Q2G];
-		h->held += t->top[top].held;
-		h->held_all += t->held;
+		h->held += t->top[0].held + t->top[0].given;
+		h->held_all += t->held + t->given;
 		h->waiters_self += r->pid == h->pid;
 	}
 }
@@ -264,35 +262,49 @@ static void ms(char *b, size_t n, uint64_t ns)
 	fmt_ns(b, n, ns);
 }
 
-static void ev(struct dx_finding *f, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+/* A line into one of a finding's lists (its evidence, its next steps). */
+static void addf(char (*list)[DX_LINE], unsigned *n, unsigned max, const char *fmt, va_list ap)
+{
+	if (*n < max)
+		vsnprintf(list[(*n)++], DX_LINE, fmt, ap);
+}
 
+static void ev(struct dx_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void ev(struct dx_finding *f, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (f->nev == DX_EVIDENCE)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(f->ev[f->nev++], sizeof(f->ev[0]), fmt, ap);
+	addf(f->ev, &f->nev, DX_EVIDENCE, fmt, ap);
 	va_end(ap);
 }
 
-static void next(struct dx_finding *f, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
+static void next(struct dx_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void next(struct dx_finding *f, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (f->nnext == 2)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(f->next[f->nnext++], sizeof(f->next[0]), fmt, ap);
+	addf(f->next, &f->nnext, 2, fmt, ap);
 	va_end(ap);
 }
 
 #define PL(n) ((n) == 1 ? "" : "s")
+
+/* The next finding, its kind and cost, its disk and culprit (NULL, 0: none). */
+static struct dx_finding *finding(struct dx_finding *out, unsigned *n, const char *kind, uint64_t cost,
+				  const char *disk, uint32_t pid, const char *comm)
+{
+	struct dx_finding *f = &out[(*n)++];
+
+	memset(f, 0, sizeof(*f));
+	f->kind = kind;
+	f->cost_ns = cost;
+	snprintf(f->disk, sizeof(f->disk), "%s", disk ? disk : "");
+	f->pid = pid;
+	snprintf(f->comm, sizeof(f->comm), "%s", comm ? comm : "");
+	return f;
+}
 
 static double pct(uint64_t a, uint64_t b)
 {
@@ -308,13 +320,7 @@ static void rule_writers(struct diagnose *d, struct dx_finding *out, unsigned *n
 
 		if (x->stalled_ns < DX_MIN_COST_NS)
 			continue;
-		f = &out[(*n)++];
-		memset(f, 0, sizeof(*f));
-		f->kind = "queue_frozen";
-		f->cost_ns = x->stalled_ns;
-		snprintf(f->disk, sizeof(f->disk), "%s", x->disk);
-		f->pid = x->pid;
-		memcpy(f->comm, x->comm, sizeof(f->comm));
+		f = finding(out, n, "queue_frozen", x->stalled_ns, x->disk, x->pid, x->comm);
 		snprintf(f->attr, sizeof(f->attr), "%s", x->attr);
 		ms(a, sizeof(a), x->stalled_ns);
 		snprintf(f->title, sizeof(f->title), "%s: queue frozen by %s[%u] writing queue/%s: %llu request%s stalled %s",
@@ -347,13 +353,7 @@ static void rule_holders(struct diagnose *d, struct dx_finding *out, unsigned *n
 
 		if (h->wait_ns < DX_MIN_COST_NS)
 			continue;
-		f = &out[(*n)++];
-		memset(f, 0, sizeof(*f));
-		f->kind = "tag_starvation";
-		f->cost_ns = h->wait_ns;
-		snprintf(f->disk, sizeof(f->disk), "%s", disk);
-		f->pid = h->pid;
-		memcpy(f->comm, h->comm, sizeof(f->comm));
+		f = finding(out, n, "tag_starvation", h->wait_ns, disk, h->pid, h->comm);
 		ms(a, sizeof(a), h->wait_ns);
 		snprintf(f->title, sizeof(f->title), "%s: tag starvation: %llu requests waited %s for tags held by %s[%u]",
 			 disk, (unsigned long long)h->waits, a, h->comm, h->pid);
@@ -361,15 +361,15 @@ static void rule_holders(struct diagnose *d, struct dx_finding *out, unsigned *n
 		ms(c, sizeof(c), h->wait_max_ns);
 		ev(f, "%llu requests waited 1 ms or more for a tag (Q2G): %s on average, the longest %s",
 		   (unsigned long long)h->waits, b, c);
-		ev(f, "when each began to wait, %s[%u] held %.1f%% of the tags held (%llu of %llu)",
-		   h->comm, h->pid, share, (unsigned long long)h->held, (unsigned long long)h->held_all);
+		ev(f, "of the tags held when each began to wait, and given while it waited, %s[%u] had %.1f%% "
+		   "(%llu of %llu)", h->comm, h->pid, share, (unsigned long long)h->held, (unsigned long long)h->held_all);
 		if (h->waiters_self)
 			ev(f, "%llu of those requests were %s[%u]'s own: it queues more than the disk takes",
 			   (unsigned long long)h->waiters_self, h->comm, h->pid);
 		next(f, "iodig slow -d %s 1", disk);
 		next(f, "iodig top -d %s", disk);
 		f->confidence = share >= 75 ? "high" : share >= 50 ? "medium" : "low";
-		snprintf(f->why, sizeof(f->why), "%s[%u] held %.0f%% of the tags at the waits' start",
+		snprintf(f->why, sizeof(f->why), "%s[%u] had %.0f%% of the tags the waits were behind",
 			 h->comm, h->pid, share);
 	}
 }
@@ -405,11 +405,7 @@ static void rule_devices(struct diagnose *d, struct dx_finding *out, unsigned *n
 		p50 = hist__percentile(&k->d2c, 0.5);
 		mx = k->d2c.max;
 		share = pct(k->small_d2c_ns, k->small_q2c_ns);
-		f = &out[(*n)++];
-		memset(f, 0, sizeof(*f));
-		f->kind = "slow_device";
-		f->cost_ns = k->small_d2c_ns;
-		snprintf(f->disk, sizeof(f->disk), "%s", disk);
+		f = finding(out, n, "slow_device", k->small_d2c_ns, disk, 0, NULL);
 		ms(a, sizeof(a), p99);
 		ms(b, sizeof(b), p50);
 		snprintf(f->title, sizeof(f->title), "%s: a slow %sdevice: D2C p99 %s, p50 %s", disk,
@@ -453,11 +449,7 @@ static void rule_layers(struct diagnose *d, struct dx_finding *out, unsigned *n,
 
 		if (!l->linked || p99 < DX_SLOW_LAYER_NS || l->own_ns <= 0)
 			continue;
-		f = &out[(*n)++];
-		memset(f, 0, sizeof(*f));
-		f->kind = "slow_layer";
-		f->cost_ns = (uint64_t)l->own_ns;
-		snprintf(f->disk, sizeof(f->disk), "%s", disk);
+		f = finding(out, n, "slow_layer", (uint64_t)l->own_ns, disk, 0, NULL);
 		ms(a, sizeof(a), p99);
 		snprintf(f->title, sizeof(f->title), "%s: the layer itself is slow: its own time p99 %s a bio, above %s",
 			 disk, a, disks__name(l->lower_dev));
@@ -492,13 +484,7 @@ static void rule_throttled(struct diagnose *d, struct dx_finding *out, unsigned 
 
 		if (ns < DX_MIN_COST_NS)
 			continue;
-		f = &out[(*n)++];
-		memset(f, 0, sizeof(*f));
-		f->kind = "dirty_throttled";
-		f->cost_ns = ns;
-		snprintf(f->disk, sizeof(f->disk), "%s", disk);
-		f->pid = t->k.pid;
-		memcpy(f->comm, t->k.comm, sizeof(f->comm));
+		f = finding(out, n, "dirty_throttled", ns, disk, t->k.pid, t->k.comm);
 		fmt_ns(a, sizeof(a), ns);
 		snprintf(f->title, sizeof(f->title), "%s[%u] throttled for dirtying pages of %s: %s asleep in %llu pauses",
 			 t->k.comm, t->k.pid, disk, a, (unsigned long long)t->v.pauses);
@@ -564,15 +550,6 @@ static void waker_str(char *b, size_t n, const typeof(((struct dx_calls *)0)->wa
 		snprintf(b, n, "no waker seen (a timeout)");
 }
 
-static struct dx_finding *call_finding(struct dx_finding *out, unsigned *n, const char *kind, uint64_t ns)
-{
-	struct dx_finding *f = &out[(*n)++];
-
-	memset(f, 0, sizeof(*f));
-	f->kind = kind;
-	f->cost_ns = ns;
-	return f;
-}
 
 static void rule_calls(struct diagnose *d, struct dx_finding *out, unsigned *n, unsigned max)
 {
@@ -594,11 +571,10 @@ static void rule_calls(struct diagnose *d, struct dx_finding *out, unsigned *n, 
 				calls += d->calls[i].wait[k].calls;
 			}
 	if (ns >= DX_MIN_COST_NS && *n < max && (w = top_wait(d, -1, "jbd2_"))) {
-		f = call_finding(out, n, "journal_wait", ns);
+		f = finding(out, n, "journal_wait", ns, NULL, 0, w->waker);
 		fmt_ns(a, sizeof(a), ns);
 		waker_str(wk, sizeof(wk), w);
 		snprintf(f->title, sizeof(f->title), "calls waited %s for the journal (%s), woken by %s", a, w->place, wk);
-		snprintf(f->comm, sizeof(f->comm), "%s", w->waker);
 		ev(f, "%llu waits of calls slower than %s were in jbd2: %s in all, %.1f%% of those calls' time",
 		   (unsigned long long)calls, b, a, pct(ns, wall));
 		ev(f, "the most in %s, woken by %s: %llu waits, %s", w->place, wk, (unsigned long long)w->calls,
@@ -611,7 +587,7 @@ static void rule_calls(struct diagnose *d, struct dx_finding *out, unsigned *n, 
 	/* CPU starvation: runnable, waiting for a CPU */
 	ns = part_total(d, WP_RUNQ, &calls, names, sizeof(names));
 	if (ns >= DX_RUNQ_MIN_NS && pct(ns, wall) >= 25 && *n < max) {
-		f = call_finding(out, n, "cpu_starved", ns);
+		f = finding(out, n, "cpu_starved", ns, NULL, 0, NULL);
 		fmt_ns(a, sizeof(a), ns);
 		snprintf(f->title, sizeof(f->title), "calls waited %s runnable for a CPU: %.0f%% of their time", a,
 			 pct(ns, wall));
@@ -625,7 +601,7 @@ static void rule_calls(struct diagnose *d, struct dx_finding *out, unsigned *n, 
 	/* direct reclaim inside the calls */
 	ns = part_total(d, WP_RECLAIM, &calls, names, sizeof(names));
 	if (ns >= DX_MIN_COST_NS && *n < max) {
-		f = call_finding(out, n, "reclaim", ns);
+		f = finding(out, n, "reclaim", ns, NULL, 0, NULL);
 		fmt_ns(a, sizeof(a), ns);
 		snprintf(f->title, sizeof(f->title), "calls spent %s in direct reclaim: memory ran short under them", a);
 		ev(f, "slow calls (from %s): %s", b, names);
@@ -638,15 +614,13 @@ static void rule_calls(struct diagnose *d, struct dx_finding *out, unsigned *n, 
 	/* lock contention, with who released the lock (the waker) */
 	ns = part_total(d, WP_LOCK, &calls, names, sizeof(names));
 	if (ns >= DX_MIN_COST_NS && *n < max) {
-		f = call_finding(out, n, "lock_contention", ns);
-		fmt_ns(a, sizeof(a), ns);
 		w = top_wait(d, WP_LOCK, NULL);
+		f = finding(out, n, "lock_contention", ns, NULL, 0, w ? w->waker : NULL);
+		fmt_ns(a, sizeof(a), ns);
 		if (w)
 			waker_str(wk, sizeof(wk), w);
 		snprintf(f->title, sizeof(f->title), "calls waited %s on kernel locks%s%s%s%s", a, w ? " in " : "",
 			 w ? w->place : "", w ? ", released by " : "", w ? wk : "");
-		if (w)
-			snprintf(f->comm, sizeof(f->comm), "%s", w->waker);
 		ev(f, "slow calls (from %s): %s", b, names);
 		ev(f, "between lock:contention_begin and _end: %s, %.1f%% of their time", a, pct(ns, wall));
 		next(f, "iodig why 5");

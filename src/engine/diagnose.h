@@ -23,6 +23,7 @@
 #define DX_SECONDS 3600		/* a disk's per-second D2C p99s kept */
 #define DX_FINDINGS 16
 #define DX_EVIDENCE 6
+#define DX_LINE 240		/* a line of evidence, or a next step */
 
 /* Thresholds, documented in the README's doctor section. */
 #define DX_SLOW_D2C_NS	(5 * 1000000ull)	/* a device is slow at D2C p99 >= 5 ms, */
@@ -136,8 +137,8 @@ struct dx_finding {
 	char comm[LIFE_COMM_LEN];
 	char attr[SYSFS_NAME_LEN];
 	unsigned nev;
-	char ev[DX_EVIDENCE][240];
-	char next[2][160];
+	char ev[DX_EVIDENCE][DX_LINE];
+	char next[2][DX_LINE];
 	unsigned nnext;
 	const char *confidence;		/* high, medium, low */
 	char why[200];

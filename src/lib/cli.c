@@ -176,10 +176,14 @@ static int parse_kind(const struct cli_opt *t, const char *arg, void *ctx)
 		*(bool *)at = true;
 		return 0;
 	case CLI_STR:
+		if (t->max && strlen(arg) > t->max)
+			return usage_error("%s '%s': %s", name, arg, t->what);
 		*(const char **)at = arg;
 		return 0;
 	case CLI_UINT:
-		if (!cli__uint(arg, t->min, t->max, (unsigned long long *)at))
+	case CLI_POW2:
+		if (!cli__uint(arg, t->min, t->max, (unsigned long long *)at) ||
+		    (t->kind == CLI_POW2 && (*(unsigned long long *)at & (*(unsigned long long *)at - 1))))
 			return usage_error("%s '%s': %s", name, arg, t->what ? t->what : "a number");
 		return 0;
 	case CLI_PICK:

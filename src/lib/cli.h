@@ -29,9 +29,10 @@ struct cli_common {
 enum cli_kind {
 	CLI_CB,		/* the command's callback */
 	CLI_FLAG,	/* bool at off: true */
-	CLI_STR,	/* const char * at off: the value as given */
+	CLI_STR,	/* const char * at off: the value as given (max: its length at most) */
 	CLI_UINT,	/* unsigned long long at off, in [min, max] */
 	CLI_PICK,	/* int at off: the value's index in names (nnames of them) */
+	CLI_POW2,	/* unsigned long long at off, a power of 2 in [min, max] */
 };
 
 /*
@@ -59,6 +60,12 @@ struct cli_opt {
 #define CLI_STR_AT(type, f) .kind = CLI_STR, .off = offsetof(type, f)
 #define CLI_UINT_AT(type, f, lo, hi, w) .kind = CLI_UINT, .off = offsetof(type, f), .min = lo, .max = hi, .what = w
 #define CLI_PICK_AT(type, f, list, n) .kind = CLI_PICK, .off = offsetof(type, f), .names = list, .nnames = n
+#define CLI_STR_MAX_AT(type, f, n, w) .kind = CLI_STR, .off = offsetof(type, f), .max = n, .what = w
+#define CLI_POW2_AT(type, f, lo, hi, w) .kind = CLI_POW2, .off = offsetof(type, f), .min = lo, .max = hi, .what = w
+/* --comm NAME: a task name (TASK_COMM_LEN 16, with its NUL) */
+#define CLI_COMM_AT(type, f) CLI_STR_MAX_AT(type, f, 15, "a task name has at most 15 characters")
+/* --buffer-size N: a BPF ring buffer's bytes */
+#define CLI_RINGBUF_AT(type, f) CLI_POW2_AT(type, f, 4096, 1ULL << 30, "a power of 2 from 4096 to 1073741824")
 
 /*
  * A command's prologue, written once: log set up for the command, the common

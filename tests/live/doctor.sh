@@ -7,10 +7,11 @@
 #  - a queue frozen: a shell switches a loop device's scheduler 12 times
 #    under fio: ranked first, the shell's pid, the attribute, its 12 writes;
 #  - tag starvation and a slow device at once: a FUSE-backed device (each
-#    read 5 ms) with nr_requests 4 flooded by 32 fio threads, and a reader:
-#    for the reader, tag starvation first, fio's pid the holder, the slow
-#    device second; their costs (Q2G and D2C summed) are 85-100% of the
-#    reader's own time in its reads;
+#    read 5 ms) with nr_requests 4 flooded by 64 fio threads, and a reader:
+#    for the reader, tag starvation (fio's pid the holder) and the slow
+#    device, in the order the reader's clock and the device's known 20 ms a
+#    read give (tags first, unless the machine is busy); their costs (Q2G
+#    and D2C summed) are 85-100% of the reader's own time in its reads;
 #  - lost events: a 4 KiB ring buffer, doctor stopped for a second under
 #    load: ranked first;
 #  - dirty throttling: a writer held to a 1 MiB dirty limit: its pid, and
@@ -55,18 +56,19 @@ doctor_of "$T/ff.json" queue_frozen '.evidence | join("; ")' | grep -q "wrote qu
 	|| die "--from: the shell's 12 writes: $(doctor_of "$T/ff.json" queue_frozen '.evidence | join("; ")')"
 
 # ---- tag starvation and a slow device, at once ----
-# 32 fio threads (one process) each block in io_submit for a tag; a reader's
+# 64 fio threads (one process) each block in io_submit for a tag; a reader's
 # 30 O_DIRECT reads (whyload direct: each timed on its own clock) wait
 # behind them for a tag (Q2G), then 20 ms in the device (4 reads queued in
 # the FUSE file at 5 ms each).  The reads are 10 ms apart: a reader that
 # submits again the instant its read ends takes the tag it just freed
-# before a woken waiter runs, and waits for none
+# before a woken waiter runs, and waits for none; fio runs at nice -10, so
+# that its woken threads take the tags first on a busy machine too
 S=$(slowdev 5 64) || exit
 s=${S#/dev/}
 q=/sys/block/$s/queue
 defer "echo $(cat $q/nr_requests) > $q/nr_requests"
 echo 4 > $q/nr_requests || die "nr_requests 4 refused"
-fio --name=flood --thread --numjobs=32 --filename="$S" --readonly --direct=1 --ioengine=libaio \
+nice -n -10 fio --name=flood --thread --numjobs=64 --filename="$S" --readonly --direct=1 --ioengine=libaio \
     --iodepth=2 --rw=randread --bs=4k --size=32M --time_based --runtime=30 > "$T/fio.out" 2>&1 &
 F=$!; defer "kill $F 2>/dev/null"
 load rd direct "$S" 30 10
@@ -76,8 +78,6 @@ start_iodig "$T/t.json" doctor -p "$R" --no-calls --json --html "$T/t.html" 120
 touch "$T/go.rd"; wait $JOB_rd || die "whyload direct failed"
 stop_iodig
 kill $F; wait $F
-assert_eq "$(doctor_kind "$T/t.json" 1) $(doctor_kind "$T/t.json" 2)" "tag_starvation slow_device" \
-	"the reader's findings: tag starvation, then the slow device"
 assert_eq "$(doctor_of "$T/t.json" tag_starvation '"\(.culprit.comm)[\(.culprit.pid)]"')" "fio[$F]" "the tags' holder"
 # the reader's own clock: each read's wall time, summed
 want=$(awk '{ s += $2 - $1 } END { printf "%.0f", s }' "$T/go.rd.clock")
@@ -88,7 +88,21 @@ got, want = float(sys.argv[1]), float(sys.argv[2])
 sys.exit(0 if 0.85 * want <= got <= want else 1)
 PY
 ok "the reader's tag waits + device time $got ns, its own time in its 30 reads $want ns"
-grep -q 'class="finding" data-kind="tag_starvation" data-rank="1"' "$T/t.html" || die "--html: no findings on top"
+# the order, from the reader's clock and the device's known service: 4 reads
+# in the FUSE file at 5 ms each is 20 ms in the device a read, 600 ms for
+# 30; the rest of the reader's time waited for a tag.  On a busy machine the
+# flood takes fewer tags ahead of the reader: then the order may turn
+dev=600000000; tag=$((want - dev))
+if [ "$tag" -gt $((dev * 5 / 4)) ]; then order="tag_starvation slow_device"
+elif [ "$tag" -lt $((dev * 4 / 5)) ]; then order="slow_device tag_starvation"
+else order=""; fi
+if [ -n "$order" ]; then
+	assert_eq "$(doctor_kind "$T/t.json" 1) $(doctor_kind "$T/t.json" 2)" "$order" \
+		"the order by the reader's clock (about $((tag / 1000000)) ms waiting for tags, $((dev / 1000000)) ms in the device)"
+else
+	ok "tags (about $((tag / 1000000)) ms) and device ($((dev / 1000000)) ms) too close to order by the reader's clock"
+fi
+grep -q 'class="finding" data-kind="tag_starvation" data-rank="[12]"' "$T/t.html" || die "--html: no findings on top"
 ok "--html: the findings on top of the report"
 
 # ---- lost events ----
@@ -104,24 +118,7 @@ assert_eq "$(doctor_kind "$T/l.json" 1)" lost_events "the first finding with a 4
 ok "$(doctor_of "$T/l.json" lost_events .title)"
 
 # ---- dirty throttling ----
-A=$(loopdev 256); a=${A#/dev/}; dev=$(cat /sys/block/$a/dev)
-mkfs.ext4 -q "$A" || die mkfs
-mkdir "$T/m" && mount "$A" "$T/m" || die mount
-defer "umount $T/m"
-B=/sys/class/bdi/$dev
-[ -w "$B/max_bytes" ] || die "no $B/max_bytes (6.2+)"
-defer "echo $(cat "$B/strict_limit") > $B/strict_limit; echo $(cat "$B/max_ratio") > $B/max_ratio"
-echo 1 > "$B/strict_limit" && echo 1048576 > "$B/max_bytes" || die "setting $B"
-TR=/sys/kernel/tracing
-I="$TR/instances/iodig-doctor-$$"
-mkdir "$I" || die "no tracefs instance $I"
-defer "rmdir $I"
-E="$I/events/writeback/balance_dirty_pages"
-echo "bdi == \"$dev\"" > "$E/filter" || die "tracefs filter"
-"$TOP/tests/helpers/dirtier.py" "$T/m/f" 96 "$T/go" > "$T/d.out" &
-J=$!
-for i in $(seq 50); do [ -s "$T/d.out" ] && break; sleep 0.05; done
-P=$(head -1 "$T/d.out")
+throttled_fs 96
 start_iodig "$T/d.json" doctor -d "$a" --json 60
 echo 1 > "$E/enable" || die "tracefs enable"
 touch "$T/go"

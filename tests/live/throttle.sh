@@ -6,26 +6,7 @@
 # time paused fits inside the writer's own clock of its write() calls.
 . "$(dirname "$0")/../lib.sh"
 need_root_bpf
-A=$(loopdev 256); a=${A#/dev/}; dev=$(cat /sys/block/$a/dev)
-mkfs.ext4 -q "$A" || die mkfs
-mkdir "$T/m" && mount "$A" "$T/m" || die mount
-defer "umount $T/m"
-B=/sys/class/bdi/$dev
-[ -w "$B/max_bytes" ] || die "no $B/max_bytes (6.2+)"
-# (a loop device's bdi outlives losetup -d: put its limits back)
-defer "echo $(cat "$B/strict_limit") > $B/strict_limit; echo $(cat "$B/max_ratio") > $B/max_ratio"
-echo 1 > "$B/strict_limit" && echo 1048576 > "$B/max_bytes" || die "setting $B"
-TR=/sys/kernel/tracing
-[ -d "$TR/instances" ] || TR=/sys/kernel/debug/tracing
-I="$TR/instances/iodig-throttle-$$"
-mkdir "$I" || die "no tracefs instance $I"
-defer "rmdir $I"
-E="$I/events/writeback/balance_dirty_pages"
-echo "bdi == \"$dev\"" > "$E/filter" || die "tracefs filter"
-"$TOP/tests/helpers/dirtier.py" "$T/m/f" 48 "$T/go" > "$T/d.out" &
-J=$!
-for i in $(seq 50); do [ -s "$T/d.out" ] && break; sleep 0.05; done
-P=$(head -1 "$T/d.out")
+throttled_fs 48
 start_iodig "$T/t.json" throttle --json -d "$a"
 J1=$IODIG_PID; O1=$IODIG_OUT
 start_iodig "$T/t.txt" throttle -p "$P"
