@@ -140,6 +140,8 @@ static int doc_args(void *ctx, int argc, char **argv, int optind)
 	struct doc_opts *o = ctx;
 
 	o->secs = 10;
+	if (optind < argc && o->from)
+		return usage_error("--from reads a recording, whole: no SECONDS ('%s')", argv[optind]);
 	if (optind < argc && !cli__uint(argv[optind++], 1, 86400, &o->secs))
 		return usage_error("SECONDS '%s': 1 to 86400", argv[optind - 1]);
 	if (optind < argc)
