@@ -115,8 +115,8 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS)
 	$(CC) $(IODIG_CFLAGS) -o $@ $< $(UNIT_MORE) $(LIB_OBJS) $(LDLIBS)
 
 # The doctor's rules are an engine without BPF: their test links them too.
-$(BUILD)/tests/test_diagnose: UNIT_MORE = $(BUILD)/engine/diagnose.o
-$(BUILD)/tests/test_diagnose: $(BUILD)/engine/diagnose.o
+$(BUILD)/tests/test_diagnose: UNIT_MORE = $(BUILD)/engine/diagnose.o $(BUILD)/engine/diagnose_rules.o
+$(BUILD)/tests/test_diagnose: $(BUILD)/engine/diagnose.o $(BUILD)/engine/diagnose_rules.o
 
 # Test helpers: -O1 keeps the noinline functions as they are written.
 $(BUILD)/helpers/%: tests/helpers/%.c

@@ -10,35 +10,20 @@
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
-#include <bpf/bpf.h>
-#include <bpf/btf.h>
-#include "bpfenv.h"
 #include "cli.h"
 #include "cmds.h"
-#include "diagnose.h"
 #include "disks.h"
-#include "filter.h"
+#include "diagnose.h"
 #include "hist_user.h"
 #include "json.h"
-#include "kfeatures.h"
-#include "life.skel.h"
-#include "throttle.skel.h"
-#include "life_user.h"
 #include "log.h"
 #include "recfile.h"
+#include "doctor_int.h"
 #include "records.h"
 #include "recs.h"
 #include "report_int.h"
 #include "run.h"
-#include "why_int.h"
 
-struct doc_opts {
-	struct cli_common c;
-	struct cli_cmd *cmd;
-	const char *disk, *cgroup, *pid, *comm, *from, *html, *record;
-	unsigned long long secs, rb_bytes;
-	bool no_calls;
-};
 
 enum { OPT_COMM = OPT_FIRST_CMD, OPT_FROM, OPT_BUFFER, OPT_HTML, OPT_RECORD, OPT_NO_CALLS };
 
@@ -272,239 +257,6 @@ static int from_file(struct doc_opts *o, struct diagnose *d, struct req_printer 
 	return 0;
 }
 
-/* Dirty throttling beside the request engine: its totals at the end.  A
- * kernel without the tracepoint's fields loses this finding, said once. */
-static struct throttle_bpf *throttle_start(const struct disk_sel *sel, uint32_t pid)
-{
-	struct throttle_bpf *sk = throttle_bpf__open_opts(bpfenv__open_opts());
-	int err;
-
-	if (!sk) {
-		warnf("dirty throttling is not watched: opening its BPF object: %s", strerror(errno));
-		return NULL;
-	}
-	sk->rodata->filter_pid = pid;
-	if (sel->disk)
-		snprintf((char *)sk->rodata->filter_bdi, THROTTLE_BDI_LEN, "%u:%u", sel->disk >> 20,
-			 sel->disk & 0xfffff);
-	if ((err = throttle_bpf__load(sk)) || (err = throttle_bpf__attach(sk))) {
-		warnf("dirty throttling is not watched: writeback:balance_dirty_pages: %s", strerror(-err));
-		throttle_bpf__destroy(sk);
-		return NULL;
-	}
-	return sk;
-}
-
-static void throttle_collect(struct throttle_bpf *sk, struct diagnose *d, const char *comm)
-{
-	struct throttle_key k, *prev = NULL;
-	struct throttle_val v;
-	int fd = bpf_map__fd(sk->maps.throttles);
-
-	d->throttle_on = true;
-	while (!bpf_map_get_next_key(fd, prev, &k)) {
-		prev = &k;
-		if (bpf_map_lookup_elem(fd, &k, &v))
-			continue;
-		if (comm && strncmp(k.comm, comm, THROTTLE_COMM_LEN))
-			continue;
-		diagnose__throttle(d, &k, &v);
-	}
-	d->full += sk->bss->stats.map_full;
-}
-
-/* Every request of the disks, processes or cgroup asked for reaches the
- * rules (why's engine follows every process's requests: a wait's waker is
- * seldom the traced one). */
-struct doc_filter {
-	struct disk_sel sel;
-	uint32_t pid;
-	uint64_t cgroup;
-	const char *comm;
-	struct diagnose *d;
-};
-
-static bool wanted(const struct doc_filter *x, uint32_t dev, uint32_t pid, const char *comm, uint64_t cgroup)
-{
-	return (!x->sel.disk || dev == x->sel.disk) && (!x->pid || pid == x->pid) &&
-	       (!x->comm || !strncmp(comm, x->comm, LIFE_COMM_LEN)) && (!x->cgroup || cgroup == x->cgroup);
-}
-
-static void f_req(void *ctx, const struct req_seen *s)
-{
-	struct doc_filter *x = ctx;
-
-	if (wanted(x, s->r->dev, s->r->pid, s->r->comm, s->r->cgroup))
-		diagnose__request(x->d, s);
-}
-
-static void f_upper(void *ctx, const struct life_upper *u)
-{
-	struct doc_filter *x = ctx;
-
-	if (wanted(x, u->dev, u->pid, u->comm, x->cgroup))
-		diagnose__upper(x->d, u);
-}
-
-static void f_write(void *ctx, const struct life_sysfs *w)
-{
-	diagnose__write(((struct doc_filter *)ctx)->d, w);
-}
-
-/* why's summary of the slow calls, by system call, into the rules */
-static void calls_collect(struct why_ctx *wc, struct diagnose *d)
-{
-	d->calls_on = true;
-	d->call_min_ns = wc->o->min_ns;
-	for (int i = 0; i < NSYSC; i++) {
-		const struct sys_agg *a = &wc->agg[i];
-		struct dx_calls c = { .calls = a->calls, .wall_ns = a->wall.sum };
-
-		if (!a->calls)
-			continue;
-		snprintf(c.name, sizeof(c.name), "%s", why_syscalls[i].name);
-		for (int p = 0; p < WP_NR; p++)
-			c.part_ns[p] = a->part[p].sum;
-		for (int k = 0; k < a->nwaits && k < DX_WAITS; k++) {
-			c.wait[k].part = a->wait[k].part;
-			snprintf(c.wait[k].place, DX_PLACE_LEN, "%s", a->wait[k].place);
-			snprintf(c.wait[k].waker, sizeof(c.wait[k].waker), "%s", a->wait[k].waker);
-			c.wait[k].irq = a->wait[k].irq;
-			c.wait[k].ns = a->wait[k].ns;
-			c.wait[k].calls = a->wait[k].calls;
-			c.nwait++;
-		}
-		diagnose__calls(d, &c);
-	}
-}
-
-#define DOC_CALL_MIN_NS 1000000ull	/* slow calls: from 1 ms */
-
-static int live(struct doc_opts *o, struct diagnose *d, struct req_printer *pr, const char *rec)
-{
-	static struct why_ctx wc;	/* large: its rings and summaries */
-	struct why_opts wo = { .min_ns = DOC_CALL_MIN_NS, .summary_only = true, .comm = o->comm,
-			       .cgroup = o->cgroup, .disk = o->disk };
-	struct life_cfg cfg = { .mode = LIFE_SNOOP, .rb_bytes = o->rb_bytes, .tags = true };
-	static struct printer_sink sink;
-	static struct doc_filter x;
-	struct req_summary sum;
-	struct life l = {}, *lp = &wc.l;
-	struct throttle_bpf *tsk = NULL;
-	const struct btf *vmlinux;
-	uint64_t end;
-	char msg[160];
-	int err;
-
-	x.d = d;
-	x.comm = o->comm;
-	if (o->disk && (err = filter__disk(o->disk, &x.sel)))
-		return err;
-	if (o->cgroup && o->no_calls && (err = filter__cgroup(o->cgroup, &x.cgroup)))
-		return err;
-	if (o->cgroup && !o->no_calls) {	/* the calls by their tasks' group; the requests by
-						 * their bios' where bios carry its id */
-		bool bios = false;
-
-		if ((err = filter__task_cgroup(o->cgroup, &x.cgroup, &bios)))
-			return err;
-		if (!bios) {
-			x.cgroup = 0;
-			warnf("-c %s: the io controller is off for this group, so its bios carry no id of it: "
-			      "its calls are judged, the requests of every process", o->cgroup);
-		}
-	}
-	if (o->pid && (err = filter__pid(o->pid, &x.pid)))
-		return err;
-	sink = (struct printer_sink){ .req = f_req, .upper = f_upper, .write = f_write, .ctx = &x };
-	pr->sink = &sink;
-	if (!(vmlinux = bpfenv__vmlinux()))
-		return fail("reading kernel BTF", "%s", strerror(errno));
-	if ((err = reqflags__load(&pr->rf, vmlinux)))
-		return fail("decoding request flags from kernel BTF", "%s", strerror(-err));
-	/* what each engine needs, said as doctor's before either loads */
-	if ((err = kfeatures__need(NEED_ATOMIC_FETCH, "doctor (the request engine)")) ||
-	    (!o->no_calls && (err = kfeatures__need(NEED_TASK_STORAGE, "doctor's slow calls (--no-calls goes without them)"))))
-		return err;
-	if (rec && (err = recfile__create(&pr->rec, rec)))
-		return fail("writing the recording", "%s: %s", rec, strerror(-err));
-	if (o->no_calls) {	/* the request engine alone: every request, watched */
-		cfg = (struct life_cfg){ .mode = LIFE_SLOW, .min_ns = 0, .sysfs = true, .comm = o->comm,
-					 .rb_bytes = o->rb_bytes, .dev = x.sel.disk, .part = x.sel.part,
-					 .pid = x.pid, .cgroup = x.cgroup, .kernel_q = life__kernel_q(vmlinux) };
-		lp = &l;
-		err = life__start(&l, &cfg, printer__on_record, pr);
-	} else {
-		if (o->pid) {
-			wo.pids[0] = o->pid;
-			wo.npids = 1;
-		}
-		wc = (struct why_ctx){ .o = &wo, .tee = printer__on_record, .tee_ctx = pr };
-		err = why__start(&wc, &cfg);
-	}
-	if (err)
-		goto out;
-	/* the throttle program has no cgroup filter: with -c it is left out */
-	if (!o->cgroup)
-		tsk = throttle_start(&x.sel, x.pid);
-	if (!lp->sysfs_on && o->no_calls)
-		warnf("queue attribute writes are not watched: %s", lp->sysfs_why);
-	pr->t0 = run__mono_ns();
-	printer__widths(pr);
-	if (rec && (err = printer__record_tables(pr, rec)))
-		goto out;
-	run__signals();
-	snprintf(msg, sizeof(msg), "Watching block I/O%s for %llu s (Ctrl-C ends it sooner), then the findings...",
-		 o->no_calls ? "" : " and slow file-system calls", o->secs);
-	if ((err = run__ready(o->c.ready_file, msg)))
-		goto out;
-	end = run__mono_ns() + o->secs * 1000000000ull;
-	while (!run__stopping() && run__mono_ns() < end) {
-		if (!o->no_calls) {
-			if ((err = why__poll(&wc, LIFE_DRAIN_MS)))
-				goto out;
-			continue;
-		}
-		if ((err = life__poll(&l, LIFE_DRAIN_MS)) > 0)
-			goto out;
-		if (err < 0) {
-			err = fail("reading records", "%s", strerror(-err));
-			goto out;
-		}
-	}
-	if (o->no_calls) {
-		life__detach(&l);
-		life__drain(&l);
-	} else {
-		why__finish(&wc);
-		calls_collect(&wc, d);
-	}
-	if (tsk)
-		throttle_collect(tsk, d, o->comm);
-	printer__summary_of(lp, &sum);
-	diagnose__summary(d, &sum);
-	if (rec) {
-		if (!pr->rec_err)
-			pr->rec_err = recfile__write(&pr->rec, RECF_SUMMARY, &sum, sizeof(sum));
-		if (recfile__close(&pr->rec) || pr->rec_err) {
-			err = fail("writing the recording", "%s: %s", rec, strerror(EIO));
-			goto out;
-		}
-	}
-	if (lp->stack)
-		diagnose__stack(d, &lp->skel->bss->stack_stats);
-	err = 0;
-out:
-	if (pr->rec.f)
-		recfile__close(&pr->rec);
-	throttle_bpf__destroy(tsk);
-	if (o->no_calls)
-		life__stop(&l);
-	else
-		why__free(&wc);
-	return err;
-}
-
 int cmd_doctor(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {
@@ -527,16 +279,19 @@ int cmd_doctor(int argc, char **argv)
 	};
 	struct cli_cmd cmd = {
 		.name = "doctor", .synopsis = "[-d DISK] [-p PID|--comm NAME|-c CGROUP] [SECONDS] | --from FILE.rec",
-		.about = "Watches every block request, dirty throttling and file-system calls slower than\n"
-			 "1 ms for SECONDS (default 10), or reads a recording, and says what is wrong, the\n"
-			 "most costly first: a queue frozen by a queue-attribute writer, tag starvation\n"
-			 "and who held the tags, a slow device, a slow layer of a stacked disk, writers\n"
-			 "throttled for dirtying pages, calls waiting on the journal, for a CPU, in direct\n"
+		.about = "Watches every block request, dirty throttling, readahead, the page cache's\n"
+			 "refaults and file-system calls slower than 1 ms for SECONDS (default 10), or\n"
+			 "reads a recording, and says what is wrong, the most costly first: a queue frozen\n"
+			 "by a queue-attribute writer, tag starvation and who held the tags, a slow device,\n"
+			 "a slow layer of a stacked disk, writers throttled for dirtying pages, readahead\n"
+			 "never used, page-cache thrash, calls waiting on the journal, for a CPU, in direct\n"
 			 "reclaim or on locks, events lost.  Each finding has its cost (the time it took),\n"
 			 "the evidence, what to run next and a confidence; \"nothing wrong\" says what was\n"
 			 "checked.  A recording holds the request findings alone.\n",
-		.notes = "Thresholds: a stall of 1 ms in all, a D2C p99 of 5 ms, a layer's own p99 of 5 ms,\n"
-			 "events lost 1 in 100.\n",
+		.notes = "Thresholds: a finding of 1 ms in all; a D2C p99 of 5 ms (50 ms rotational) with 3\n"
+			 "requests over it; a layer's own p99 of 5 ms; runnable 10 ms and a quarter of the\n"
+			 "calls' time; half of 1 MiB read ahead unused; 1 MiB refaulted; events lost 1 in\n"
+			 "100 and 10.\n",
 		.opts = opts, .args = doc_args,
 		.privileges = "A live run needs what slow needs; --from needs nothing.\n" };
 	struct doc_opts o = { .cmd = &cmd };
@@ -570,7 +325,7 @@ int cmd_doctor(int argc, char **argv)
 	if (o.from) {
 		if (!(err = from_file(&o, &d, &pr)))
 			secs = d.last_ns > d.first_ns ? (d.last_ns - d.first_ns) / 1e9 : 0;
-	} else if (!(err = live(&o, &d, &pr, o.record))) {
+	} else if (!(err = doctor__live(&o, &d, &pr, o.record))) {
 		secs = (run__mono_ns() - pr.t0) / 1e9;
 	}
 	if (!err) {

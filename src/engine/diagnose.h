@@ -14,6 +14,7 @@
 #include "hist.h"
 #include "life.h"
 #include "records.h"
+#include "readahead.h"
 #include "throttle.h"
 #include "why.h"
 
@@ -35,6 +36,9 @@
 #define DX_LOST_MIN	10			/* and 10 of them */
 #define DX_SLOW_MIN	3			/* a slow device: 3 requests over its bound at least */
 #define DX_RUNQ_MIN_NS	(10 * 1000000ull)	/* CPU starvation: 10 ms in all (one preemption is not) */
+#define DX_RA_MIN_PAGES	256			/* readahead waste: of 1 MiB read ahead at least, */
+#define DX_RA_WASTE_PCT	50			/* half of it never used */
+#define DX_THRASH_PAGES	256			/* page-cache thrash: 1 MiB refaulted at least */
 
 struct dx_disk {
 	uint32_t dev;
@@ -97,6 +101,12 @@ struct dx_calls {
 };
 #define DX_SYSCALLS 40
 
+struct dx_readahead {		/* a process's readahead over the run */
+	uint32_t pid;
+	char comm[LIFE_COMM_LEN];
+	uint64_t calls, random, pages, used, wasted;	/* pages: read ahead beyond what was asked */
+};
+
 struct diagnose {
 	struct dx_disk *disk;		/* DX_DISKS */
 	unsigned ndisk;
@@ -109,6 +119,12 @@ struct diagnose {
 	struct dx_throttled throttled[DX_WRITERS];
 	unsigned nthrottled;
 	bool throttle_on;		/* dirty throttling was watched */
+	struct dx_readahead ra[DX_WRITERS];
+	unsigned nra;
+	bool ra_on;			/* readahead was watched */
+	uint64_t read_bytes, read_d2c_ns;	/* every read request's, for a page's device time */
+	bool refaults_on;		/* /proc/vmstat's refaults were read */
+	uint64_t refaults, activations;	/* workingset_refault_file, _activate_file over the run */
 	struct dx_calls calls[DX_SYSCALLS];
 	unsigned ncalls;
 	bool calls_on;			/* slow calls were watched (why's engine) */
@@ -126,8 +142,9 @@ struct diagnose {
 
 struct dx_finding {
 	const char *kind;		/* queue_frozen, tag_starvation, slow_device, slow_layer,
-					 * dirty_throttled, journal_wait, cpu_starved, reclaim,
-					 * lock_contention, lost_events, nothing_wrong */
+					 * dirty_throttled, readahead_waste, cache_thrash, journal_wait,
+					 * cpu_starved, reclaim, lock_contention, lost_events,
+					 * nothing_wrong */
 	unsigned rank;
 	uint64_t cost_ns;		/* the requests' time it cost; all ones: not a time */
 	double share;			/* of every request's time; < 0: none */
@@ -152,9 +169,15 @@ void diagnose__request(struct diagnose *d, const struct req_seen *s);
 void diagnose__write(struct diagnose *d, const struct life_sysfs *w);
 void diagnose__upper(struct diagnose *d, const struct life_upper *u);
 void diagnose__summary(struct diagnose *d, const struct req_summary *sum);
+/* A disk's current second of D2C into its history (the rules close it). */
+void diagnose__second_end(struct dx_disk *k);
 void diagnose__stack(struct diagnose *d, const struct life_stack_stats *s);
 /* One system call's slow calls over the run (why's summary). */
 void diagnose__calls(struct diagnose *d, const struct dx_calls *c);
+/* A process's readahead totals over the run (readahead.bpf.c, by process). */
+void diagnose__readahead(struct diagnose *d, uint32_t pid, const char *comm, const struct ra_val *v);
+/* The machine's file refaults over the run (/proc/vmstat's workingset_*_file). */
+void diagnose__refaults(struct diagnose *d, uint64_t refaults, uint64_t activations);
 /* A writer's dirty throttling over the run (throttle.bpf.c's totals). */
 void diagnose__throttle(struct diagnose *d, const struct throttle_key *k, const struct throttle_val *v);
 /* The findings, the most costly first; lost events, when found, ahead of

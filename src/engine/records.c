@@ -552,6 +552,8 @@ static void print_req(struct req_printer *p, const struct life_req *r)
 		struct req_seen s = { .r = &q.r, .ph = q.ph, .complete = q.complete,
 				      .w = q.has_w ? &q.w : NULL, .tags = q.has_tags ? &q.tags : NULL };
 
+		s.read = !strcmp(reqflags__op_name(&p->rf, r->cmd_flags, q.ob, sizeof(q.ob)), "read");
+
 		p->sink->req(p->sink->ctx, &s);
 		return;
 	}

@@ -55,6 +55,7 @@ struct req_seen {
 	bool complete;			/* Q, G and D seen */
 	const struct life_sysfs *w;	/* the write its Q2G overlapped, or NULL */
 	const struct tag_sum *tags;	/* who held tags when it began to wait, or NULL */
+	bool read;			/* a read (REQ_OP_READ, by its name in BTF) */
 };
 
 struct printer_sink {

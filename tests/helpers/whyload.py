@@ -19,6 +19,8 @@ own CPU time over the window (CLOCK_THREAD_CPUTIME_ID).
                          read starts (the read sleeps MS ms)
   stream FILE MB N       N preads of MB MiB, one after another through FILE
   seq FILE KB            read(2)s of KB KiB from the start of FILE to its end
+  loop FILE MB PASSES    preads of MB MiB through the whole of FILE, PASSES
+                         times over (a working set the cache may not hold)
   meta DIR N             N times: openat(DIR/aI, O_CREAT) then rename to bI
   sync FILE KB N         N times: a KB KiB write appended to FILE, then its
                          fdatasync, timed (a database's log)
@@ -96,6 +98,14 @@ def main():
         buf = bytearray(mb << 20)
         for i in range(n):
             timed(os.preadv, fd, [buf], i * (mb << 20))
+    elif mode == "loop":
+        path, mb, passes = args[0], int(args[1]), int(args[2])
+        fd = os.open(path, os.O_RDONLY)
+        buf = bytearray(mb << 20)
+        size = os.fstat(fd).st_size
+        for _ in range(passes):
+            for off in range(0, size, mb << 20):
+                timed(os.preadv, fd, [buf], off)
     elif mode == "seq":
         path, kb = args[0], int(args[1])
         fd = os.open(path, os.O_RDONLY)

@@ -11,7 +11,13 @@
 #  - lock contention: two writers appending to one file (its inode lock):
 #    ranked first, between half the calls' time off CPU and their wall time;
 #  - direct reclaim: reads in a 24 MiB memory cgroup: ranked first, its
-#    time 80-110% of the kernel's trace of the reader's reclaim in its calls.
+#    time 80-110% of the kernel's trace of the reader's reclaim in its calls;
+#  - readahead waste: short reads 1 MiB apart with read_ahead_kb 4096:
+#    ranked first, its pages never used = fincore's cached less the pages
+#    the helper asked for;
+#  - page-cache thrash: a 64 MiB file read three times over in a 24 MiB
+#    memory cgroup: ranked first (or behind the reclaim the same reads
+#    make), its refaults the group's own count (memory.stat) within 10%.
 . "$(dirname "$0")/../lib.sh"
 need_root_bpf
 
@@ -92,6 +98,29 @@ within "$(doctor_of "$T/k.json" lock_contention .cost_ns)" "$(( $(clock_sum la '
 	"$(clock_sum la '$2 - $1')" "time on the lock (ns), against the calls' time off CPU and wall time by the helper's clocks"
 ok "$(doctor_of "$T/k.json" lock_contention .title)"
 
+# ---- readahead waste ----
+# rapattern.py normal: in each of 20 regions 1 MiB apart of a 32 MiB file,
+# 64 KiB read from the region's start (320 pages asked), with read_ahead_kb
+# 4096; then fincore's pages cached, and the file dropped (what readahead
+# added unused is evicted).  Every page cached that the helper did not ask
+# for was read ahead and never used: doctor's count, exactly
+X=$(loopdev 64); x=${X#/dev/}
+echo 4096 > "/sys/block/$x/queue/read_ahead_kb" || die "read_ahead_kb"
+mkfs.ext4 -q -E lazy_itable_init=0,lazy_journal_init=0 "$X" || die mkfs
+mkdir "$T/x" && mount "$X" "$T/x" || die mount
+defer "umount $T/x"
+head -c 32M /dev/urandom > "$T/x/f"; sync
+/usr/bin/python3 "$TOP/tests/helpers/rapattern.py" "$T/go.ra" "$T/x/f" normal > "$T/ra.out" & J=$!
+for i in $(seq 100); do [ -s "$T/ra.out" ] && break; sleep 0.02; done
+start_iodig "$T/ra.json" doctor -p "$(head -1 "$T/ra.out")" --json 120
+touch "$T/go.ra"; wait $J || die "the readahead pattern failed"
+stop_iodig
+cached=$(sed -n 2p "$T/ra.out" | tr -d ' ')
+assert_eq "$(doctor_kind "$T/ra.json" 1)" readahead_waste "the first finding of short reads 1 MiB apart with read_ahead_kb 4096"
+assert_eq "$(doctor_of "$T/ra.json" readahead_waste .title | sed -n 's/.*: \([0-9]*\) of [0-9]* pages read ahead never used.*/\1/p')" \
+	"$((cached - 320))" "pages read ahead never used = fincore's $cached cached less the 320 the helper read"
+ok "$(doctor_of "$T/ra.json" readahead_waste .title)"
+
 # ---- direct reclaim ----
 # a reader in a memory cgroup (v1) limited to 24 MiB streams a 384 MiB
 # file it has never read, 16 MiB a read: each read's pages are charged, and
@@ -159,3 +188,29 @@ first "$T/m.json" reclaim memcg "reads in a 24 MiB memory cgroup"
 within "$(doctor_of "$T/m.json" reclaim .cost_ns)" "$((want * 8 / 10))" "$((want * 11 / 10 + 100000))" \
 	"time in reclaim (ns), against the kernel's trace of the reader's memcg reclaim in its calls"
 ok "$(doctor_of "$T/m.json" reclaim .title)"
+
+# ---- page-cache thrash ----
+# a reader in the same memory cgroup (24 MiB) reads a 64 MiB file three
+# times over: each pass finds the pages the last one read evicted.  The
+# kernel's own count for the group (memory.stat's workingset_refault_file)
+# is what doctor's machine-wide count holds, with little else besides
+head -c 64M /dev/urandom > "$T/r/loop"; sync
+python3 -c "import os; fd = os.open('$T/r/loop', os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)"
+load thrash loop "$T/r/loop" 4 3
+P=$(cat "$T/pid.thrash")
+defer "kill $P 2>/dev/null; sleep 0.2"
+echo "$P" > "$MCG/cgroup.procs" || die "moving the reader into $MCG"
+echo "$P" > "$UCG/cgroup.procs" || die "moving the reader into $UCG"
+rf() { awk '$1 == "workingset_refault_file" { print $2 }' "$MCG/memory.stat"; }
+r0=$(rf)
+start_iodig "$T/th.json" doctor -c "$UCG" --json 120
+touch "$T/go.thrash"; wait $JOB_thrash || die "whyload loop failed"
+stop_iodig
+group=$(( $(rf) - r0 ))
+[ "$group" -ge 8192 ] || die "the group refaulted only $group pages: the fault was not made"
+got=$(doctor_of "$T/th.json" cache_thrash '.title' | sed -n 's/^page cache thrash: \([0-9]*\) file pages.*/\1/p')
+within "$got" "$group" "$((group * 11 / 10 + 256))" "pages refaulted (doctor's machine-wide count), against the group's own"
+k=$(doctor_kind "$T/th.json" 1)
+[ "$k" = cache_thrash ] || { [ "$k" = reclaim ] && [ "$(doctor_kind "$T/th.json" 2)" = cache_thrash ]; } \
+	|| die "cache thrash is not first (nor second behind the reclaim the same reads make): $(jq -c '[.kind, .cost_ns]' "$T/th.json")"
+ok "$(doctor_of "$T/th.json" cache_thrash .title)"

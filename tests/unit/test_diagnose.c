@@ -23,7 +23,7 @@ static void req(uint32_t dev, uint32_t pid, uint64_t q, uint64_t q2g, uint64_t d
 			      .d = q + q2g + 1000, .c = q + q2g + 1000 + d2c,
 			      .seen = SEEN_Q | SEEN_G | SEEN_D };
 	__u64 ph[PH_NR] = { [PH_Q2G] = q2g, [PH_G2I] = 1000, [PH_D2C] = d2c, [PH_Q2C] = q2g + 1000 + d2c };
-	struct req_seen s = { .r = &r, .ph = ph, .complete = true, .w = w, .tags = t };
+	struct req_seen s = { .r = &r, .ph = ph, .complete = true, .w = w, .tags = t, .read = true };
 
 	diagnose__request(&d, &s);
 }
@@ -210,8 +210,39 @@ static void throttled(void)
 	diagnose__free(&d);
 }
 
+static void readahead(void)
+{
+	struct ra_val v = { .calls = { 30, 10 }, .pages = { 600, 400 }, .used = 200, .wasted = 300 };
+	struct ra_val small = { .calls = { 3 }, .pages = { 200 }, .used = 0 };
+	unsigned n;
+
+	diagnose__init(&d);
+	/* 100 reads of 4 KiB, 100 us each in the device: 24.4 ns a byte */
+	for (int i = 0; i < 100; i++)
+		req(7 << 20 | 3, 500, 1000 * MS + i * MS, 2000, 100000, NULL, NULL);
+	diagnose__readahead(&d, 500, "rnd", &v);
+	diagnose__readahead(&d, 501, "small", &small);	/* under 256 pages: no finding */
+	n = diagnose__findings(&d, f, DX_FINDINGS);
+	/* 1000 read ahead, 200 used: 800 unused, at 100 us a page: 80 ms */
+	CHECK(n == 1 && !strcmp(f[0].kind, "readahead_waste") && f[0].pid == 500 && f[0].cost_ns == 80 * MS,
+	      "readahead: %u findings, %s, pid %u, cost %llu", n, f[0].kind, f[0].pid, (unsigned long long)f[0].cost_ns);
+	CHECK(strstr(f[0].ev[0], "200 used, 300 evicted unused, 500 still cached unused") != NULL, "%s", f[0].ev[0]);
+	/* 1000 pages refaulted at 100 us a page: 100 ms, ahead of readahead's 80;
+	 * 255 are under DX_THRASH_PAGES */
+	diagnose__refaults(&d, 255, 0);
+	n = diagnose__findings(&d, f, DX_FINDINGS);
+	CHECK(n == 1, "255 refaults: %u findings", n);
+	diagnose__refaults(&d, 1000, 100);
+	n = diagnose__findings(&d, f, DX_FINDINGS);
+	CHECK(n == 2 && !strcmp(f[0].kind, "cache_thrash") && f[0].cost_ns == 100 * MS &&
+	      !strcmp(f[1].kind, "readahead_waste"), "thrash: %u findings, %s %llu, %s", n, f[0].kind,
+	      (unsigned long long)f[0].cost_ns, n > 1 ? f[1].kind : "");
+	diagnose__free(&d);
+}
+
 int main(void)
 {
+	readahead();
 	throttled();
 	quiet();
 	three_faults();
