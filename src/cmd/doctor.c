@@ -288,10 +288,10 @@ int cmd_doctor(int argc, char **argv)
 			 "reclaim or on locks, events lost.  Each finding has its cost (the time it took),\n"
 			 "the evidence, what to run next and a confidence; \"nothing wrong\" says what was\n"
 			 "checked.  A recording holds the request findings alone.\n",
-		.notes = "Thresholds: a finding of 1 ms in all; a D2C p99 of 5 ms (50 ms rotational) with 3\n"
-			 "requests over it; a layer's own p99 of 5 ms; runnable 10 ms and a quarter of the\n"
-			 "calls' time; half of 1 MiB read ahead unused; 1 MiB refaulted; events lost 1 in\n"
-			 "100 and 10.\n",
+		.notes = "Thresholds: a finding of 1 ms in all (readahead and thrash: by pages); a D2C\n"
+			 "p99 of 5 ms (50 ms rotational) with 3 requests over it; a layer's own p99 of 5\n"
+			 "ms; runnable 10 ms and a quarter of the calls' time; half of 1 MiB read ahead\n"
+			 "unused; 1 MiB refaulted; events lost 1 in 100 and 10.\n",
 		.opts = opts, .args = doc_args,
 		.privileges = "A live run needs what slow needs; --from needs nothing.\n" };
 	struct doc_opts o = { .cmd = &cmd };

@@ -242,9 +242,9 @@ static void rule_readahead(struct diagnose *d, struct dx_finding *out, unsigned 
 
 		if (x->pages < DX_RA_MIN_PAGES || unused * 100 < x->pages * DX_RA_WASTE_PCT || !d->read_bytes)
 			continue;
+		/* judged by pages (on a fast device their time is small, the
+		 * bandwidth is not), ranked by their estimated time */
 		cost = (uint64_t)((double)unused * page * d->read_d2c_ns / d->read_bytes);
-		if (cost < DX_MIN_COST_NS)
-			continue;
 		f = finding(out, n, "readahead_waste", cost, NULL, x->pid, x->comm);
 		snprintf(f->title, sizeof(f->title), "%s[%u]: %llu of %llu pages read ahead never used (%.0f%%)", x->comm,
 			 x->pid, (unsigned long long)unused, (unsigned long long)x->pages, pct(unused, x->pages));
@@ -275,9 +275,8 @@ static void rule_thrash(struct diagnose *d, struct dx_finding *out, unsigned *n,
 
 	if (!d->refaults_on || d->refaults < DX_THRASH_PAGES || !d->read_bytes || *n >= max)
 		return;
+	/* judged by pages, ranked by their estimated time (readahead's) */
 	cost = (uint64_t)((double)d->refaults * page * d->read_d2c_ns / d->read_bytes);
-	if (cost < DX_MIN_COST_NS)
-		return;
 	f = finding(out, n, "cache_thrash", cost, NULL, 0, NULL);
 	snprintf(f->title, sizeof(f->title), "page cache thrash: %llu file pages (%.1f MiB) read again soon after "
 		 "their eviction (machine-wide)", (unsigned long long)d->refaults, d->refaults * page / 1048576.0);
@@ -528,7 +527,7 @@ static void nothing(struct diagnose *d, struct dx_finding *f)
 	if (d->ra_on)
 		ev(f, "no process left half of 1 MiB or more it read ahead unused");
 	if (d->refaults_on)
-		ev(f, "%llu file pages read again soon after eviction (machine-wide), under 1 MiB or 1 ms",
+		ev(f, "%llu file pages read again soon after eviction (machine-wide), under 1 MiB",
 		   (unsigned long long)d->refaults);
 	if (d->calls_on) {
 		uint64_t calls = 0;

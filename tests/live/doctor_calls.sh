@@ -156,9 +156,12 @@ echo mono > "$I/trace_clock" || die "tracefs trace_clock mono"
 for e in mm_vmscan_memcg_reclaim_begin mm_vmscan_memcg_reclaim_end; do
 	echo "common_pid == $P" > "$I/events/vmscan/$e/filter" && echo 1 > "$I/events/vmscan/$e/enable" || die "tracefs $e"
 done
+rf() { awk '$1 == "workingset_refault_file" { print $2 }' "$MCG/memory.stat"; }
+m0=$(rf)
 start_iodig "$T/m.json" doctor -c "$UCG" --json 120
 touch "$T/go.memcg"; wait $JOB_memcg || die "whyload memcg failed"
 stop_iodig
+m1=$(rf)
 echo 0 > "$I/events/vmscan/enable"
 grep -q LOST "$I/trace" && die "tracefs lost events"
 # each begin to its end inside one of the reader's calls (the instance's
@@ -183,7 +186,14 @@ print(s)
 PY
 )
 [ "$want" -gt 0 ] || die "the reader never reclaimed: the fault was not made"
-first "$T/m.json" reclaim memcg "reads in a 24 MiB memory cgroup"
+# (the same reads may refault pages the group evicted: page-cache thrash,
+# ranked ahead by its estimated time, when the group's own count says so)
+if [ "$(doctor_kind "$T/m.json" 1)" = cache_thrash ]; then
+	[ $((m1 - m0)) -ge 256 ] || die "cache thrash ranked first, but the group refaulted $((m1 - m0)) pages"
+	assert_eq "$(doctor_kind "$T/m.json" 2)" reclaim "reads in a 24 MiB memory cgroup: after the thrash the group counted ($((m1 - m0)) pages)"
+else
+	first "$T/m.json" reclaim memcg "reads in a 24 MiB memory cgroup"
+fi
 # never more than the trace's; less by what doctor counts runnable inside
 # reclaim (a preemption: the trace times reclaim to its end event): 89-93%
 # of the trace's here, 76% beside CI's competing fio
@@ -203,7 +213,6 @@ P=$(cat "$T/pid.thrash")
 defer "kill $P 2>/dev/null; sleep 0.2"
 echo "$P" > "$MCG/cgroup.procs" || die "moving the reader into $MCG"
 echo "$P" > "$UCG/cgroup.procs" || die "moving the reader into $UCG"
-rf() { awk '$1 == "workingset_refault_file" { print $2 }' "$MCG/memory.stat"; }
 r0=$(rf)
 start_iodig "$T/th.json" doctor -c "$UCG" --json 120
 touch "$T/go.thrash"; wait $JOB_thrash || die "whyload loop failed"
