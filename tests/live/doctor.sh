@@ -21,6 +21,7 @@ need_root_bpf
 
 # ---- quiet ----
 L=$(loopdev 128); l=${L#/dev/}
+settle "$L"	# a new device's first reads (a probe) are not the test's
 r0=$(diskstat "$l" 1)
 start_iodig "$T/q.json" doctor -d "$l" --no-calls --json 3
 fio --name=q --filename="$L" --direct=1 --rw=randread --bs=4k --size=100M --number_ios=2000 \
