@@ -227,34 +227,42 @@ static void rule_layers(struct diagnose *d, struct dx_finding *out, unsigned *n,
 	}
 }
 
+/* The device time of PAGES pages, estimated at the run's reads' own D2C a
+ * byte (the caller checked there were reads), and the evidence line that
+ * says so. */
+static uint64_t estimate(struct dx_finding *f, const struct diagnose *d, uint64_t pages)
+{
+	uint64_t cost = (uint64_t)((double)pages * sysconf(_SC_PAGESIZE) * d->read_d2c_ns / d->read_bytes);
+	char a[32];
+
+	ev(f, "their device time, %s, is estimated at the run's reads' own: %.1f us a MiB (%llu MiB read)",
+	   fmt_ns(a, sizeof(a), cost), d->read_d2c_ns / 1e3 / (d->read_bytes / 1048576.0),
+	   (unsigned long long)(d->read_bytes >> 20));
+	return cost;
+}
+
 /* Pages read ahead and never used: evicted unused, or still cached unused
  * at the end.  Their device time is estimated at the run's reads' own:
  * their D2C over their bytes. */
 static void rule_readahead(struct diagnose *d, struct dx_finding *out, unsigned *n, unsigned max)
 {
-	long page = sysconf(_SC_PAGESIZE);
-
 	for (unsigned i = 0; i < d->nra && *n < max; i++) {
 		const struct dx_readahead *x = &d->ra[i];
-		uint64_t unused = x->pages > x->used ? x->pages - x->used : 0, cost;
+		uint64_t unused = x->pages > x->used ? x->pages - x->used : 0;
 		struct dx_finding *f;
-		char a[32];
 
 		if (x->pages < DX_RA_MIN_PAGES || unused * 100 < x->pages * DX_RA_WASTE_PCT || !d->read_bytes)
 			continue;
 		/* judged by pages (on a fast device their time is small, the
 		 * bandwidth is not), ranked by their estimated time */
-		cost = (uint64_t)((double)unused * page * d->read_d2c_ns / d->read_bytes);
-		f = finding(out, n, "readahead_waste", cost, NULL, x->pid, x->comm);
+		f = finding(out, n, "readahead_waste", 0, NULL, x->pid, x->comm);
 		snprintf(f->title, sizeof(f->title), "%s[%u]: %llu of %llu pages read ahead never used (%.0f%%)", x->comm,
 			 x->pid, (unsigned long long)unused, (unsigned long long)x->pages, pct(unused, x->pages));
 		ev(f, "readahead added %llu pages beyond what %llu calls asked for: %llu used, %llu evicted unused, "
 		   "%llu still cached unused at the end", (unsigned long long)x->pages, (unsigned long long)x->calls,
 		   (unsigned long long)x->used, (unsigned long long)x->wasted,
 		   (unsigned long long)(unused - (x->wasted < unused ? x->wasted : unused)));
-		ev(f, "their device time, %s, is estimated at the run's reads' own: %.1f us a MiB (%llu MiB read)",
-		   fmt_ns(a, sizeof(a), cost), d->read_d2c_ns / 1e3 / (d->read_bytes / 1048576.0),
-		   (unsigned long long)(d->read_bytes >> 20));
+		f->cost_ns = estimate(f, d, unused);
 		if (x->random)
 			ev(f, "%llu of its calls were on files it opened or advised for random access", (unsigned long long)x->random);
 		next(f, "iodig readahead --by file 1 (which files)");
@@ -270,22 +278,17 @@ static void rule_thrash(struct diagnose *d, struct dx_finding *out, unsigned *n,
 {
 	long page = sysconf(_SC_PAGESIZE);
 	struct dx_finding *f;
-	uint64_t cost;
-	char a[32];
 
 	if (!d->refaults_on || d->refaults < DX_THRASH_PAGES || !d->read_bytes || *n >= max)
 		return;
 	/* judged by pages, ranked by their estimated time (readahead's) */
-	cost = (uint64_t)((double)d->refaults * page * d->read_d2c_ns / d->read_bytes);
-	f = finding(out, n, "cache_thrash", cost, NULL, 0, NULL);
+	f = finding(out, n, "cache_thrash", 0, NULL, 0, NULL);
 	snprintf(f->title, sizeof(f->title), "page cache thrash: %llu file pages (%.1f MiB) read again soon after "
 		 "their eviction (machine-wide)", (unsigned long long)d->refaults, d->refaults * page / 1048576.0);
 	ev(f, "the kernel's workingset_refault_file rose by %llu, workingset_activate_file by %llu (/proc/vmstat): "
 	   "the cache is smaller than what is read again", (unsigned long long)d->refaults,
 	   (unsigned long long)d->activations);
-	ev(f, "their device time, %s, is estimated at the run's reads' own: %.1f us a MiB (%llu MiB read)",
-	   fmt_ns(a, sizeof(a), cost), d->read_d2c_ns / 1e3 / (d->read_bytes / 1048576.0),
-	   (unsigned long long)(d->read_bytes >> 20));
+	f->cost_ns = estimate(f, d, d->refaults);
 	next(f, "iodig cache --by file 1 (which files miss)");
 	next(f, "the memory of the cgroup or machine against the files' working set (memory.stat)");
 	f->confidence = "medium";
