@@ -45,7 +45,7 @@ struct life_bio {
 	__u32 pid, tid;
 	__u16 requeues;
 	__u16 seen;
-	__u32 wb_pid;		/* top: a write of pages another process dirtied (writeback): it */
+	__u32 wb_pid;		/* top, owners: a write of pages another process dirtied: it */
 	char comm[LIFE_COMM_LEN];
 };
 
@@ -93,7 +93,14 @@ struct life_req {
 	int error;
 	__s32 kstack, ustack;	/* -K/-U: the submitter's stacks at Q (stack map ids; < 0: none) */
 	char comm[LIFE_COMM_LEN];
+	/* life_cfg.owners: a write of pages another process dirtied (a
+	 * journal's ordered data, a flusher's writeback): that process, else
+	 * 0.  Absent from recordings made before it (LIFE_REQ_MIN bytes). */
+	__u32 wb_pid;
+	__u32 pad;
 };
+/* the bytes every recorded REC_REQ has (life_req__of) */
+#define LIFE_REQ_MIN	__builtin_offsetof(struct life_req, wb_pid)
 
 /*
  * Tag starvation (slow, snoop): each request allocation (block_getrq, in

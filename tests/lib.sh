@@ -182,6 +182,29 @@ load() {
 	for i in $(seq 50); do [ -s "$T/pid.$name" ] && break; sleep 0.05; done
 }
 
+# ordered_fs DIR: an ext4 loop device mounted at DIR with nodelalloc (a
+# bulk writer's blocks are allocated as it writes, so each journal commit
+# writes its data first: data=ordered), and one python3 process rewriting
+# 64 MiB of DIR/bulk over and over until $T/stop.bulk: BULK is its pid.
+ordered_fs() {
+	local L
+	L=$(loopdev 256)
+	mkfs.ext4 -q "$L" || die mkfs
+	mkdir "$1" && mount -o nodelalloc "$L" "$1" || die mount
+	defer "umount $1"
+	python3 -c '
+import os, sys
+buf = bytes(1 << 20)
+while not os.path.exists(sys.argv[1]):
+    with open(sys.argv[2], "wb") as f:
+        for i in range(64):
+            f.write(buf)
+' "$T/stop.bulk" "$1/bulk" &
+	BULK=$!
+	defer "touch $T/stop.bulk"
+	JOURNAL=jbd2/${L#/dev/}-8
+}
+
 # throttled_fs MIB: an ext4 loop device mounted at $T/m whose bdi is held to
 # a strict 1 MiB of dirty pages (max_bytes: 6.2+), a tracefs instance whose
 # writeback:balance_dirty_pages event keeps that bdi's calls (enabled by

@@ -49,6 +49,14 @@ static __always_inline __u32 req_op_flush(void)
 	return 2;
 }
 
+static __always_inline __u32 req_op_write(void)
+{
+	/* the same enums; WRITE has always been 1 */
+	if (bpf_core_enum_value_exists(enum req_op, REQ_OP_WRITE))
+		return bpf_core_enum_value(enum req_op, REQ_OP_WRITE);
+	return 1;
+}
+
 /*
  * A data request sent through the flush machinery (REQ_PREFLUSH/REQ_FUA on a
  * queue with a volatile cache) completes twice: once with RQF_FLUSH_SEQ when

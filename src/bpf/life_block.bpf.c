@@ -43,6 +43,7 @@
 
 const volatile __u32 targ_mode = LIFE_SNOOP;
 const volatile __u64 targ_min_ns = 0;
+const volatile bool targ_owners = false;	/* a write's data's dirtier in each record */
 const volatile bool targ_tags = false;	/* note allocations, name who got tags (life.h) */
 const volatile bool targ_own_clock = false;
 const volatile bool targ_watch = false;		/* slow: watched, above */
@@ -299,7 +300,7 @@ static __always_inline void take_stacks(void *ctx, __u64 bio)
  * the dirtying task), and nowhere after: the flusher (a kworker), sync or
  * reclaim writes them later.  So the last dirtier of each file is kept, and
  * a write at Q whose first page's file has one other than the submitter is
- * that process's writeback.  Loaded in top mode only.
+ * that process's writeback.  Loaded in top mode, and for owners.
  */
 SEC("tp_btf/writeback_dirty_folio")
 int BPF_PROG(life_dirty, struct folio *folio, struct address_space *mapping)
@@ -324,7 +325,7 @@ static __always_inline __u32 bio_dirtier(struct bio *bio, __u32 pid)
 	struct life_dirtier *d;
 	__u64 mapping;
 
-	if ((bio->bi_opf & REQ_OP_MASK_) != 1 || !bio->bi_vcnt)	/* REQ_OP_WRITE */
+	if ((bio->bi_opf & REQ_OP_MASK_) != req_op_write() || !bio->bi_vcnt)
 		return 0;
 	mapping = page_file_mapping(bio->bi_io_vec->bv_page);
 	if (!mapping)
@@ -353,8 +354,8 @@ int BLOCK_PROG(life_queue, block_bio_queue, struct bio *bio)
 		return 0;
 	}
 	b.pid = id >> 32;
-	/* top -p PID: its writeback too, whoever submits it */
-	if (targ_mode == LIFE_TOP)
+	/* top -p PID: its writeback too, whoever submits it; owners: in the record */
+	if (targ_mode == LIFE_TOP || targ_owners)
 		b.wb_pid = bio_dirtier(bio, b.pid);
 	if (filter_pid && b.pid != filter_pid && b.wb_pid != filter_pid)
 		return 0;
@@ -919,6 +920,7 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 	r.bytes = fdata.bytes > r.bytes ? fdata.bytes : r.bytes;
 	r.cmd_flags = rq->cmd_flags;
 	r.error = error;
+	r.wb_pid = wb_pid;
 	__builtin_memcpy(out, &r, sizeof(r));
 	__sync_fetch_and_add(&stats.records, 1);
 	bpf_ringbuf_submit(out, rb_flags());

@@ -90,8 +90,18 @@ static void f_req(void *ctx, const struct req_seen *s)
 {
 	struct doc_filter *x = ctx;
 
+	if (!x->sel.disk || s->r->dev == x->sel.disk)
+		diagnose__owner(x->d, s);
 	if (wanted(x, s->r->dev, s->r->pid, s->r->comm, s->r->cgroup))
 		diagnose__request(x->d, s);
+}
+
+/* a data owner's name: the engine's own record of it, else /proc */
+static struct life *owners_of;
+
+static bool comm_of(uint32_t pid, char *comm, size_t len)
+{
+	return life__dirtier_comm(owners_of, pid, comm, len);
 }
 
 static void f_upper(void *ctx, const struct life_upper *u)
@@ -209,7 +219,7 @@ int doctor__live(struct doc_opts *o, struct diagnose *d, struct req_printer *pr,
 	static struct why_ctx wc;	/* large: its rings and summaries */
 	struct why_opts wo = { .min_ns = DOC_CALL_MIN_NS, .summary_only = true, .comm = o->comm,
 			       .cgroup = o->cgroup, .disk = o->disk };
-	struct life_cfg cfg = { .mode = LIFE_SNOOP, .rb_bytes = o->rb_bytes, .tags = true };
+	struct life_cfg cfg = { .mode = LIFE_SNOOP, .rb_bytes = o->rb_bytes, .tags = true, .owners = true };
 	static struct printer_sink sink;
 	static struct doc_filter x;
 	struct req_summary sum;
@@ -270,6 +280,10 @@ int doctor__live(struct doc_opts *o, struct diagnose *d, struct req_printer *pr,
 	}
 	if (err)
 		goto out;
+	if (lp->owners) {
+		owners_of = lp;
+		d->comm_of = comm_of;
+	}
 	/* the throttle program has no cgroup filter: with -c it is left out */
 	if (!o->cgroup)
 		tsk = throttle_start(&x.sel, x.pid);

@@ -71,6 +71,8 @@ int cmd_replay(int argc, char **argv)
 	struct cli_common c = {};
 	struct req_printer pr = {};
 	struct recfile r, r_err;
+	const struct life_req *rq;
+	struct life_req old;
 	bool tables = false, header = false, summary = false;
 	uint64_t records = 0;
 	struct perfetto pf = { 0 };
@@ -127,8 +129,8 @@ int cmd_replay(int argc, char **argv)
 			if (!tables)
 				break;
 			if (pf.f) {
-				if (type == REC_REQ && size >= sizeof(struct life_req)) {
-					perfetto__request(&pf, &pr, data);
+				if (type == REC_REQ && (rq = life_req__of(data, size, &old))) {
+					perfetto__request(&pf, &pr, rq);
 					records++;
 				}
 				summary |= type == RECF_SUMMARY;

@@ -3,7 +3,8 @@
  * iodig report FILE.rec -o report.html: one self-contained HTML page (no
  * script, no network) from a recording of snoop or slow: a latency heatmap
  * (time x Q2C, colour = requests), p50 and p99 over time per disk, the
- * phase breakdown per disk, the top processes, the slowest requests with
+ * phase breakdown per disk, the top processes, who held the tags requests
+ * waited for (slow and record name them), the slowest requests with
  * their phases and the queue writer that froze them, and what iodig lost.
  * Every heatmap cell carries its count (data-count), so a browser test can
  * add them up against the recording.
@@ -52,6 +53,34 @@ void report__esc(struct rep *p, const char *s)
 	}
 }
 
+/* a request that waited for a tag: its holders' first, by disk and process */
+static void add_holder(struct rep *p, const struct life_req *r, const __u64 *ph)
+{
+	struct tag_sum t;
+	unsigned k;
+
+	if (!printer__tags_of(&p->pr, r, &t) || !(t.held + t.given) || ph[PH_Q2G] < LIFE_TAG_MIN_NS)
+		return;
+	p->tag_waits++;
+	for (k = 0; k < p->nholder; k++)
+		if (p->holder[k].dev == r->dev && p->holder[k].pid == t.top[0].pid)
+			break;
+	if (k == p->nholder) {
+		if (k == TAGHOLDERS) {
+			p->tag_waits_other++;
+			return;
+		}
+		p->nholder++;
+		p->holder[k].dev = r->dev;
+		p->holder[k].pid = t.top[0].pid;
+		memcpy(p->holder[k].comm, t.top[0].comm, LIFE_COMM_LEN);
+	}
+	p->holder[k].waits++;
+	p->holder[k].wait_ns += ph[PH_Q2G];
+	p->holder[k].held += t.top[0].held;
+	p->holder[k].given += t.top[0].given;
+}
+
 static int add_rq(struct rep *p, const struct life_req *r)
 {
 	struct rq *q;
@@ -78,6 +107,7 @@ static int add_rq(struct rep *p, const struct life_req *r)
 	q->ustack = r->ustack;
 	memcpy(q->comm, r->comm, sizeof(q->comm));
 	q->culprit = -1;
+	add_holder(p, r, q->ph);
 	{
 		const struct life_sysfs *w = printer__culprit(&p->pr, r, q->ph);
 
@@ -148,8 +178,8 @@ int cmd_report(int argc, char **argv)
 		.name = "report", .synopsis = "FILE.rec -o FILE.html",
 		.about = "One self-contained HTML page (no script, no network) from a recording of iodig\n"
 			 "snoop or slow --record: a latency heatmap, p50/p99 over time per disk, where the\n"
-			 "time went (phases), top processes, the slowest requests and the queue writer\n"
-			 "that froze them, and what iodig lost.\n",
+			 "time went (phases), top processes, who held the tags requests waited for, the\n"
+			 "slowest requests and the queue writer that froze them, and what iodig lost.\n",
 		.opts = opts, .opt = report_opt, .args = report_args };
 	struct cli_common c = {};
 	int err = cli__prologue(&cmd, argc, argv, &c, NULL);
@@ -185,6 +215,8 @@ int report__file(const char *src, const char *out_path, void (*top)(struct rep *
 			total = st.st_size;
 	}
 	for (uint64_t frames = 0;; frames++) {
+		const struct life_req *rq;
+		struct life_req old;
 		const void *data;
 		uint32_t type, size;
 
@@ -212,8 +244,10 @@ int report__file(const char *src, const char *out_path, void (*top)(struct rep *
 			p.have_sum = true;
 		} else if ((type == REC_SYSFS_START || type == REC_SYSFS_END) && size >= sizeof(struct life_sysfs)) {
 			printer__remember(&p.pr, data);
-		} else if (type == REC_REQ && size >= sizeof(struct life_req)) {
-			if ((err = add_rq(&p, data)))
+		} else if (type == REC_TAGS) {
+			printer__record(&p.pr, data, size);	/* kept for its request */
+		} else if (type == REC_REQ && (rq = life_req__of(data, size, &old))) {
+			if ((err = add_rq(&p, rq)))
 				break;
 		}
 	}

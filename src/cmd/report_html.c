@@ -186,6 +186,40 @@ static void procs(struct rep *p)
 	free(t);
 }
 
+static int cmp_holder(const void *a, const void *b)
+{
+	const struct tag_holder *x = a, *y = b;
+
+	return x->wait_ns > y->wait_ns ? -1 : x->wait_ns < y->wait_ns;
+}
+
+/* who held the tags requests waited for (slow and record name them) */
+static void holders(struct rep *p)
+{
+	if (!p->tag_waits)
+		return;
+	qsort(p->holder, p->nholder, sizeof(p->holder[0]), cmp_holder);
+	report__put(p, "<h2>Who held the tags requests waited for</h2>\n<p>%llu requests waited %s or more for a tag; "
+		    "each is counted under the process that held the most of its disk's tags when it began to "
+		    "wait, or was given the most while it waited.</p>\n<table id=\"tagholders\"><tr><th>disk</th>"
+		    "<th>pid</th><th>comm</th><th>waits</th><th>their Q2G</th><th>its tags at their starts</th>"
+		    "<th>given it meanwhile</th></tr>\n", (unsigned long long)p->tag_waits, report__fmt(LIFE_TAG_MIN_NS));
+	for (unsigned i = 0; i < p->nholder; i++) {
+		const struct tag_holder *h = &p->holder[i];
+
+		report__put(p, "<tr><td>");
+		report__esc(p, disks__name(h->dev));
+		report__put(p, "</td><td>%u</td><td>", h->pid);
+		report__esc(p, h->comm[0] ? h->comm : "?");
+		report__put(p, "</td><td>%llu</td><td>%s</td><td>%llu</td><td>%llu</td></tr>\n", (unsigned long long)h->waits,
+			    report__fmt(h->wait_ns), (unsigned long long)h->held, (unsigned long long)h->given);
+	}
+	if (p->tag_waits_other)
+		report__put(p, "<tr><td colspan=\"3\">others</td><td>%llu</td><td></td><td></td><td></td></tr>\n",
+			    (unsigned long long)p->tag_waits_other);
+	report__put(p, "</table>\n");
+}
+
 /* -K/-U: the submitter's stacks at Q, as the recording named them: the
  * innermost named frame of the program, the whole of both when opened. */
 static void stack_cell(struct rep *p, const struct rq *r)
@@ -328,6 +362,7 @@ int report__write_html(struct rep *p, const char *src)
 		percentiles(p, devs, nd, span, cols);
 		phases(p, devs, nd);
 		procs(p);
+		holders(p);
 		slowest(p);
 	}
 	overhead(p);

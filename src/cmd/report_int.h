@@ -30,6 +30,16 @@ struct proc {
 	uint64_t n, bytes, q2c_sum, q2c_max;
 };
 
+/* who held the tags requests waited for (REC_TAGS): the first named of
+ * each wait's holders, by disk and process */
+#define TAGHOLDERS 32
+struct tag_holder {
+	uint32_t dev, pid;
+	char comm[LIFE_COMM_LEN];
+	uint64_t waits, wait_ns;	/* the waits it headed, their Q2G */
+	uint64_t held, given;		/* its tags at those waits' starts, given meanwhile */
+};
+
 struct rep {
 	struct rq *r;
 	size_t n, cap;
@@ -41,6 +51,9 @@ struct rep {
 	char command[16];
 	bool stacks;		/* the recording names stacks (-K/-U) */
 	uint64_t first_c;
+	struct tag_holder holder[TAGHOLDERS];
+	unsigned nholder;
+	uint64_t tag_waits, tag_waits_other;	/* waits with holders named; of holders beyond the table */
 	FILE *out;
 	void (*top)(struct rep *p, void *ctx);	/* a section above the rest (doctor's findings) */
 	void *top_ctx;

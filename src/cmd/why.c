@@ -346,7 +346,7 @@ int cmd_why(int argc, char **argv)
 			 "page-cache tracepoints are found there).\n" };
 	struct why_opts o = {};
 	struct why_ctx wc = { .o = &o };
-	struct life_cfg cfg = { .mode = LIFE_SNOOP };
+	struct life_cfg cfg = { .mode = LIFE_SNOOP, .owners = true };
 	uint64_t next_report;
 	int err, off;
 

@@ -91,6 +91,10 @@ struct pending {
 		uint32_t n, dev;	/* dev: the first one's disk */
 		uint64_t bytes;
 		uint64_t q2c, d2c;	/* its longest one's (Q2C), and that one's D2C */
+		uint32_t owner;		/* the process whose data most of their bytes were
+					 * (life_req.wb_pid: a journal's ordered data) */
+		uint64_t owner_bytes;
+		char owner_comm[WHY_COMM_LEN];
 	} wk_reqs[WHY_WAITS];
 };
 

@@ -241,6 +241,8 @@ static void waker_reqs(struct why_ctx *wc, struct pending *p)
 	for (int w = 0; w < WHY_WAITS; w++) {
 		const struct why_waker *k = &p->c.waits[w].waker;
 
+		struct { uint32_t pid; uint64_t bytes; } own[4] = {};
+
 		memset(&p->wk_reqs[w], 0, sizeof(p->wk_reqs[w]));
 		if (!k->tid || p->wk_irq[w])
 			continue;
@@ -262,7 +264,21 @@ static void waker_reqs(struct why_ctx *wc, struct pending *p)
 				p->wk_reqs[w].q2c = ph[PH_Q2C];
 				p->wk_reqs[w].d2c = ph[PH_D2C];
 			}
+			for (int o = 0; r->wb_pid && o < 4; o++)	/* a fifth owner goes uncounted */
+				if (!own[o].pid || own[o].pid == r->wb_pid) {
+					own[o].pid = r->wb_pid;
+					own[o].bytes += r->bytes;
+					break;
+				}
 		}
+		for (int o = 0; o < 4; o++)
+			if (own[o].bytes > p->wk_reqs[w].owner_bytes) {
+				p->wk_reqs[w].owner = own[o].pid;
+				p->wk_reqs[w].owner_bytes = own[o].bytes;
+			}
+		if (p->wk_reqs[w].owner &&
+		    !life__dirtier_comm(&wc->l, p->wk_reqs[w].owner, p->wk_reqs[w].owner_comm, WHY_COMM_LEN))
+			snprintf(p->wk_reqs[w].owner_comm, WHY_COMM_LEN, "?");
 	}
 }
 

@@ -21,6 +21,9 @@ struct place_view {
 	const char *how, *disk;
 	uint32_t nreq;
 	uint64_t bytes, q2c, d2c;	/* the waker's requests; the longest one's Q2C and D2C */
+	uint32_t owner;			/* whose data most of their bytes were, 0: none's */
+	uint64_t owner_bytes;
+	const char *owner_comm;
 };
 
 #define PL(f) offsetof(struct place_view, f)
@@ -43,6 +46,7 @@ IF(g_task_text, !p->irq && p->k.tid)
 IF(g_followed_text, p->k.flags & WHY_WAKER_FOLLOWED)
 IF(g_unfollowed_text, !(p->k.flags & WHY_WAKER_FOLLOWED))
 IF(g_reqs_text, p->nreq)
+IF(g_owner, p->owner)
 
 static void g_wk_irq(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
 {
@@ -131,11 +135,27 @@ static const void *e_wparts(const void *row, unsigned i, struct fctx *c, void *s
 	return v;
 }
 
+/* whose data the waker's requests were (a journal commit's ordered data) */
+static const struct field owner_text[] = {	/* ", 40 KiB data of python3[1234]" */
+	{ NULL, FS_U64, PL(owner_bytes), .fmt = ", %.0f KiB", .tdiv = 1024 },
+	{ NULL, FS_PSTR, PL(owner_comm), .fmt = " data of %s" },
+	{ NULL, FS_U32, PL(owner), .fmt = "[%u]" },
+};
+static const struct rec owner_text_rec = REC_LINES(NULL, NULL, NULL, owner_text);
+
+static const struct field owner_fields[] = {
+	{ "pid", FS_U32, PL(owner) },
+	{ "comm", FS_PSTR, PL(owner_comm) },
+	{ "bytes", FS_U64, PL(owner_bytes) },
+};
+static const struct rec owner_rec = REC(NULL, NULL, NULL, owner_fields);
+
 static const struct field reqs_text[] = {	/* " (3 requests, 48 KiB to loop0, longest Q2C 5.10 ms D2C 5.02 ms)" */
 	{ NULL, FS_U32, PL(nreq), .fmt = " (%u request" },
 	{ NULL, FS_GET, .tget = g_plural, .fmt = "%s" },
 	{ NULL, FS_U64, PL(bytes), .fmt = ", %.0f KiB", .tdiv = 1024 },
 	{ NULL, FS_PSTR, PL(disk), .fmt = " to %s" },
+	{ NULL, FS_OBJ, .get = g_owner, .sub = &owner_text_rec, .fmt = "" },
 	{ NULL, FS_U64, PL(q2c), .fmt = ", longest Q2C %.2f ms", .tdiv = 1e6 },
 	{ NULL, FS_U64, PL(d2c), .fmt = " D2C %.2f ms)", .tdiv = 1e6 },
 };
@@ -194,6 +214,7 @@ static const struct field wk_fields[] = {
 	{ "request_bytes", FS_U64, PL(bytes) },
 	{ "longest_request", FS_OBJ, .get = g_reqs_text, .sub = &longest_rec, .flags = FL_NULLABLE },
 	{ "disk", FS_PSTR, PL(disk), .flags = FL_NULLABLE },
+	{ "data_of", FS_OBJ, .get = g_owner, .sub = &owner_rec, .flags = FL_NULLABLE },
 	{ NULL, FS_OBJ, .get = g_irq_text, .sub = &irq_text_rec, .fmt = "" },
 	{ NULL, FS_OBJ, .get = g_task_text, .sub = &task_text_rec, .fmt = "" },
 };
@@ -225,6 +246,9 @@ static void place_of(const struct pending *p, int w, struct place_view *v)
 	v->q2c = p->wk_reqs[w].q2c;
 	v->d2c = p->wk_reqs[w].d2c;
 	v->disk = v->nreq ? disks__name(p->wk_reqs[w].dev) : NULL;
+	v->owner = p->wk_reqs[w].owner;
+	v->owner_bytes = p->wk_reqs[w].owner_bytes;
+	v->owner_comm = p->wk_reqs[w].owner_comm;
 }
 
 const void *why__each_wait(const struct pending *p, unsigned i, void *scratch)

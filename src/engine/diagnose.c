@@ -30,7 +30,11 @@ void diagnose__free(struct diagnose *d)
 	d->layer = NULL;
 }
 
-static void on_req(void *ctx, const struct req_seen *s) { diagnose__request(ctx, s); }
+static void on_req(void *ctx, const struct req_seen *s)
+{
+	diagnose__owner(ctx, s);
+	diagnose__request(ctx, s);
+}
 static void on_upper(void *ctx, const struct life_upper *u) { diagnose__upper(ctx, u); }
 static void on_write(void *ctx, const struct life_sysfs *w) { diagnose__write(ctx, w); }
 
@@ -102,6 +106,37 @@ static struct dx_holder *holder_of(struct diagnose *d, uint32_t dev, uint32_t pi
 	h->pid = pid;
 	snprintf(h->comm, sizeof(h->comm), "%s", comm);
 	return h;
+}
+
+void diagnose__owner(struct diagnose *d, const struct req_seen *s)
+{
+	const struct life_req *r = s->r;
+	struct dx_owner *o = NULL;
+
+	if (!s->write)
+		return;
+	for (unsigned i = 0; i < d->nowner; i++) {
+		struct dx_owner *x = &d->owner[i];
+
+		/* a request of the data's owner names it */
+		if (x->pid && x->pid == r->pid && !x->comm[0])
+			snprintf(x->comm, sizeof(x->comm), "%s", r->comm);
+		if (x->pid == r->wb_pid && !strncmp(x->by, r->comm, sizeof(x->by)))
+			o = x;
+	}
+	if (!o) {
+		if (d->nowner == DX_OWNERS) {
+			d->full++;
+			return;
+		}
+		o = &d->owner[d->nowner++];
+		snprintf(o->by, sizeof(o->by), "%s", r->comm);
+		o->pid = r->wb_pid;
+		if (o->pid && d->comm_of && !d->comm_of(o->pid, o->comm, sizeof(o->comm)))
+			o->comm[0] = '\0';
+	}
+	o->requests++;
+	o->bytes += r->bytes;
 }
 
 void diagnose__request(struct diagnose *d, const struct req_seen *s)
@@ -223,6 +258,7 @@ void diagnose__summary(struct diagnose *d, const struct req_summary *sum)
 {
 	d->sum = *sum;
 	d->have_summary = true;
+	d->owners_on = sum->owners;
 }
 
 void diagnose__stack(struct diagnose *d, const struct life_stack_stats *s)

@@ -101,6 +101,16 @@ struct dx_calls {
 };
 #define DX_SYSCALLS 40
 
+/* Writes by submitter name, and whose data each was (life_req.wb_pid): a
+ * journal thread's ordered data, a flusher's writeback. */
+#define DX_OWNERS 64
+struct dx_owner {
+	char by[LIFE_COMM_LEN];		/* the submitter (a pool's threads as one name) */
+	uint32_t pid;			/* the data's last dirtier; 0: the submitter's own, or unknown */
+	char comm[LIFE_COMM_LEN];	/* its name, "" until known */
+	uint64_t requests, bytes;
+};
+
 struct dx_readahead {		/* a process's readahead over the run */
 	uint32_t pid;
 	char comm[LIFE_COMM_LEN];
@@ -119,6 +129,9 @@ struct diagnose {
 	struct dx_throttled throttled[DX_WRITERS];
 	unsigned nthrottled;
 	bool throttle_on;		/* dirty throttling was watched */
+	struct dx_owner owner[DX_OWNERS];
+	unsigned nowner;
+	bool owners_on;			/* writes carry their data's dirtier */
 	struct dx_readahead ra[DX_WRITERS];
 	unsigned nra;
 	bool ra_on;			/* readahead was watched */
@@ -138,6 +151,8 @@ struct diagnose {
 	struct life_stack_stats stack;
 	/* a disk's queue/rotational (live; NULL: every disk solid-state) */
 	bool (*rotational)(uint32_t dev);
+	/* a process's name (live; NULL, or false: not known) */
+	bool (*comm_of)(uint32_t pid, char *comm, size_t len);
 };
 
 struct dx_finding {
@@ -166,6 +181,10 @@ void diagnose__free(struct diagnose *d);
 /* The printer's sink (records.h): a printer with it feeds these. */
 void diagnose__sink(struct diagnose *d, struct printer_sink *s);
 void diagnose__request(struct diagnose *d, const struct req_seen *s);
+/* A write, by its submitter and whose data it was: called for every write,
+ * also of processes a filter leaves out (what a journal commit wrote for
+ * others is what the traced process waited for). */
+void diagnose__owner(struct diagnose *d, const struct req_seen *s);
 void diagnose__write(struct diagnose *d, const struct life_sysfs *w);
 void diagnose__upper(struct diagnose *d, const struct life_upper *u);
 void diagnose__summary(struct diagnose *d, const struct req_summary *sum);

@@ -382,6 +382,36 @@ static void waker_str(char *b, size_t n, const typeof(((struct dx_calls *)0)->wa
 }
 
 
+/* What a submitter (by name) wrote over the run, and whose data most of it was */
+struct data_of {
+	uint64_t requests, bytes, own;
+	const struct dx_owner *top;
+};
+
+static struct data_of data_of(const struct diagnose *d, const char *by)
+{
+	struct data_of o = {};
+
+	for (unsigned i = 0; i < d->nowner; i++) {
+		const struct dx_owner *x = &d->owner[i];
+
+		if (strncmp(x->by, by, sizeof(x->by)))
+			continue;
+		o.requests += x->requests;
+		o.bytes += x->bytes;
+		if (!x->pid)
+			o.own += x->bytes;
+		else if (!o.top || x->bytes > o.top->bytes)
+			o.top = x;
+	}
+	return o;
+}
+
+static void owner_str(char *b, size_t n, const struct dx_owner *o)
+{
+	snprintf(b, n, "%s[%u]", o->comm[0] ? o->comm : "pid", o->pid);
+}
+
 static void rule_calls(struct diagnose *d, struct dx_finding *out, unsigned *n, unsigned max)
 {
 	char names[160], a[32], b[32], wk[40];
@@ -402,14 +432,38 @@ static void rule_calls(struct diagnose *d, struct dx_finding *out, unsigned *n, 
 				calls += d->calls[i].wait[k].calls;
 			}
 	if (ns >= DX_MIN_COST_NS && *n < max && (w = top_wait(d, -1, "jbd2_"))) {
-		f = finding(out, n, "journal_wait", ns, NULL, 0, w->waker);
+		struct data_of o = data_of(d, w->waker);
+		char who[40] = "";
+
+		if (o.top)
+			owner_str(who, sizeof(who), o.top);
+		/* the commit's own writes mostly another's data: that process
+		 * is what the journal waited for */
+		if (o.top && o.top->bytes * 2 >= o.bytes)
+			f = finding(out, n, "journal_wait", ns, NULL, o.top->pid, o.top->comm[0] ? o.top->comm : who);
+		else
+			f = finding(out, n, "journal_wait", ns, NULL, 0, w->waker);
 		fmt_ns(a, sizeof(a), ns);
 		waker_str(wk, sizeof(wk), w);
-		snprintf(f->title, sizeof(f->title), "calls waited %s for the journal (%s), woken by %s", a, w->place, wk);
+		if (f->pid)
+			snprintf(f->title, sizeof(f->title), "calls waited %s for the journal (%s), woken by %s, "
+				 "which was writing the data of %s", a, w->place, wk, who);
+		else
+			snprintf(f->title, sizeof(f->title), "calls waited %s for the journal (%s), woken by %s",
+				 a, w->place, wk);
 		ev(f, "%llu waits of calls slower than %s were in jbd2: %s in all, %.1f%% of those calls' time",
 		   (unsigned long long)calls, b, a, pct(ns, wall));
 		ev(f, "the most in %s, woken by %s: %llu waits, %s", w->place, wk, (unsigned long long)w->calls,
 		   fmt_ns(a, sizeof(a), w->ns));
+		if (o.requests && o.top)
+			ev(f, "%s wrote %llu requests, %.1f MiB: %.0f%% of the bytes data %s dirtied (%llu requests), "
+			   "%.0f%% its own or no one's", wk, (unsigned long long)o.requests, o.bytes / 1048576.0,
+			   pct(o.top->bytes, o.bytes), who, (unsigned long long)o.top->requests, pct(o.own, o.bytes));
+		else if (o.requests)
+			ev(f, "%s wrote %llu requests, %.1f MiB, none of another process's data", wk,
+			   (unsigned long long)o.requests, o.bytes / 1048576.0);
+		else if (!d->owners_on)
+			ev(f, "whose data the commit wrote is not known (a recording made without it)");
 		next(f, "iodig why 5 (each slow call, its waits and their wakers)");
 		next(f, "iodig slow 5 (the journal's own requests)");
 		f->confidence = "high";

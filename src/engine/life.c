@@ -129,7 +129,7 @@ static void stack_pair(uint32_t upper, uint32_t lower, void *ctx)
 int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, void *ctx)
 {
 	struct life_bpf *sk;
-	bool block = cfg->mode != LIFE_SYSFS;
+	bool block = cfg->mode != LIFE_SYSFS, owners;
 	int err;
 
 	memset(l, 0, sizeof(*l));
@@ -196,7 +196,9 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 	bpf_program__set_autoload(sk->progs.life_insert, block);
 	bpf_program__set_autoload(sk->progs.life_requeue, block);
 	bpf_program__set_autoload(sk->progs.life_complete, block);
-	bpf_program__set_autoload(sk->progs.life_dirty, block && cfg->mode == LIFE_TOP);
+	owners = block && (cfg->mode == LIFE_TOP || (cfg->owners && !l->watch));
+	sk->rodata->targ_owners = owners && cfg->mode != LIFE_TOP;
+	bpf_program__set_autoload(sk->progs.life_dirty, owners);
 	/* stacked disks: the bio-based disk asked for, or (no -d) one present */
 	l->stack = (cfg->mode == LIFE_SLOW || cfg->mode == LIFE_SNOOP || cfg->mode == LIFE_TOP ||
 		    cfg->mode == LIFE_PHASES) &&
@@ -212,7 +214,7 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 		bpf_map__set_max_entries(sk->maps.task_upper, 1);
 		bpf_map__set_max_entries(sk->maps.stack_pairs, 1);
 	}
-	if (cfg->mode != LIFE_TOP) {
+	if (!owners) {
 		bpf_map__set_max_entries(sk->maps.dirtiers, 1);
 		bpf_map__set_max_entries(sk->maps.dirtier_comms, 1);
 	}
@@ -223,7 +225,7 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 		static const struct bpfenv_optional_tp wb[] = {
 			{ "writeback_dirty_folio", "the processes that dirtied written-back pages" } };
 
-		if (vmlinux && cfg->mode == LIFE_TOP)
+		if (vmlinux && owners)
 			bpfenv__drop_missing_tps(sk->obj, vmlinux, wb, 1);
 		sk->rodata->rqf_flush_seq_bit = bpfenv__enumerator(vmlinux, "__RQF_FLUSH_SEQ", 4);
 		bpfenv__set_tp_leads(sk->obj, vmlinux);
@@ -240,6 +242,8 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 	err = life_bpf__load(sk);
 	if (err)
 		return bpfenv__fail("loading BPF programs", err);
+	/* (its tracepoint is writeback_dirty_page before 5.18: dropped, said) */
+	l->owners = owners && bpf_program__fd(sk->progs.life_dirty) >= 0;
 	if (l->stack)
 		disks__stacked(stack_pair, l);
 	err = life_bpf__attach(sk);
@@ -390,4 +394,24 @@ void life__stop(struct life *l)
 		munmap(l->slots, sizeof(struct life_slot) * LIFE_SLOTS);
 	life_bpf__destroy(l->skel);
 	memset(l, 0, sizeof(*l));
+}
+
+bool life__dirtier_comm(struct life *l, uint32_t pid, char *comm, size_t len)
+{
+	struct life_dirtier dt = {};
+	char path[40];
+	bool ok;
+	FILE *f;
+
+	if (l->owners && l->skel && !bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.dirtier_comms), &pid, &dt)) {
+		snprintf(comm, len, "%.*s", LIFE_COMM_LEN, dt.comm);
+		return true;
+	}
+	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+	if (!(f = fopen(path, "r")))
+		return false;
+	ok = fgets(comm, len, f) != NULL;
+	fclose(f);
+	comm[strcspn(comm, "\n")] = '\0';
+	return ok;
 }

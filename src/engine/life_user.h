@@ -5,9 +5,23 @@
 #define IODIG_LIFE_USER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "life.h"
 #include "skipped.h"
+
+/* A REC_REQ as read from a recording: NULL when too short; one recorded
+ * before wb_pid (LIFE_REQ_MIN bytes) is copied to *tmp, the rest zero. */
+static inline const struct life_req *life_req__of(const void *data, size_t size, struct life_req *tmp)
+{
+	if (size >= sizeof(*tmp))
+		return data;
+	if (size < LIFE_REQ_MIN)
+		return NULL;
+	__builtin_memset(tmp, 0, sizeof(*tmp));
+	__builtin_memcpy(tmp, data, LIFE_REQ_MIN);
+	return tmp;
+}
 
 struct life_bpf;
 struct ring_buffer;
@@ -26,12 +40,16 @@ struct life_cfg {
 	uint64_t rb_bytes;	/* ring buffer size, a power of 2 >= page size */
 	bool kstack, ustack;	/* -K/-U: the submitter's stacks at Q in each record */
 	bool tags;		/* LIFE_SNOOP: who held the tags too (LIFE_SLOW always) */
+	bool owners;		/* each write's data's last dirtier (life_req.wb_pid);
+				 * not in LIFE_SLOW's watch mode, whose Q keeps no more
+				 * than the submitter */
 };
 
 struct life {
 	struct life_bpf *skel;
 	struct ring_buffer *rb;
 	bool sysfs_on;
+	bool owners;		/* writes carry their data's dirtier (life_cfg.owners) */
 	bool watch;		/* slow: only slow requests looked at (life.bpf.c) */
 	bool kernel_q;		/* ... with the kernel's Q stamps */
 	bool stack;		/* stacked disks: bios of bio-based disks, linked
@@ -56,6 +74,9 @@ bool life__kernel_q(const struct btf *vmlinux);
 int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, void *ctx);
 /* 0, -errno, or 1 (an exit status) when the output failed: said already. */
 int life__poll(struct life *l, int timeout_ms);
+/* The name of a process that dirtied pages writes carried (owners, top):
+ * the engine's own note of it, else /proc.  False: not known. */
+bool life__dirtier_comm(struct life *l, uint32_t pid, char *comm, size_t len);
 /* Drops in-flight entries older than this; returns how many. */
 int life__sweep(struct life *l, uint64_t older_than_ns);
 /* Says tracing is live, hands records to the callback until SIGINT or

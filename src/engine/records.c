@@ -518,6 +518,21 @@ static struct fctx req_ctx(const struct req_printer *p)
 				      (p->ustack ? M_USTACK : 0), .user = p };
 }
 
+bool printer__tags_of(struct req_printer *p, const struct life_req *r, struct tag_sum *out)
+{
+	for (unsigned i = 0; i < sizeof(p->tags) / sizeof(p->tags[0]); i++) {
+		struct tag_sum *t = &p->tags[i];
+
+		if (!t->valid || t->dev != r->dev || t->c != r->c)
+			continue;
+		*out = *t;
+		t->valid = false;
+		p->tag_waits++;
+		return true;
+	}
+	return false;
+}
+
 static void print_req(struct req_printer *p, const struct life_req *r)
 {
 	struct req_view q = { .r = *r };
@@ -537,22 +552,15 @@ static void print_req(struct req_printer *p, const struct life_req *r)
 		printer__value(w->value, q.val, sizeof(q.val));
 	}
 	/* who held the tags it waited for: its REC_TAGS came just before */
-	for (unsigned i = 0; i < sizeof(p->tags) / sizeof(p->tags[0]); i++) {
-		struct tag_sum *t = &p->tags[i];
-
-		if (!t->valid || t->dev != r->dev || t->c != r->c)
-			continue;
-		q.tags = *t;
-		q.has_tags = true;
-		t->valid = false;
-		p->tag_waits++;
-		break;
-	}
+	q.has_tags = printer__tags_of(p, r, &q.tags);
 	if (p->sink) {
 		struct req_seen s = { .r = &q.r, .ph = q.ph, .complete = q.complete,
 				      .w = q.has_w ? &q.w : NULL, .tags = q.has_tags ? &q.tags : NULL };
 
-		s.read = !strcmp(reqflags__op_name(&p->rf, r->cmd_flags, q.ob, sizeof(q.ob)), "read");
+		const char *op = reqflags__op_name(&p->rf, r->cmd_flags, q.ob, sizeof(q.ob));
+
+		s.read = !strcmp(op, "read");
+		s.write = !strcmp(op, "write");
 
 		p->sink->req(p->sink->ctx, &s);
 		return;
@@ -653,9 +661,11 @@ static void tags_sum(struct tag_sum *s, const struct life_tags *t)
 void printer__record(struct req_printer *p, const void *data, size_t size)
 {
 	uint32_t type = size >= sizeof(uint32_t) ? *(const uint32_t *)data : 0;
+	const struct life_req *r;
+	struct life_req old;
 
-	if (type == REC_REQ && size >= sizeof(struct life_req))
-		print_req(p, data);
+	if (type == REC_REQ && (r = life_req__of(data, size, &old)))
+		print_req(p, r);
 	else if (type == REC_UPPER && size >= sizeof(struct life_upper))
 		p->sink ? p->sink->upper(p->sink->ctx, data) : printer__upper(p, data);
 	else if (type == REC_TAGS && size >= sizeof(struct life_tags))
@@ -694,7 +704,7 @@ int printer__on_record(void *ctx, void *data, size_t size)
 void printer__summary_of(struct life *l, struct req_summary *sum)
 {
 	*sum = (struct req_summary){ .followed = !l->watch, .kernel_q = l->kernel_q,
-				      .sysfs_on = l->sysfs_on };
+				      .sysfs_on = l->sysfs_on, .owners = l->owners };
 	life__stats(l, &sum->s);
 	sum->in_flight = life__in_flight(l);
 	sum->missed = bpfenv__recursion_misses(l->skel->obj);

@@ -25,7 +25,8 @@ struct req_summary {
 	uint32_t followed;	/* requests followed from Q (snoop), or watched (slow) */
 	uint32_t kernel_q;	/* Q stamps are the kernel's */
 	uint32_t sysfs_on;	/* queue writes were watched */
-	uint32_t pad;
+	uint32_t owners;	/* writes carry their data's dirtier (life_req.wb_pid);
+				 * 0 in recordings made before it */
 	struct life_stats s;
 	uint64_t in_flight, missed;
 	int64_t skipped;	/* signed: skipped.h */
@@ -55,7 +56,7 @@ struct req_seen {
 	bool complete;			/* Q, G and D seen */
 	const struct life_sysfs *w;	/* the write its Q2G overlapped, or NULL */
 	const struct tag_sum *tags;	/* who held tags when it began to wait, or NULL */
-	bool read;			/* a read (REQ_OP_READ, by its name in BTF) */
+	bool read, write;		/* REQ_OP_READ, REQ_OP_WRITE (by their names in BTF) */
 };
 
 struct printer_sink {
@@ -110,6 +111,9 @@ void printer__remember(struct req_printer *p, const struct life_sysfs *w);
 /* The queue-attribute write on r's disk that overlapped r's wait before
  * allocation (Q2G; ph: r's phases), or NULL. */
 const struct life_sysfs *printer__culprit(struct req_printer *p, const struct life_req *r, const __u64 *ph);
+/* Who held the tags r waited for: the REC_TAGS printer__record kept for it
+ * (it comes just before its request), taken.  False: none came. */
+bool printer__tags_of(struct req_printer *p, const struct life_req *r, struct tag_sum *out);
 /* The ring buffer's callback: into the recording, if any, then printed. */
 int printer__on_record(void *ctx, void *data, size_t size);
 void printer__summary_of(struct life *l, struct req_summary *sum);

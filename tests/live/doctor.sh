@@ -110,6 +110,29 @@ else
 fi
 grep -q 'class="finding" data-kind="tag_starvation" data-rank="[12]"' "$T/t.html" || die "--html: no findings on top"
 ok "--html: the findings on top of the report"
+# the page's own table of who held the tags: fio first, over no more waits
+# than the reader's 30 reads
+python3 - "$T/t.html" "$F" <<'PY' || die "--html: the tag holders' table: $(grep -o '<table id="tagholders">.*' "$T/t.html" | head -c 600)"
+import sys, html.parser
+class P(html.parser.HTMLParser):
+    def __init__(s):
+        super().__init__(); s.on = False; s.rows = []; s.cell = None
+    def handle_starttag(s, t, a):
+        if t == "table": s.on = dict(a).get("id") == "tagholders"
+        elif s.on and t == "tr": s.rows.append([])
+        elif s.on and t == "td": s.cell = ""
+    def handle_endtag(s, t):
+        if t == "table": s.on = False
+        elif s.on and t == "td": s.rows[-1].append(s.cell); s.cell = None
+    def handle_data(s, d):
+        if s.cell is not None: s.cell += d
+p = P(); p.feed(open(sys.argv[1]).read())
+rows = [r for r in p.rows if r]
+print(rows[:2])
+disk, pid, comm, waits = rows[0][:4]
+sys.exit(0 if pid == sys.argv[2] and comm == "fio" and 1 <= int(waits) <= 30 else 1)
+PY
+ok "--html: fio[$F] heads the page's tag holders"
 
 # ---- lost events ----
 # a 4 KiB ring buffer, and doctor stopped (SIGSTOP) for a second of fio's

@@ -6,8 +6,9 @@
 #    CPU time by the helper's clocks, within 80-105%;
 #  - the journal: a log writer's 4 KiB write + fdatasync on ext4 (data=
 #    ordered, nodelalloc) while another process writes 64 MiB over and
-#    over: ranked first, woken by the disk's jbd2 thread, between a tenth
-#    of the helper's fdatasync time and all of it;
+#    over: ranked first, woken by the disk's jbd2 thread, whose writes were
+#    the bulk writer's data (its pid the culprit), between a tenth of the
+#    helper's fdatasync time and all of it;
 #  - lock contention: two writers appending to one file (its inode lock):
 #    ranked first, between half the calls' time off CPU and their wall time;
 #  - direct reclaim: reads in a 24 MiB memory cgroup: ranked first, its
@@ -63,22 +64,20 @@ within "$(doctor_of "$T/r.json" cpu_starved .cost_ns)" "$((want * 8 / 10))" "$((
 	"runnable (ns) against the calls' wall less their CPU, by the helper's clocks"
 
 # ---- the journal ----
-L=$(loopdev 256); l=${L#/dev/}
-mkfs.ext4 -q "$L" || die mkfs
-# nodelalloc: the bulk writer's blocks are allocated as it writes, so each
-# commit must first write its data out (data=ordered)
-mkdir "$T/m" && mount -o nodelalloc "$L" "$T/m" || die mount
-defer "umount $T/m"
-( while [ ! -e "$T/stop" ]; do dd if=/dev/zero of="$T/m/bulk" bs=1M count=64 status=none || exit 1; done ) &
-BULK=$!; defer "touch $T/stop"
+ordered_fs "$T/m"
 load log sync "$T/m/log" 4 40
 P=$(cat "$T/pid.log")
 start_iodig "$T/j.json" doctor -p "$P" --json 120
 touch "$T/go.log"; wait $JOB_log || die "whyload sync failed"
 stop_iodig
-touch "$T/stop"; wait $BULK || die "the bulk writer failed"
+touch "$T/stop.bulk"; wait $BULK || die "the bulk writer failed"
 first "$T/j.json" journal_wait log "fdatasync behind a bulk writer"
-assert_eq "$(doctor_of "$T/j.json" journal_wait .culprit.comm)" "jbd2/$l-8" "the journal's waker: the disk's jbd2 thread"
+assert_eq "$(doctor_of "$T/j.json" journal_wait .culprit.pid)" "$BULK" "whose data the commit wrote: the bulk writer"
+assert_eq "$(doctor_of "$T/j.json" journal_wait .culprit.comm)" python3 "... by its name"
+case "$(doctor_of "$T/j.json" journal_wait .title)" in
+*"woken by $JOURNAL, which was writing the data of python3[$BULK]") ok "the waker named: the disk's jbd2 thread" ;;
+*) die "the journal's waker is not the disk's jbd2 thread: $(doctor_of "$T/j.json" journal_wait .title)" ;;
+esac
 want=$(clock_sum log '$2 - $1')
 within "$(doctor_of "$T/j.json" journal_wait .cost_ns)" "$((want / 10))" "$want" \
 	"time in the journal (ns), against the fdatasync calls' own wall time"

@@ -5,6 +5,7 @@
  * the order of those sums, the culprit is the one the records name, and
  * what is below a threshold is no finding.
  */
+#include <stdio.h>
 #include <string.h>
 #include "check.h"
 #include "diagnose.h"
@@ -240,8 +241,69 @@ static void readahead(void)
 	diagnose__free(&d);
 }
 
+/* A write by comm (pid), of data wb_pid dirtied (0: its own). */
+static void write_req(uint32_t pid, const char *comm, uint32_t wb_pid, uint32_t bytes)
+{
+	struct life_req r = { .type = REC_REQ, .dev = 7 << 20 | 1, .pid = pid, .bytes = bytes, .wb_pid = wb_pid };
+	struct req_seen s = { .r = &r, .write = true };
+
+	snprintf(r.comm, sizeof(r.comm), "%s", comm);
+	diagnose__owner(&d, &s);
+}
+
+/* fdatasync calls asleep in jbd2_log_wait_commit, woken by the journal
+ * thread, which wrote 3 MiB of bulk's data and 1 MiB of its own: bulk is
+ * the culprit, the journal thread in the title; without the owners, the
+ * journal thread is. */
+static void journal(void)
+{
+	struct dx_calls c = { .name = "fdatasync", .calls = 40, .wall_ns = 400 * MS, .nwait = 1 };
+	const struct dx_finding *j;
+	unsigned n;
+
+	c.part_ns[WP_SLEEP] = 300 * MS;
+	c.wait[0].part = WP_SLEEP;
+	snprintf(c.wait[0].place, sizeof(c.wait[0].place), "jbd2_log_wait_commit");
+	snprintf(c.wait[0].waker, sizeof(c.wait[0].waker), "jbd2/loop0-8");
+	c.wait[0].ns = 300 * MS;
+	c.wait[0].calls = 40;
+	for (int k = 0; k < 2; k++) {
+		diagnose__init(&d);
+		d.calls_on = true;
+		d.call_min_ns = MS;
+		diagnose__calls(&d, &c);
+		if (k) {
+			for (int i = 0; i < 3; i++)
+				write_req(123, "jbd2/loop0-8", 4321, 1 << 20);
+			write_req(123, "jbd2/loop0-8", 0, 1 << 20);
+			write_req(4321, "bulk", 0, 4096);	/* bulk's own: names it */
+			write_req(55, "other", 0, 4096);
+		}
+		diagnose__summary(&d, &(struct req_summary){ .owners = 1 });
+		n = diagnose__findings(&d, f, DX_FINDINGS);
+		j = find(n, "journal_wait");
+		CHECK(j && j->rank == 1 && j->cost_ns == 300 * MS, "journal: ranked first, 300 ms (%s)",
+		      j ? j->title : "none");
+		if (!j)
+			continue;
+		if (k) {
+			CHECK(j->pid == 4321 && !strcmp(j->comm, "bulk"), "journal: the data's owner the culprit: %s[%u]",
+			      j->comm, j->pid);
+			CHECK(strstr(j->title, "jbd2/loop0-8") && strstr(j->title, "data of bulk[4321]"),
+			      "journal: waker and owner in the title: %s", j->title);
+			CHECK(j->nev >= 3 && strstr(j->ev[2], "4 requests, 4.0 MiB: 75% of the bytes"),
+			      "journal: what the journal thread wrote: %s", j->nev >= 3 ? j->ev[2] : "");
+		} else {
+			CHECK(!j->pid && !strcmp(j->comm, "jbd2/loop0-8"), "journal, no writes seen: the waker: %s[%u]",
+			      j->comm, j->pid);
+		}
+		diagnose__free(&d);
+	}
+}
+
 int main(void)
 {
+	journal();
 	readahead();
 	throttled();
 	quiet();
