@@ -203,6 +203,10 @@ while not os.path.exists(sys.argv[1]):
 	BULK=$!
 	defer "touch $T/stop.bulk"
 	JOURNAL=jbd2/${L#/dev/}-8
+	# under way before the caller's load starts (python's start is slow on
+	# a busy machine: a log writer once ran its 40 calls before it wrote)
+	for i in $(seq 200); do [ "$(stat -c %s "$1/bulk" 2>/dev/null || echo 0)" -ge $((8 << 20)) ] && return; sleep 0.05; done
+	die "the bulk writer wrote no 8 MiB in 10 s"
 }
 
 # throttled_fs MIB: an ext4 loop device mounted at $T/m whose bdi is held to

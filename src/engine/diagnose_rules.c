@@ -451,17 +451,18 @@ static void rule_calls(struct diagnose *d, struct dx_finding *out, unsigned *n, 
 		else
 			snprintf(f->title, sizeof(f->title), "calls waited %s for the journal (%s), woken by %s",
 				 a, w->place, wk);
-		ev(f, "%llu waits of calls slower than %s were in jbd2: %s in all, %.1f%% of those calls' time",
-		   (unsigned long long)calls, b, a, pct(ns, wall));
-		ev(f, "the most in %s, woken by %s: %llu waits, %s", w->place, wk, (unsigned long long)w->calls,
-		   fmt_ns(a, sizeof(a), w->ns));
+		ev(f, "%llu wait%s of calls slower than %s were in jbd2: %s in all, %.1f%% of those calls' time",
+		   (unsigned long long)calls, PL(calls), b, a, pct(ns, wall));
+		ev(f, "the most in %s, woken by %s: %llu wait%s, %s", w->place, wk, (unsigned long long)w->calls,
+		   PL(w->calls), fmt_ns(a, sizeof(a), w->ns));
 		if (o.requests && o.top)
-			ev(f, "%s wrote %llu requests, %.1f MiB: %.0f%% of the bytes data %s dirtied (%llu requests), "
-			   "%.0f%% its own or no one's", wk, (unsigned long long)o.requests, o.bytes / 1048576.0,
-			   pct(o.top->bytes, o.bytes), who, (unsigned long long)o.top->requests, pct(o.own, o.bytes));
+			ev(f, "%s wrote %llu request%s, %.1f MiB: %.0f%% of the bytes data %s dirtied (%llu request%s), "
+			   "%.0f%% its own or no one's", wk, (unsigned long long)o.requests, PL(o.requests),
+			   o.bytes / 1048576.0, pct(o.top->bytes, o.bytes), who, (unsigned long long)o.top->requests,
+			   PL(o.top->requests), pct(o.own, o.bytes));
 		else if (o.requests)
-			ev(f, "%s wrote %llu requests, %.1f MiB, none of another process's data", wk,
-			   (unsigned long long)o.requests, o.bytes / 1048576.0);
+			ev(f, "%s wrote %llu request%s, %.1f MiB, none of another process's data", wk,
+			   (unsigned long long)o.requests, PL(o.requests), o.bytes / 1048576.0);
 		else if (!d->owners_on)
 			ev(f, "whose data the commit wrote is not known (a recording made without it)");
 		next(f, "iodig why 5 (each slow call, its waits and their wakers)");
