@@ -71,7 +71,7 @@ static int block_tracepoints(struct tp *tps, int max)
 
 /* ---- what it prints, declared once (fields.h) ---- */
 
-#define NCMDS 5
+#define NCMDS 6
 
 /* text: a command (or a few), and what it will use here */
 struct cmd_line {
@@ -86,6 +86,7 @@ struct probe_view {
 	int ntp;
 	const char *lat, *slow, *snoop, *func_kernel, *func_user;	/* JSON: what each uses */
 	const char *stacked;	/* bio-based disks: where a bio's start comes from */
+	const char *owners;	/* whose data a write carried: the dirtying tracepoint, or unavailable */
 	struct cmd_line cmds[NCMDS];
 };
 
@@ -135,6 +136,7 @@ static const struct field cmds_fields[] = {
 	{ "func_kernel", FS_PSTR, PV(func_kernel) },
 	{ "func_user", FS_PSTR, PV(func_user) },
 	{ "stacked", FS_PSTR, PV(stacked) },
+	{ "owners", FS_PSTR, PV(owners) },
 };
 static const struct rec cmds_rec = REC(NULL, NULL, NULL, cmds_fields);
 
@@ -226,6 +228,15 @@ static void commands(struct probe_view *pv)
 			!f->btf ? "no: needs BTF" : kq ? "yes (lat, slow, snoop, layers): bios timed from the kernel's stamp"
 						      : "yes (lat, slow, snoop, layers): bios stamped by iodig (the kernel "
 							"stamps them for blk-iolatency only)" };
+		/* who dirtied a write's data: top's writeback rows, why's
+		 * data_of, doctor's journal culprit (5.18 renamed the event) */
+		bool wb = vmlinux && bpfenv__has_tp(vmlinux, "writeback_dirty_folio");
+
+		pv->owners = wb ? "writeback_dirty_folio" : "unavailable";
+		pv->cmds[5] = (struct cmd_line){ "writeback owners",
+			wb ? "yes (top, why, doctor): writeback_dirty_folio"
+			   : "no: top's writeback rows, why's data_of and doctor's journal culprit need "
+			     "writeback_dirty_folio (5.18; this kernel's is writeback_dirty_page)" };
 	}
 }
 

@@ -10,6 +10,13 @@ p50() { file "$1" "$2" | jq -s "[.[] | select(.type == \"hist\" $3) | .p50_ns] |
 echo "guest kernel: $(sed -n 's/.*=== GUEST UP \([^ ]*\).*/\1/p' "$LOG" | head -1)"
 echo "set-up:"
 check "probe: bios timed from the kernel's own stamp here ($(kv setup stacked))" '[ "$(kv setup probe.rc)" = 0 ] && [ "$(kv setup stacked)" = "\"stacked\":\"tp_btf, the kernel'"'"'s bio stamps\"" ]'
+# whose data a write was: writeback_dirty_folio is 5.18's name (5.10 has
+# writeback_dirty_page, and probe says it is unavailable)
+case "$(sed -n 's/.*=== GUEST UP \([0-9]*\.[0-9]*\).*/\1/p' "$LOG" | head -1)" in
+5.10) want_owners=unavailable ;;
+*) want_owners=writeback_dirty_folio ;;
+esac
+check "probe: writes' data owners by $(kv setup owners) (want $want_owners)" '[ "$(kv setup owners)" = "$want_owners" ]'
 check "dmsetup created dm-linear and dm-delay" '[ "$(kv setup lin.rc)" = 0 ] && [ "$(kv setup dly.rc)" = 0 ]'
 check "mdadm created md0 (raid1)" '[ "$(kv setup md.rc)" = 0 ]'
 check "dm-0 stacks on loop0 (sysfs slaves: $(kv setup slaves.dm-0))" '[ "$(kv setup slaves.dm-0)" = loop0 ]'

@@ -21,6 +21,7 @@ begin setup
 $I probe --json > /tmp/probe.out 2>&1; kv probe.rc $?
 kv stacked "$(grep -o '"stacked":"[^"]*"' /tmp/probe.out)"
 kv atomic_fetch "$(grep -o '"atomic_fetch":[a-z]*' /tmp/probe.out | cut -d: -f2)"
+kv owners "$(grep -o '"owners":"[^"]*"' /tmp/probe.out | cut -d'"' -f4)"
 # dm-0: linear over loop0; dm-1: 10 ms of delay over nullb0 (2 ms a request)
 dm create lin --table "0 $(blockdev --getsz /dev/loop0) linear /dev/loop0 0"; kv lin.rc $?
 dm create dly --table "0 $(blockdev --getsz /dev/nullb0) delay /dev/nullb0 0 10"; kv dly.rc $?
