@@ -125,8 +125,8 @@ void diagnose__owner(struct diagnose *d, const struct req_seen *s)
 			o = x;
 	}
 	if (!o) {
-		if (d->nowner == DX_OWNERS) {
-			d->full++;
+		if (d->nowner == DX_OWNERS) {	/* said where used, not a loss of requests */
+			d->owners_dropped++;
 			return;
 		}
 		o = &d->owner[d->nowner++];

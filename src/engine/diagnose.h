@@ -132,6 +132,7 @@ struct diagnose {
 	struct dx_owner owner[DX_OWNERS];
 	unsigned nowner;
 	bool owners_on;			/* writes carry their data's dirtier */
+	uint64_t owners_dropped;	/* writes of submitters beyond the table */
 	struct dx_readahead ra[DX_WRITERS];
 	unsigned nra;
 	bool ra_on;			/* readahead was watched */

@@ -464,7 +464,11 @@ static void rule_calls(struct diagnose *d, struct dx_finding *out, unsigned *n, 
 			ev(f, "%s wrote %llu request%s, %.1f MiB, none of another process's data", wk,
 			   (unsigned long long)o.requests, PL(o.requests), o.bytes / 1048576.0);
 		else if (!d->owners_on)
-			ev(f, "whose data the commit wrote is not known (a recording made without it)");
+			ev(f, "whose data the commit wrote is not known (it needs writeback_dirty_folio, 5.18, "
+			   "and a live run or a recording made by doctor)");
+		if (d->owners_dropped)
+			ev(f, "%llu writes of more submitters than doctor's table holds (%u) were not added up by owner",
+			   (unsigned long long)d->owners_dropped, DX_OWNERS);
 		next(f, "iodig why 5 (each slow call, its waits and their wakers)");
 		next(f, "iodig slow 5 (the journal's own requests)");
 		f->confidence = "high";

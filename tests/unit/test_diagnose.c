@@ -299,6 +299,24 @@ static void journal(void)
 		}
 		diagnose__free(&d);
 	}
+	/* more submitters than the owners' table: said in the finding, and no
+	 * loss of requests (no lost_events) */
+	diagnose__init(&d);
+	d.calls_on = true;
+	d.call_min_ns = MS;
+	diagnose__calls(&d, &c);
+	for (int i = 0; i < DX_OWNERS + 5; i++) {
+		char comm[16];
+
+		snprintf(comm, sizeof(comm), "w%d", i);
+		write_req(1000 + i, comm, 0, 4096);
+	}
+	diagnose__summary(&d, &(struct req_summary){ .owners = 1, .s.completed = 1000 });
+	n = diagnose__findings(&d, f, DX_FINDINGS);
+	j = find(n, "journal_wait");
+	CHECK(!find(n, "lost_events") && j && j->rank == 1 && strstr(j->ev[j->nev - 1], "5 writes of more submitters"),
+	      "owners' table full: said (%s), not lost", j ? j->ev[j->nev - 1] : "no journal finding");
+	diagnose__free(&d);
 }
 
 int main(void)
