@@ -3,7 +3,7 @@
 # no BPF), around the whole run.  The tracepoint fires once for each
 # request the kernel accounts (perf's count = /proc/diskstats), and what
 # iodig saw plus what it says it skipped is exactly perf's count; skipped
-# is at most 1 in 10,000 (1 in 2,000 with a busy loop on every CPU).
+# is at most 1 in 10,000 (1 in 200 with a busy loop on every CPU).
 . "$(dirname "$0")/../lib.sh"
 need_root_bpf
 command -v perf >/dev/null || skip "needs perf (linux-perf)"
@@ -47,9 +47,11 @@ LAT='[.[] | select(.type == "interval_end")] | [(map(.completed) | add), (map(.s
 PH='[.[] | select(.type == "interval_end")] | [(map(.completed) | add), (map(.skipped) | add), (map(.missed) | add)] | @tsv'
 check lat "lat" 10000 "$(run lat "$LAT" lat)"
 check ph "lat --phases" 10000 "$(run ph "$PH" lat --phases)"
-# the same with every CPU busy: the kernel skips more when its CPUs are
-# (seen: 64 of 481,646 with another fio on the machine besides), so the
-# bound is 1 in 2,000 there; the counts still add up exactly
+# the same with every CPU busy: the kernel skips more when its CPUs are,
+# and in bursts (with another fio on the machine besides: mostly 0 to 64 of
+# 350,000 to 480,000, once 383 of 353,936 in a clean-clone CI run), so the
+# bound is 1 in 200 there, which an early return of iodig's own counted as
+# skipped would still break; the counts still add up exactly
 for c in $(seq "$(nproc)"); do timeout 60 sh -c 'while :; do :; done' & defer "kill $! 2>/dev/null"; done
-check latb "lat, CPUs busy" 2000 "$(run latb "$LAT" lat)"
-check phb "lat --phases, CPUs busy" 2000 "$(run phb "$PH" lat --phases)"
+check latb "lat, CPUs busy" 200 "$(run latb "$LAT" lat)"
+check phb "lat --phases, CPUs busy" 200 "$(run phb "$PH" lat --phases)"
