@@ -43,7 +43,7 @@
 
 const volatile __u32 targ_mode = LIFE_SNOOP;
 const volatile __u64 targ_min_ns = 0;
-const volatile bool targ_owners = false;	/* a write's data's dirtier in each record */
+const volatile bool targ_owners = false;	/* a write's data's dirtier (top, and records) */
 const volatile bool targ_tags = false;	/* note allocations, name who got tags (life.h) */
 const volatile bool targ_own_clock = false;
 const volatile bool targ_watch = false;		/* slow: watched, above */
@@ -354,8 +354,8 @@ int BLOCK_PROG(life_queue, block_bio_queue, struct bio *bio)
 		return 0;
 	}
 	b.pid = id >> 32;
-	/* top -p PID: its writeback too, whoever submits it; owners: in the record */
-	if (targ_mode == LIFE_TOP || targ_owners)
+	/* top -p PID: its writeback too, whoever submits it; else in the record */
+	if (targ_owners)
 		b.wb_pid = bio_dirtier(bio, b.pid);
 	if (filter_pid && b.pid != filter_pid && b.wb_pid != filter_pid)
 		return 0;

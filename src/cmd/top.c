@@ -66,14 +66,10 @@ static struct top_row *row_of(struct top_ctx *tc, const struct life_top_key *k)
 		memcpy(tc->rows[i].comm, k->comm, LIFE_COMM_LEN);
 		tc->rows[i].comm[LIFE_COMM_LEN - 1] = '\0';
 		if (by == BY_PROCESS && k->wb_pid) {
-			struct life_dirtier d = {};
-
 			tc->rows[i].wb_pid = k->wb_pid;
 			/* named when it dirtied: it may be gone */
-			if (bpf_map_lookup_elem(bpf_map__fd(tc->l.skel->maps.dirtier_comms), &k->wb_pid, &d))
-				strcpy(d.comm, "?");
-			memcpy(tc->rows[i].wb_comm, d.comm, LIFE_COMM_LEN);
-			tc->rows[i].wb_comm[LIFE_COMM_LEN - 1] = '\0';
+			if (!life__dirtier_comm(&tc->l, k->wb_pid, tc->rows[i].wb_comm, LIFE_COMM_LEN))
+				strcpy(tc->rows[i].wb_comm, "?");
 		}
 		tc->nrows++;
 	}

@@ -197,7 +197,7 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 	bpf_program__set_autoload(sk->progs.life_requeue, block);
 	bpf_program__set_autoload(sk->progs.life_complete, block);
 	owners = block && (cfg->mode == LIFE_TOP || (cfg->owners && !l->watch));
-	sk->rodata->targ_owners = owners && cfg->mode != LIFE_TOP;
+	sk->rodata->targ_owners = owners;
 	bpf_program__set_autoload(sk->progs.life_dirty, owners);
 	/* stacked disks: the bio-based disk asked for, or (no -d) one present */
 	l->stack = (cfg->mode == LIFE_SLOW || cfg->mode == LIFE_SNOOP || cfg->mode == LIFE_TOP ||
@@ -399,19 +399,9 @@ void life__stop(struct life *l)
 bool life__dirtier_comm(struct life *l, uint32_t pid, char *comm, size_t len)
 {
 	struct life_dirtier dt = {};
-	char path[40];
-	bool ok;
-	FILE *f;
 
-	if (l->owners && l->skel && !bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.dirtier_comms), &pid, &dt)) {
-		snprintf(comm, len, "%.*s", LIFE_COMM_LEN, dt.comm);
-		return true;
-	}
-	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
-	if (!(f = fopen(path, "r")))
+	if (!l->owners || !l->skel || bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.dirtier_comms), &pid, &dt))
 		return false;
-	ok = fgets(comm, len, f) != NULL;
-	fclose(f);
-	comm[strcspn(comm, "\n")] = '\0';
-	return ok;
+	snprintf(comm, len, "%.*s", LIFE_COMM_LEN, dt.comm);
+	return true;
 }

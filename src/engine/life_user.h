@@ -74,8 +74,9 @@ bool life__kernel_q(const struct btf *vmlinux);
 int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, void *ctx);
 /* 0, -errno, or 1 (an exit status) when the output failed: said already. */
 int life__poll(struct life *l, int timeout_ms);
-/* The name of a process that dirtied pages writes carried (owners, top):
- * the engine's own note of it, else /proc.  False: not known. */
+/* The name of a process that dirtied pages writes carried (owners, top),
+ * as the engine noted it when it dirtied them (it may be gone since).
+ * False: not noted (evicted from its table, or owners not on). */
 bool life__dirtier_comm(struct life *l, uint32_t pid, char *comm, size_t len);
 /* Drops in-flight entries older than this; returns how many. */
 int life__sweep(struct life *l, uint64_t older_than_ns);
