@@ -17,10 +17,14 @@ total() { awk -v d="$1" '$3 == d { print $4 + $8 + $15 + $19 }' /proc/diskstats;
 run() {
 	local name=$1 jqf=$2 d0 d1 P
 	shift 2
+	# perf enables a system-wide counter before it starts its command, so
+	# the command's first act says the count has begun (a fixed sleep did
+	# not: a clean-clone CI run's perf missed fio's first 4,184 requests)
 	perf stat -a -x, -e block:block_rq_complete --filter "dev == $devt" -o "$T/$name.perf" -- \
-		sh -c "while [ ! -e $T/$name.stop ]; do sleep 0.05; done" >/dev/null 2>"$T/$name.perf.err" & P=$!
+		sh -c "touch $T/$name.on; while [ ! -e $T/$name.stop ]; do sleep 0.05; done" >/dev/null 2>"$T/$name.perf.err" & P=$!
 	defer "touch $T/$name.stop"
-	sleep 0.5
+	for i in $(seq 200); do [ -e "$T/$name.on" ] && break; kill -0 $P 2>/dev/null || break; sleep 0.05; done
+	[ -e "$T/$name.on" ] || die "perf stat did not start its counter in 10 s: $(cat "$T/$name.perf.err")"
 	d0=$(total "$n")
 	start_iodig "$T/$name.json" "$@" --json -d "$n"
 	fio --name=x --filename="$L" --direct=1 --rw=randrw --bs=4k --size=200M --ioengine=libaio \
