@@ -38,11 +38,16 @@ measure() {
 	$W $((calls / 3)) >> "$tmp/$label"
 	# iodig's own programs: BPF run time per run, from the kernel's stats
 	case $label in why*) bpftool prog show --json > "$tmp/$label.progs";; esac
-	[ -z "$pid" ] || { kill -INT $pid; wait $pid || true; }
+	if [ -n "$pid" ]; then	# Ctrl-C to exit, everything detached
+		local t0=$(date +%s%N)
+		kill -INT $pid; wait $pid || true
+		echo $(( ($(date +%s%N) - t0) / 1000000 )) > "$tmp/$label.exit"
+	fi
 	rm -f "$tmp/ready"
 }
 measure none file
 measure why-untraced-nqw file ./iodig why --comm nobody_iodig --no-queue-writes --ready-file "$tmp/ready"
+measure why-untraced-ev file ./iodig why --comm nobody_iodig --no-queue-writes --syscall-events --ready-file "$tmp/ready"
 measure why-untraced file ./iodig why --comm nobody_iodig --ready-file "$tmp/ready"
 measure why-traced file ./iodig why 1000 --comm syscost --ready-file "$tmp/ready"
 measure why-all file ./iodig why 1000 --ready-file "$tmp/ready"
@@ -53,10 +58,11 @@ command -v perf >/dev/null && measure perf-trace 3 perf trace -s -a -o "$tmp/per
 echo "| ns added | write | pwrite64 | writev | getppid | context switch |"
 echo "|---|---:|---:|---:|---:|---:|"
 printf "| (no tracing: ns per call / switch) |"; awk '{printf " %.0f |", $2}' "$tmp/none"; echo
-for l in why-untraced-nqw why-untraced why-traced why-all syscount offcputime perf-trace; do
+for l in why-untraced-nqw why-untraced-ev why-untraced why-traced why-all syscount offcputime perf-trace; do
 	[ -s "$tmp/$l" ] || continue
 	case $l in
 	why-untraced-nqw) name="iodig why --comm OTHER --no-queue-writes";;
+	why-untraced-ev) name="iodig why --comm OTHER --no-queue-writes --syscall-events";;
 	why-untraced) name="iodig why --comm OTHER (caller not traced)";;
 	why-traced) name="iodig why --comm syscost (caller traced)";;
 	why-all) name="iodig why (every process traced)";;
@@ -66,6 +72,14 @@ for l in why-untraced-nqw why-untraced why-traced why-all syscount offcputime pe
 	esac
 	printf "| %s |" "$name"
 	paste "$tmp/none" "$tmp/$l" | awk '{printf " %+.0f |", $4 - $2}'; echo
+done
+echo
+echo "Ctrl-C to exit (the summary out, every link gone):"
+echo
+echo "| run | ms |"
+echo "|---|---:|"
+for l in why-untraced-nqw why-untraced-ev why-untraced why-traced why-all; do
+	[ -s "$tmp/$l.exit" ] && echo "| $l | $(cat "$tmp/$l.exit") |"
 done
 # the same runs again with the kernel's BPF stats on (they cost a little
 # themselves, so not during the table above)
@@ -101,11 +115,11 @@ echo "The context-switch column above includes a read(2) and a write(2) per swit
 echo "ping-pong), which why traces: the sched_switch row here is the switch's own cost."
 if [ -s "$tmp/syscount" ] && [ -s "$tmp/offcputime" ]; then
 	echo
-	paste "$tmp/none" "$tmp/why-untraced" "$tmp/syscount" "$tmp/offcputime" "$tmp/why-untraced-nqw" | awk '
-		NR == 1 { w = ($10 - $2) / ($6 - $2) }
-		NR == 4 { g = ($4 - $2) / ($6 - $2) }
+	paste "$tmp/none" "$tmp/why-untraced" "$tmp/syscount" "$tmp/offcputime" "$tmp/why-untraced-nqw" "$tmp/why-untraced-ev" | awk '
+		NR == 1 { w = ($10 - $2) / ($6 - $2); we = ($12 - $2) / ($6 - $2) }
+		NR == 4 { g = ($4 - $2) / ($6 - $2); ge = ($12 - $2) / ($6 - $2) }
 		NR == 5 { s = ($4 - $2) / ($8 - $2) }
-		END { printf "getppid(2), a call why does not trace: why adds %.2f x what syscount adds;\n", g
-		      printf "write(2) of a process why does not trace (--no-queue-writes): %.2f x;\n", w
+		END { printf "getppid(2), a call why does not trace: why adds %.2f x what syscount adds (%.2f x with --syscall-events);\n", g, ge
+		      printf "write(2) of a process why does not trace (--no-queue-writes): %.2f x (%.2f x with --syscall-events);\n", w, we
 		      printf "a context switch: %.2f x what offcputime adds.\n", s }'
 fi

@@ -282,6 +282,15 @@ flip_scheduler() {
 	)
 }
 
+# own_progs PID PREFIX: how many of PID's BPF programs are named PREFIX*
+# (their ids from its own fds, so another iodig on the machine is not
+# counted: a CI run saw one's 10)
+own_progs() {
+	local ids
+	ids=$(grep -h "^prog_id:" /proc/$1/fdinfo/* 2>/dev/null | awk '{print $2}' | sort -u | paste -sd, -)
+	bpftool prog show -j | jq --argjson ids "[${ids}]" --arg p "$2" '[.[] | select((.name | startswith($p)) and (.id as $i | $ids | index($i)))] | length'
+}
+
 # jsum FILE JQ_FILTER: sum of .count over hist objects that match the filter
 jcount() {
 	jq -s "[.[] | select(.type == \"hist\") | select($2) | .count] | add // 0" "$1"

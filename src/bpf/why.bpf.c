@@ -28,6 +28,7 @@
 #include "why.h"
 #include "compat.bpf.h"
 #include "events.bpf.h"
+#include "sysfs_watch.bpf.h"
 
 const volatile __u8 targ_args[WHY_SYSCALLS] = {};	/* enum why_args by syscall nr */
 const volatile __u64 targ_min_ns = 10000000;
@@ -507,16 +508,50 @@ int why_sc_exit(struct sc_exit *ctx)
 	return leave(ctx->nr, ctx->ret);
 }
 
+/*
+ * The queue-attribute watcher (sysfs_watch.bpf.h) on the raw way in: the
+ * write family's numbers from why.c, its records into the life engine's ring
+ * (why.c gives this map the engine's fd), so a command that runs these
+ * programs loads no syscall event for it.
+ */
+const volatile bool targ_qwrites = false;
+const volatile long qw_nr[5] = {};	/* write, pwrite64, writev, pwritev, pwritev2 */
+SYSFS_WRITES_MAP(qw_writes);
+__s64 qw_pending = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);	/* the engine's ring, by its fd */
+} life_records SEC(".maps");
+
+static __always_inline void qw_enter(long id, __u64 a0, __u64 a1, __u64 a2)
+{
+	bool vec;
+
+	if (id == qw_nr[0] || id == qw_nr[1])
+		vec = false;
+	else if (id == qw_nr[2] || id == qw_nr[3] || id == qw_nr[4])
+		vec = true;
+	else
+		return;
+	sysfs_enter(&qw_writes, &qw_pending, &life_records, &stats.qw_lost, (unsigned int)a0, a1, a2, vec);
+}
+
 /* regs: a BTF pointer here, read with plain loads (x86_64 argument registers) */
 SEC("tp_btf/sys_enter")
 int BPF_PROG(why_enter, struct pt_regs *regs, long id)
 {
+	if (targ_qwrites)
+		qw_enter(id, regs->di, regs->si, regs->dx);
 	return enter(id, regs->di, regs->si, regs->dx);
 }
 
 SEC("tp_btf/sys_exit")
 int BPF_PROG(why_exit, struct pt_regs *regs, long ret)
 {
+	/* a thread's next exit after a queue write's entry is that write's */
+	if (targ_qwrites)
+		sysfs_exit(&qw_writes, &qw_pending, &life_records, &stats.qw_lost, ret);
 	return leave(regs->orig_ax, ret);	/* untraced calls leave at the table */
 }
 

@@ -86,7 +86,7 @@ const struct sysc why_syscalls[NSYSC] = {
 };
 _Static_assert(sizeof(why_syscalls) / sizeof(why_syscalls[0]) == NSYSC, "NSYSC: why_int.h");
 
-enum { OPT_COMM = OPT_FIRST_CMD, OPT_SYSCALLS, OPT_SUMMARY, OPT_CALL, OPT_INTO, OPT_NO_QW };
+enum { OPT_COMM = OPT_FIRST_CMD, OPT_SYSCALLS, OPT_SUMMARY, OPT_CALL, OPT_INTO, OPT_NO_QW, OPT_SC_EVENTS };
 
 static const struct cli_opt why_table[] = {
 	{ "pid", 'p', "PID", "only calls of this process (repeat for up to 8)" },
@@ -102,6 +102,9 @@ static const struct cli_opt why_table[] = {
 	  "(comma-separated, up to 8; SYMBOL alone: in TARGET's binary)" },
 	{ "no-queue-writes", OPT_NO_QW, NULL, "do not watch queue-attribute writes (no writer named;\n"
 	  "saves about 350 ns on every write(2) on the machine)" },
+	{ "syscall-events", OPT_SC_EVENTS, NULL, "each call's own tracepoint instead of the raw ones:\n"
+	  "calls not traced run no program, traced ones cost more,\n"
+	  "and detaching takes seconds (docs/PERFORMANCE.md)" },
 	{ "interval", 'i', "SECS", "a summary every SECS seconds, besides the last" },
 	{ "kernel-stack", 'K', NULL, "the kernel stack at each call's longest wait off CPU" },
 	{ "user-stack", 'U', NULL, "the user stack at each call's longest wait off CPU" },
@@ -124,6 +127,7 @@ static int why_opt(void *ctx, int opt, const char *arg)
 	case OPT_SYSCALLS: o->syscalls = arg; break;
 	case OPT_SUMMARY: o->summary_only = true; break;
 	case OPT_NO_QW: o->no_queue_writes = true; break;
+	case OPT_SC_EVENTS: o->sc_events = true; break;
 	case 'K': o->kstack = true; break;
 	case 'U': o->ustack = true; break;
 	case OPT_CALL: o->call = arg; break;
@@ -195,10 +199,9 @@ int why__start(struct why_ctx *wc, struct life_cfg *cfg)
 	struct why_opts *o = wc->o;
 	const struct btf *vmlinux;
 	uint64_t cgid = 0;
-	bool cg_bios = false;
+	bool cg_bios = false, qw;
 	int err;
 
-	cfg->sysfs = !o->no_queue_writes;
 	if (o->disk && (err = filter__disk(o->disk, &wc->sel)))
 		return err;
 	if (o->cgroup && (err = filter__task_cgroup(o->cgroup, &cgid, &cg_bios)))
@@ -255,6 +258,17 @@ int why__start(struct why_ctx *wc, struct life_cfg *cfg)
 	if (!o->call && (err = why__set_syscalls(wc->skel, o->syscalls)))
 		return err;
 	why__sc_choose(wc);
+	/* queue writes: from the raw way in where why takes it (no syscall
+	 * event to detach, no second program on the write family), else the
+	 * engine's own events */
+	qw = wc->raw && !o->no_queue_writes;
+	cfg->sysfs = !o->no_queue_writes && !qw;
+	wc->skel->rodata->targ_qwrites = qw;
+	wc->skel->rodata->qw_nr[0] = SYS_write;
+	wc->skel->rodata->qw_nr[1] = SYS_pwrite64;
+	wc->skel->rodata->qw_nr[2] = SYS_writev;
+	wc->skel->rodata->qw_nr[3] = SYS_pwritev;
+	wc->skel->rodata->qw_nr[4] = SYS_pwritev2;
 	/* tracepoints this kernel may not have: the part or count stays 0, and it says so */
 	{
 		static const struct bpfenv_optional_tp optional[] = {
@@ -271,14 +285,20 @@ int why__start(struct why_ctx *wc, struct life_cfg *cfg)
 		bpfenv__drop_missing_tps(wc->skel->obj, vmlinux, optional, sizeof(optional) / sizeof(optional[0]));
 		bpfenv__set_tp_leads(wc->skel->obj, vmlinux);
 	}
-	bpfenv__vmlinux_drop();	/* libbpf parses its own copy at load: one at a time */
-	if ((err = why_bpf__load(wc->skel)))
-		return bpfenv__fail("loading BPF programs", err);
+	/* the engine first: its ring takes why's queue-write records */
 	if ((err = life__start(&wc->l, cfg, why__on_life, wc)))
 		return err;
 	wc->l.us = wc->us;	/* its mapping records taken at each poll */
 	if (cfg->sysfs && !wc->l.sysfs_on)
 		warnf("queue attribute writes are not watched: %s", wc->l.sysfs_why);
+	if (qw) {
+		if ((err = bpf_map__reuse_fd(wc->skel->maps.life_records, life__ring_fd(&wc->l))))
+			return bpfenv__fail("sharing the request engine's ring", err);
+		wc->l.sysfs_on = true;
+	}
+	bpfenv__vmlinux_drop();	/* libbpf parses its own copy at load: one at a time */
+	if ((err = why_bpf__load(wc->skel)))
+		return bpfenv__fail("loading BPF programs", err);
 	if (ring_buffer__add(wc->l.rb, bpf_map__fd(wc->skel->maps.records), why__on_call, wc))
 		return fail("reading records", "%s", strerror(errno));
 	if (o->call && (err = why__fn_attach(wc, o->npids == 1 ? wc->skel->rodata->filter_tgid[0] : 0)))

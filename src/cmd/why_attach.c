@@ -75,17 +75,20 @@ static bool sc_event_exists(const char *name)
 }
 
 /*
- * Before load: the way into the chosen calls.  Their own tracepoints where
- * the kernel has them all (a call iodig does not trace then runs no BPF),
- * else the raw sys_enter/sys_exit (every call on the machine runs a program
- * that leaves at the table).  --call uses neither.
+ * Before load: the way into the chosen calls.  The raw sys_enter/sys_exit:
+ * every call on the machine runs a program that leaves at the table (+90 ns
+ * a getppid(2) on 6.18), a traced call's costs less than through its event,
+ * and two links detach at once.  With --syscall-events, each call's own
+ * tracepoints where the kernel has them all: a call iodig does not trace runs
+ * no BPF (+40 ns), but each of the 66 events waits for grace periods under
+ * the kernel's event_mutex as it goes (3 s on 6.18).  --call uses neither.
  */
 void why__sc_choose(struct why_ctx *wc)
 {
 	struct why_bpf *sk = wc->skel;
 
-	wc->raw = false;
-	if (!wc->o->call) {
+	wc->raw = !wc->o->sc_events;
+	if (!wc->o->call && !wc->raw) {
 		bpfenv__tracefs();
 		for (int i = 0; i < NSYSC; i++)
 			if (sk->rodata->targ_args[why_syscalls[i].nr] != WA_NONE && !sc_event_exists(sc_event(&why_syscalls[i]))) {
@@ -141,9 +144,10 @@ static void *destroy_link(void *l)
 }
 
 /*
- * Detach from the syscall tracepoints.  Each detach waits in the kernel
- * (6.18: 66 links took 5.2 s one after another, 2.9 s side by side), so it
- * happens after the summary is out, the programs stopped by a flag before.
+ * Detach from the syscall events (--syscall-events).  Each detach waits for
+ * grace periods under the kernel's event_mutex (6.18: 66 links took 5.2 s one
+ * after another, 2.9 s side by side), so it happens after the summary is
+ * out, the programs stopped by a flag before.
  */
 void why__sc_detach(struct why_ctx *wc)
 {

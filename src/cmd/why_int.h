@@ -46,6 +46,7 @@ struct why_opts {
 	int npids;
 	const char *comm, *cgroup, *disk, *syscalls;
 	bool summary_only, no_queue_writes, kstack, ustack;
+	bool sc_events;		/* --syscall-events */
 	const char *call;		/* --call TARGET */
 	char *into[WHY_CHILDREN];	/* --into CHILD,... */
 	int ninto;

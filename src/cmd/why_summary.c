@@ -34,8 +34,8 @@ static const struct counter why_counters[] = {
 	{ "unlinked_io", WV(unlinked_io), "unlinked: %llu calls waited for block I/O that their own "
 	  "thread did not submit (writeback, journal, another thread's request)" },
 	{ "other_disk", WV(disk_skipped), NULL },
-	{ "requests_lost", WV(life_lost), "lost: %llu block request records (ring buffer full): "
-	  "their calls show fewer requests" },
+	{ "requests_lost", WV(life_lost), "lost: %llu records of block requests or queue writes (ring buffer "
+	  "full): their calls show fewer requests or writers" },
 	{ "requests_untracked", WV(untracked), "untracked: %llu bios whose slot was taken: their "
 	  "requests name no submitter, so no call" },
 	{ "wake_running", WV(wake_running), NULL },
@@ -52,7 +52,7 @@ static void values(struct why_ctx *wc, struct why_values *v)
 
 	life__stats(&wc->l, &ls);
 	*v = (struct why_values){ s->calls, s->slow, wc->shown, s->lost, s->no_storage, wc->calls_full,
-				  wc->linked, wc->unlinked_io, wc->disk_skipped, ls.lost, ls.untracked,
+				  wc->linked, wc->unlinked_io, wc->disk_skipped, ls.lost + s->qw_lost, ls.untracked,
 				  s->wake_running, wc->wakers_unfollowed, s->any_missed };
 }
 

@@ -370,6 +370,11 @@ void life__drain(struct life *l)
 		ring_buffer__consume(l->rb);
 }
 
+int life__ring_fd(const struct life *l)
+{
+	return bpf_map__fd(l->skel->maps.records);
+}
+
 void life__stats(struct life *l, struct life_stats *s)
 {
 	int ncpu = libbpf_num_possible_cpus(), zero = 0;

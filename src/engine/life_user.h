@@ -94,6 +94,9 @@ uint64_t life__in_flight(struct life *l);
 /* Hands over every record already in the ring buffer. */
 void life__drain(struct life *l);
 void life__stats(struct life *l, struct life_stats *s);
+/* The engine's ring, for another object's records in their order with the
+ * engine's (why's queue writes: bpf_map__reuse_fd before that object loads) */
+int life__ring_fd(const struct life *l);
 /* Requests the kernel completed on the disks traced that no program saw
  * (skipped.h); final once detached. */
 int64_t life__skipped(struct life *l);

@@ -22,12 +22,20 @@ need_root_bpf
 # ---- quiet ----
 L=$(loopdev 128); l=${L#/dev/}
 settle "$L"	# a new device's first reads (a probe) are not the test's
-r0=$(diskstat "$l" 1)
-start_iodig "$T/q.json" doctor -d "$l" --no-calls --json 3
-fio --name=q --filename="$L" --direct=1 --rw=randread --bs=4k --size=100M --number_ios=2000 \
-    --ioengine=psync > /dev/null || die fio
-end_iodig
-r1=$(diskstat "$l" 1)
+# page-cache thrash is judged machine-wide (the kernel's refault count): if
+# another process refaulted 1 MiB meanwhile, that finding is true, so the
+# quiet run is made again, once, and said
+refaults() { awk '$1 == "workingset_refault_file" { print $2 }' /proc/vmstat; }
+for try in 1 2; do
+	r0=$(diskstat "$l" 1); f0=$(refaults)
+	start_iodig "$T/q.json" doctor -d "$l" --no-calls --json 3
+	fio --name=q --filename="$L" --direct=1 --rw=randread --bs=4k --size=100M --number_ios=2000 \
+	    --ioengine=psync > /dev/null || die fio
+	end_iodig
+	r1=$(diskstat "$l" 1); f1=$(refaults)
+	[ $((f1 - f0)) -lt 256 ] && break
+	echo "  (the machine refaulted $((f1 - f0)) file pages during the quiet run: again)"
+done
 assert_eq "$(jq -s length "$T/q.json")" 1 "findings of a quiet disk"
 assert_eq "$(doctor_kind "$T/q.json" 1)" nothing_wrong "the quiet disk's finding"
 # every read judged, or counted lost by the engine itself (a completion the

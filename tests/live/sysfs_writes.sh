@@ -48,13 +48,6 @@ assert_eq "$(jq -r -s '[.[] | select(.attr == "read_ahead_kb") | .value] | join(
 assert_eq "$(jq -s '[.[] | select(.attr == "read_ahead_kb" and .ret > 0)] | length' "$T/v.json")" 4 "each with its return value"
 
 # slow --no-queue-writes loads no watcher: no program on the write syscalls
-# (the programs of that iodig: their ids from its own fds, so another iodig
-# on the machine is not counted: a CI run saw one's 10)
-own_progs() {	# PID PREFIX: how many of PID's BPF programs are named PREFIX*
-	local ids
-	ids=$(grep -h "^prog_id:" /proc/$1/fdinfo/* 2>/dev/null | awk '{print $2}' | sort -u | paste -sd, -)
-	bpftool prog show -j | jq --argjson ids "[${ids}]" --arg p "$2" '[.[] | select((.name | startswith($p)) and (.id as $i | $ids | index($i)))] | length'
-}
 start_iodig "$T/n.txt" slow --no-queue-writes
 assert_eq "$(own_progs "$IODIG_PID" life_sysfs_)" 0 "watcher programs loaded by slow --no-queue-writes"
 stop_iodig

@@ -6,13 +6,14 @@
 need_root_bpf
 LOAD="$TOP/tests/helpers/whyload.py"
 
-# 1. a device whose every read takes 30 ms
+# 1. a device whose every read takes 30 ms (through each call's own
+# tracepoints, --syscall-events; the other tests take why's default way in)
 S=$(slowdev 30 8) || exit
 "$LOAD" "$T/go" direct "$S" 8 > "$T/pid" &
 J=$!
 for i in $(seq 50); do [ -s "$T/pid" ] && break; sleep 0.05; done
 P=$(cat "$T/pid")
-start_iodig "$T/d.json" why 10 -p "$P" --json
+start_iodig "$T/d.json" why 10 -p "$P" --json --syscall-events
 touch "$T/go"; wait $J || die "whyload failed"
 stop_iodig
 assert_eq "$(jq -s "[.[] | select(.type == \"call\" and .pid == $P)] | length" "$T/d.json")" 8 "O_DIRECT reads recorded"

@@ -1,0 +1,62 @@
+# iodig why's way into system calls, the raw sys_enter/sys_exit, which also
+# watch queue-attribute writes (no syscall event loaded):
+#  - Ctrl-C under a system-call load: the summary out and the process gone
+#    within 0.5 s, and no BPF program or link of it left (through each
+#    call's own event, 66 of them, this took 3 s on 6.18: each event's
+#    detach waits for grace periods under the kernel's event_mutex);
+#  - the watcher sees a queue attribute written by each of write,
+#    pwrite64, writev, pwritev and pwritev2, each value as the helper wrote
+#    it (trailing blanks, which the kernel strips, tell the calls apart),
+#    through doctor (why's engine) and its recording.
+# (why_io.sh's first case runs through each call's own events,
+# --syscall-events, against the helper's clock.)
+. "$(dirname "$0")/../lib.sh"
+need_root_bpf
+command -v bpftool >/dev/null || skip "needs bpftool"
+
+ours() { bpftool prog show | grep -c -E 'name (why|life)_'; }
+links() { bpftool link show | grep -c '^[0-9]*:'; }
+p0=$(ours); k0=$(links)
+dd if=/dev/zero of=/dev/null bs=1 count=100000000 2>/dev/null & DD=$!
+defer "kill $DD 2>/dev/null"
+start_iodig "$T/w.json" why --json
+[ "$(ours)" -gt "$p0" ] || die "why's programs not loaded while it runs"
+sleep 1
+t0=$(date +%s%N)
+stop_iodig
+t1=$(date +%s%N)
+kill $DD
+ms=$(( (t1 - t0) / 1000000 ))
+jq -e -s '[.[] | select(.type == "summary")] | length == 1' "$T/w.json" >/dev/null || die "no summary after SIGINT"
+[ "$ms" -le 500 ] || die "why took $ms ms from SIGINT to exit (want 500 at most)"
+ok "why (every process, dd writing 1-byte blocks): summary out and exited $ms ms after SIGINT"
+assert_eq "$(links)" "$k0" "BPF links once it exited (before it ran: $k0)"
+# a program is freed by the kernel a grace period after its last link went
+for i in $(seq 20); do [ "$(ours)" = "$p0" ] && break; sleep 0.05; done
+assert_eq "$(ours)" "$p0" "why's and the engine's BPF programs 1 s after it exited (before it ran: $p0)"
+
+# ---- the watcher, each write call ----
+L=$(loopdev 64); n=${L#/dev/}
+start_iodig "$T/d.json" doctor -d "$n" --json --record "$T/d.rec" 2
+assert_eq "$(own_progs "$IODIG_PID" life_sysfs_) $(own_progs "$IODIG_PID" why_enter) $(own_progs "$IODIG_PID" why_sc_)" "0 1 0" \
+	"doctor's programs: the engine's watcher on syscall events, why's raw sys_enter, why's syscall events"
+python3 - "$n" > "$T/writer" <<'PY' || die "the attribute writer failed"
+import os, sys
+print(os.getpid(), flush=True)
+path = "/sys/block/%s/queue/scheduler" % sys.argv[1]
+calls = [lambda fd, b: os.write(fd, b), lambda fd, b: os.pwrite(fd, b, 0),
+         lambda fd, b: os.writev(fd, [b]), lambda fd, b: os.pwritev(fd, [b], 0),
+         lambda fd, b: os.pwritev(fd, [b], 0, os.RWF_DSYNC)]   # pwritev2
+for k, call in enumerate(calls):
+    for v in ("mq-deadline", "none"):
+        fd = os.open(path, os.O_WRONLY)
+        b = (v + " " * (k + 1)).encode()
+        assert call(fd, b) == len(b)
+        os.close(fd)
+PY
+end_iodig
+w=$(cat "$T/writer")
+"$IODIG" replay --json "$T/d.rec" > "$T/r.json" || die "replay of doctor's recording"
+want='"mq-deadline " "none " "mq-deadline  " "none  " "mq-deadline   " "none   " "mq-deadline    " "none    " "mq-deadline     " "none     "'
+got=$(jq -r -s "[.[] | select(.type == \"queue_write\" and .pid == $w and .attr == \"scheduler\" and .disk == \"$n\" and .ret == (.value | length)) | .value | @json] | join(\" \")" "$T/r.json")
+assert_eq "$got" "$want" "python3[$w]'s writes by write, pwrite64, writev, pwritev, pwritev2, each with its value and return, in doctor's recording"
