@@ -101,7 +101,7 @@ static const struct cli_opt why_table[] = {
 	{ "into", OPT_INTO, "LIST", "with --call: time inside each of these functions\n"
 	  "(comma-separated, up to 8; SYMBOL alone: in TARGET's binary)" },
 	{ "no-queue-writes", OPT_NO_QW, NULL, "do not watch queue-attribute writes (no writer named;\n"
-	  "saves about 350 ns on every write(2) on the machine)" },
+	  "saves about 110 ns on every write(2) on the machine)" },
 	{ "syscall-events", OPT_SC_EVENTS, NULL, "each call's own tracepoint instead of the raw ones:\n"
 	  "calls not traced run no program, traced ones cost more,\n"
 	  "and detaching takes seconds (docs/PERFORMANCE.md)" },
