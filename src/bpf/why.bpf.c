@@ -3,9 +3,10 @@
  * iodig why: each traced system call of each traced thread, split into
  * parts (why.h) by the tracepoints that change what the thread is doing:
  *
- *   sys_enter / sys_exit      the call: syscalls:sys_enter_NAME for the
- *                             traced calls only (raw syscall tracepoints
- *                             where those are missing; costs in
+ *   sys_enter / sys_exit      the call: the raw syscall tracepoints, which
+ *                             also watch queue-attribute writes (or, with
+ *                             --syscall-events, syscalls:sys_enter_NAME for
+ *                             the traced calls only; costs in
  *                             docs/PERFORMANCE.md)
  *   sched_switch              on CPU -> runnable (preempted) or a blocked
  *                             part, chosen from what the thread is in: a
@@ -476,11 +477,12 @@ static __always_inline int leave(long id, long ret)
 }
 
 /*
- * Two ways in.  The per-syscall tracepoints (syscalls:sys_enter_NAME), each
- * attached by why.c for the chosen calls only: a call iodig does not trace
- * runs no program at all.  Where the kernel has no syscall events
- * (CONFIG_FTRACE_SYSCALLS off), the raw ones: every system call on the
- * machine runs the program and leaves at the table lookup.
+ * Two ways in.  The raw ones (below, the default): every system call on the
+ * machine runs the program and leaves at the table lookup, and two links
+ * detach at once.  The per-syscall tracepoints (syscalls:sys_enter_NAME,
+ * --syscall-events), each attached by why_attach.c for the chosen calls
+ * only: a call iodig does not trace runs no program at all, but each event
+ * waits for grace periods as it detaches (docs/DESIGN.md).
  */
 /*
  * One program per number of arguments read: the kernel refuses to attach a

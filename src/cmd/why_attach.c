@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * iodig why: attaching to the system calls asked for (one tracepoint pair
- * each, or the raw ones where a kernel lacks an event), or to --call's
- * function and --into's children through the attach layer.
+ * iodig why: attaching to the system calls asked for (the raw sys_enter and
+ * sys_exit, or with --syscall-events one tracepoint pair each where the
+ * kernel has them all), or to --call's function and --into's children
+ * through the attach layer.
  */
 #define _GNU_SOURCE
 #include <errno.h>
