@@ -85,6 +85,7 @@ struct why_snap {
 };
 
 struct why_any {
+	__u64 spell;		/* follow_since when this history began */
 	__u64 since;
 	__u32 state;
 	__u32 n;		/* changes made: ring[n % WHY_WAKER_RING] is the next */
@@ -126,6 +127,34 @@ static __always_inline __u64 oncpu_since(__u32 tid)
 	return o && o->tid == tid ? o->since : 0;
 }
 
+/*
+ * Untraced tasks are followed only while a traced thread is off CPU in a
+ * call: what they are for is a waker's time over such a wait.  sleepers
+ * counts those threads; follow_since is when the count last rose from 0 (0
+ * while it is 0).  A task's history from an earlier spell is stale: its
+ * first change in this one starts it afresh, in the state it must have had
+ * since follow_since (any change since then would have been seen).  While
+ * no traced thread waits, a context switch or wakeup of an untraced task
+ * touches no task storage.
+ */
+__s64 sleepers;
+__u64 follow_since;
+
+static __always_inline void sleeper_in(__u64 now)
+{
+	if (__sync_fetch_and_add(&sleepers, 1) == 0)
+		follow_since = now;
+}
+
+static __always_inline void sleeper_out(void)
+{
+	__u64 f = follow_since;	/* read first: a spell begun after the count
+				 * falls to 0 must not be ended here */
+
+	if (__sync_fetch_and_add(&sleepers, -1) == 1)
+		__sync_val_compare_and_swap(&follow_since, f, 0);
+}
+
 /* A task's state changes to next at now. */
 static __always_inline void any_move(struct why_any *a, __u64 now, __u32 next)
 {
@@ -158,6 +187,35 @@ static __always_inline void any_move(struct why_any *a, __u64 now, __u32 next)
 		s->cum[i] = a->cum[i];
 	s->state = next;
 	a->n++;
+}
+
+/*
+ * t's history in this spell, or NULL (nothing followed now, or no room:
+ * counted).  A history from an earlier spell starts again: in state was
+ * (what the event says t has been doing since the spell began) from then,
+ * or from from (a task born in the spell).
+ */
+static __always_inline struct why_any *any_of(struct task_struct *t, __u32 was, __u64 from)
+{
+	__u64 f = follow_since;
+	struct why_any *a;
+
+	if (!f)
+		return NULL;
+	a = bpf_task_storage_get(&anys, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!a) {
+		__sync_fetch_and_add(&stats.any_missed, 1);
+		return NULL;
+	}
+	if (a->spell != f) {
+		a->spell = f;
+		a->n = a->nc = 0;
+		a->since = 0;
+		for (int i = 0; i < WW_NR; i++)
+			a->cum[i] = 0;
+		any_move(a, from ?: f, was);
+	}
+	return a;
 }
 
 /* The task's cumulative times now. */
@@ -246,9 +304,16 @@ struct {
 	__uint(max_entries, 1 << 22);
 } records SEC(".maps");
 
+/* Traced calls under way: while 0, no task's state is looked up. */
+__s64 in_calls;
+
 static __always_inline struct why_task *in_call(struct task_struct *t)
 {
-	struct why_task *w = bpf_task_storage_get(&tasks, t, 0, 0);
+	struct why_task *w;
+
+	if (!in_calls)
+		return NULL;
+	w = bpf_task_storage_get(&tasks, t, 0, 0);
 
 	return w && (w->flags & F_CALL) ? w : NULL;
 }
@@ -397,6 +462,10 @@ static __always_inline void begin(struct why_task *w, __u32 nr, __u64 id64)
 	w->off_since = 0;
 	w->since = now;
 	w->state = WP_CPU;
+	if (w->flags & F_OFF)	/* a call whose switch in was missed */
+		sleeper_out();
+	if (!(w->flags & F_CALL))	/* (set: the last one's exit was not seen) */
+		__sync_fetch_and_add(&in_calls, 1);
 	w->flags = F_CALL;
 }
 
@@ -413,6 +482,9 @@ static __always_inline void finish(struct why_task *w, long ret)
 			charge(w, in, running_part(w));
 	}
 	charge(w, now, WP_CPU);
+	if (w->flags & F_OFF)	/* its switch in was missed */
+		sleeper_out();
+	__sync_fetch_and_add(&in_calls, -1);	/* w is in_call's: F_CALL set */
 	w->flags = 0;
 	__sync_fetch_and_add(&stats.calls, 1);
 	if (now - w->rec.start < targ_min_ns)
@@ -563,28 +635,29 @@ int BPF_PROG(why_switch, bool preempt, struct task_struct *prev, struct task_str
 {
 	struct why_task *w;
 	struct why_any *a;
-	__u64 now = bpf_ktime_get_ns(), in = oncpu_since(prev->pid);
 	struct oncpu *o;
 	__u32 zero = 0;
+	__u64 now, in;
 
-	/* every task's state, for the wakers (prev blocks, is preempted, or
-	 * yields; next runs) */
-	a = bpf_task_storage_get(&anys, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (a) {
+	/* no traced call under way and none waiting: nothing to keep (this
+	 * CPU's oncpus entry is needed only for a switch in during a call) */
+	if (!in_calls && !follow_since)
+		return 0;
+	now = bpf_ktime_get_ns();
+	in = oncpu_since(prev->pid);
+
+	/* every task's state while followed, for the wakers (prev blocks, is
+	 * preempted, or yields; next runs) */
+	if ((a = any_of(prev, WW_CPU, 0))) {
 		/* switched out while thought runnable: its switch in was not
 		 * seen; it ran from when this CPU switched it in */
 		if (a->state == WW_RUNQ && in > a->since && in < now)
 			any_move(a, in, WW_CPU);
 		any_move(a, now, preempt || prev_state == 0 ? WW_RUNQ :
 			 BPF_CORE_READ_BITFIELD(prev, in_iowait) ? WW_IO : WW_SLEEP);
-	} else {
-		__sync_fetch_and_add(&stats.any_missed, 1);
 	}
-	a = bpf_task_storage_get(&anys, next, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (a)
+	if ((a = any_of(next, WW_RUNQ, 0)))
 		any_move(a, now, WW_CPU);
-	else
-		__sync_fetch_and_add(&stats.any_missed, 1);
 	if ((o = bpf_map_lookup_elem(&oncpus, &zero))) {
 		o->tid = next->pid;
 		o->since = now;
@@ -599,6 +672,8 @@ int BPF_PROG(why_switch, bool preempt, struct task_struct *prev, struct task_str
 		/* prev_state, not prev->__state: that one can change under us */
 		charge(w, now, preempt || prev_state == 0 ? WP_RUNQ : blocked_part(w, prev));
 		if (!preempt && prev_state != 0) {	/* where it blocks: prev is current here */
+			if (!(w->flags & F_OFF))
+				sleeper_in(now);
 			w->flags |= F_OFF;
 			w->flags &= ~F_WOKEN;
 			w->off_at = now;
@@ -614,6 +689,8 @@ int BPF_PROG(why_switch, bool preempt, struct task_struct *prev, struct task_str
 	if ((w = in_call(next))) {
 		w->flags &= ~F_THROTTLE;	/* its pause is over */
 		charge(w, now, running_part(w));
+		if (w->flags & F_OFF)
+			sleeper_out();
 		w->flags &= ~(F_OFF | F_WOKEN);
 		if (w->off_since) {	/* -K/-U: the longest wait keeps its stacks */
 			if (now - w->off_since > w->rec.wait_max) {
@@ -650,10 +727,19 @@ static __always_inline int woken(struct task_struct *p)
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(why_fork, struct task_struct *parent, struct task_struct *child)
 {
-	struct why_any *a = bpf_task_storage_get(&anys, child, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	__u64 now = bpf_ktime_get_ns();
+	struct why_any *a;
 
-	if (a && !a->n)
-		any_move(a, bpf_ktime_get_ns(), WW_RUNQ);
+	/* the storage made here in any case: made later, in the context of
+	 * a wakeup it gives (sched_waking, IRQs off), it is sometimes refused
+	 * for want of memory at hand, and the waker goes unfollowed */
+	if (!follow_since) {
+		bpf_task_storage_get(&anys, child, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		return 0;
+	}
+	a = any_of(child, WW_RUNQ, now);
+	if (a && a->since != now)	/* storage it had before (cannot be: said) */
+		any_move(a, now, WW_RUNQ);
 	return 0;
 }
 
@@ -663,14 +749,18 @@ int BPF_PROG(why_fork, struct task_struct *parent, struct task_struct *child)
 SEC("tp_btf/sched_waking")
 int BPF_PROG(why_waking, struct task_struct *p)
 {
-	/* made here too: a thread asleep since before why began (a journal
+	/* made here too: a thread asleep since the spell began (a journal
 	 * thread) is then followed from its wake, not from its first run */
-	struct why_any *a = bpf_task_storage_get(&anys, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	struct task_struct *cur;
+	struct task_struct *woken = p, *cur;
 	struct why_task *w;
-	__u64 now = bpf_ktime_get_ns();
+	struct why_any *a;
+	__u64 now;
 
-	if (a && (!a->n || (a->state != WW_CPU && a->state != WW_RUNQ)))
+	if (!follow_since)	/* no traced thread waits: nothing to follow */
+		return 0;
+	a = any_of(p, BPF_CORE_READ_BITFIELD(woken, in_iowait) ? WW_IO : WW_SLEEP, 0);
+	now = bpf_ktime_get_ns();
+	if (a && a->state != WW_CPU && a->state != WW_RUNQ)
 		any_move(a, now, WW_RUNQ);
 	if (!(w = in_call(p)) || !(w->flags & F_OFF))
 		return 0;
@@ -686,7 +776,7 @@ int BPF_PROG(why_waking, struct task_struct *p)
 	w->wk.pid = cur->tgid;
 	w->wk.tid = cur->pid;
 	bpf_get_current_comm(w->wk.comm, sizeof(w->wk.comm));
-	a = bpf_task_storage_get(&anys, cur, 0, 0);
+	a = any_of(cur, WW_CPU, 0);	/* running now: since the spell began, if not seen */
 	if (a && any_span(a, w->off_at, now, w->wk.part, &w->wk.resolution_ns))
 		w->wk.flags |= WHY_WAKER_FOLLOWED;
 	return 0;
