@@ -639,10 +639,17 @@ int BPF_PROG(why_switch, bool preempt, struct task_struct *prev, struct task_str
 	__u32 zero = 0;
 	__u64 now, in;
 
-	/* no traced call under way and none waiting: nothing to keep (this
-	 * CPU's oncpus entry is needed only for a switch in during a call) */
-	if (!in_calls && !follow_since)
-		return 0;
+	/* no traced thread waiting: nobody's history is kept, but the task
+	 * switched in gets its storage now, so that a spell finds it made
+	 * (made during one, in a switch or wakeup with IRQs off, it is now and
+	 * then refused for want of memory at hand: a waker unfollowed); with
+	 * no traced call under way either, nothing else to do (this CPU's
+	 * oncpus entry is needed only for a switch in during a call) */
+	if (!follow_since) {
+		bpf_task_storage_get(&anys, next, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (!in_calls)
+			return 0;
+	}
 	now = bpf_ktime_get_ns();
 	in = oncpu_since(prev->pid);
 

@@ -70,11 +70,6 @@ ok "text: $(grep -m1 waited "$T/b.txt" | sed 's/^ *//')"
 # pipe names it, its request to that disk, and the request's D2C, at least
 # the 20 ms and at most the writer's own clock of its pread
 S=$(slowdev 20 16) || exit
-# the new device opened and read once here, and left to go idle: a run
-# where the writer's first read came with a second request of its own (a
-# first open's work, it seems) failed once in 35
-dd if="$S" of=/dev/null bs=4096 count=1 iflag=direct status=none || die "reading $S"
-settle "$S"
 rm -f "$T/go" "$T/go.writer"
 "$TOP/tests/helpers/pipewait.py" "$T/go" 3 0 io="$S" > "$T/pi.out" &
 defer "kill $! 2>/dev/null"
