@@ -14,6 +14,8 @@ a span that holds the reader's whole wait, so no waker's CPU over the wait
 is more; with io=, then the pread's time on its own clock (CLOCK_MONOTONIC).
 """
 import ctypes
+import mmap  # here, not in the writer's loop: a first import read from a
+             # cold page cache is the writer's own I/O over the reader's wait
 import os
 import sys
 import time
@@ -42,7 +44,6 @@ if child == 0:
                 while time.thread_time_ns() - c0 < delay * 1e9:
                     pass
             elif dev:
-                import mmap
                 buf = mmap.mmap(-1, 4096)
                 fd = os.open(dev, os.O_RDONLY | os.O_DIRECT)
                 t0 = time.monotonic_ns()
