@@ -51,9 +51,6 @@ const volatile bool targ_kernel_q = false;	/* ... on the kernel's Q stamps */
 const volatile __u64 targ_watch_ns = 0;		/* WATCH, above */
 const volatile __u32 targ_slot_bits = LIFE_SLOT_BITS;
 const volatile __u32 filter_pid = 0;
-/* -p/--comm: requests not followed from Q (submitter unknown, or a flush)
- * left out (kept apart from struct life_stats, which recordings carry) */
-__u64 unfiltered = 0;
 const volatile bool filter_comm_on = false;
 const volatile char filter_comm[LIFE_COMM_LEN] = {};
 const volatile __u64 targ_wakeup_bytes = 1 << 20;
@@ -803,11 +800,9 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 	} else {
 		/* Not followed from Q: started before tracing, or an internal
 		 * request (a flush) with no bio.  Filters on the submitter
-		 * cannot be applied to it: left out, counted. */
-		if (filter_pid || filter_comm_on) {
-			__sync_fetch_and_add(&unfiltered, 1);
+		 * cannot be applied to it. */
+		if (filter_pid || filter_comm_on)
 			return 0;
-		}
 		/* the cgroup is on the bio: a request this filter kept from
 		 * being followed at Q is not let through here (a flush request
 		 * has no bio, and no cgroup) */

@@ -190,10 +190,6 @@ static int top_report(void *ctx, bool last)
 	life__stats(&tc->l, &s);
 	counters__delta(&d, &s, &tc->last, sizeof(d));
 	v = (struct top_values){ d.completed, d.map_full, 0, life__skipped_interval(&tc->l) };
-	/* pid 0's rows, and with -p or --comm those left out: neither's
-	 * submitter is known */
-	v.unattributed = life__unfiltered(&tc->l) - tc->last_unfiltered;
-	tc->last_unfiltered += v.unattributed;
 	for (int i = 0; i < tc->nrows; i++)
 		if (!tc->rows[i].pid)
 			v.unattributed += tc->rows[i].q2c.count;

@@ -53,7 +53,6 @@ struct top_ctx {
 	int nrows, cap;
 	struct procio io;	/* each process's own /proc/PID/io */
 	struct life_stats last;
-	uint64_t last_unfiltered;	/* life__unfiltered at the last report */
 	struct json j;
 	uint64_t interval;
 	uint64_t t_last;	/* the last report (or the start), monotonic ns */

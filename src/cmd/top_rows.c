@@ -11,7 +11,7 @@ const char *const top_by_names[3] = { "process", "cgroup", "disk" };
 const struct counter top_counters[4] = {
 	{ "completed", TV(completed), NULL },
 	{ "unattributed", TV(unattributed), "unattributed: %llu requests not seen at submission "
-	  "(started before tracing, or a flush): pid 0, or left out by -p/--comm" },
+	  "(started before tracing, or a flush): pid 0" },
 	{ "map_full", TV(map_full), "lost: %llu requests with no room for their row (the table full, or the kernel could not allocate one)" },
 	{ "skipped", TV(skipped), "skipped: %lld requests completed that the kernel ran no BPF "
 	  "program for (a perf counter of block_rq_complete saw them): in no row", 0, 1 },

@@ -370,11 +370,6 @@ void life__drain(struct life *l)
 		ring_buffer__consume(l->rb);
 }
 
-uint64_t life__unfiltered(const struct life *l)
-{
-	return l->skel->bss->unfiltered;
-}
-
 int life__ring_fd(const struct life *l)
 {
 	return bpf_map__fd(l->skel->maps.records);

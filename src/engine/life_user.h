@@ -97,9 +97,6 @@ void life__stats(struct life *l, struct life_stats *s);
 /* The engine's ring, for another object's records in their order with the
  * engine's (why's queue writes: bpf_map__reuse_fd before that object loads) */
 int life__ring_fd(const struct life *l);
-/* With a submitter filter: requests left out because they were not
- * followed from Q (their submitter unknown, or a flush), so far */
-uint64_t life__unfiltered(const struct life *l);
 /* Requests the kernel completed on the disks traced that no program saw
  * (skipped.h); final once detached. */
 int64_t life__skipped(struct life *l);
