@@ -134,8 +134,8 @@ static __always_inline __u64 oncpu_since(__u32 tid)
  * while it is 0).  A task's history from an earlier spell is stale: its
  * first change in this one starts it afresh, in the state it must have had
  * since follow_since (any change since then would have been seen).  While
- * no traced thread waits, a context switch or wakeup of an untraced task
- * touches no task storage.
+ * no traced thread waits, a context switch only makes the storage of the
+ * task it switches in (no history), and a wakeup does nothing.
  */
 __s64 sleepers;
 __u64 follow_since;
@@ -734,19 +734,14 @@ static __always_inline int woken(struct task_struct *p)
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(why_fork, struct task_struct *parent, struct task_struct *child)
 {
-	__u64 now = bpf_ktime_get_ns();
-	struct why_any *a;
-
 	/* the storage made here in any case: made later, in the context of
 	 * a wakeup it gives (sched_waking, IRQs off), it is sometimes refused
-	 * for want of memory at hand, and the waker goes unfollowed */
-	if (!follow_since) {
+	 * for want of memory at hand, and the waker goes unfollowed; in a
+	 * spell, its history from now (a new task's storage is always fresh) */
+	if (!follow_since)
 		bpf_task_storage_get(&anys, child, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-		return 0;
-	}
-	a = any_of(child, WW_RUNQ, now);
-	if (a && a->since != now)	/* storage it had before (cannot be: said) */
-		any_move(a, now, WW_RUNQ);
+	else
+		any_of(child, WW_RUNQ, bpf_ktime_get_ns());
 	return 0;
 }
 
