@@ -75,6 +75,17 @@ enum why_wpart { WW_CPU, WW_RUNQ, WW_IO, WW_SLEEP, WW_NR };
 #define WHY_COARSE_RING		32	/* ... and older ones, one per WHY_COARSE_NS at most */
 #define WHY_COARSE_NS		2000000ull
 
+/*
+ * A wait's chain: who ended it (depth 1), who ended that waker's longest
+ * wait over it (depth 2), and who ended that one's (depth 3).  Beyond depth
+ * 1, each task followed keeps its last WHY_LINKS wakes out of waits of
+ * targ_chain_ns or more (made in the waker's context at sched_waking, with
+ * the waker's time over the wait and the waker's own depth-2 link then).
+ */
+#define WHY_CHAIN	3	/* the deepest --depth */
+#define WHY_LINKS	4
+#define WHY_HOP_IPS	12	/* the woken task's stack at a link's wake: where it waited */
+
 struct why_waker {
 	__u32 pid, tid;		/* 0: none (no wake seen: a timeout, a signal ...) */
 	__u32 flags;
@@ -85,6 +96,10 @@ struct why_waker {
 	__u64 resolution_ns;	/* 0: part[] exact; else part[] from the coarse ring,
 				 * each within this of the truth */
 	char comm[WHY_COMM_LEN];
+	/* depth 2 and 3 only: the wait it ended, of the previous link's waker */
+	__u32 wpart;		/* enum why_wpart: WW_SLEEP or WW_IO */
+	__u32 nips;		/* place[]'s frames (0: not walked) */
+	__u64 place[WHY_HOP_IPS];	/* that task's kernel stack as it was woken */
 };
 
 struct why_wait {
@@ -92,6 +107,7 @@ struct why_wait {
 	__u32 part;		/* enum why_part */
 	__u64 ns;
 	struct why_waker waker;	/* of its longest wait */
+	struct why_waker up[WHY_CHAIN - 1];	/* the waker's chain (tid 0: none) */
 };
 
 /* One slow call. */
@@ -118,10 +134,12 @@ struct why_call {
 	__u64 in_children;	/* time inside any child (their union: self = wall - this) */
 	__u64 wait_max;		/* -K/-U: its longest time off CPU, blocked (ns) */
 	__s32 kstack, ustack;	/* -K/-U: the stacks it blocked with then (stack map ids, < 0: none) */
-	struct why_wait waits[WHY_WAITS];	/* its blocked time by where it blocked, in order seen */
 	__u64 waits_other;	/* blocked time at further places */
 	char comm[WHY_COMM_LEN];
 	char path[WHY_PATH_LEN];	/* WA_PATH*: the path given, as given */
+	/* last: a call's start clears what comes before and each wait's ns,
+	 * waker.at and up[].tid (a waker is written whole, or not at all) */
+	struct why_wait waits[WHY_WAITS];	/* its blocked time by where it blocked, in order seen */
 };
 
 /* Counted, never silent. */
@@ -135,6 +153,7 @@ struct why_stats {
 	__u64 unmatched_child;	/* --into: a child's return without its entry */
 	__u64 any_missed;	/* a task's state change not kept (its storage busy or full) */
 	__u64 qw_lost;		/* queue-write records the engine's ring had no room for */
+	__u64 links;		/* wakes of followed tasks kept for the chains (depth 2+) */
 };
 
 #endif

@@ -41,6 +41,8 @@ const volatile __u32 filter_ntgid = 0;
 const volatile __u64 filter_cgroup = 0;
 const volatile bool filter_comm_on = false;
 const volatile char filter_comm[WHY_COMM_LEN] = {};
+const volatile __u32 targ_depth = 1;		/* --depth: wakers' wakers followed */
+const volatile __u64 targ_chain_ns = 1000000;	/* ... for their waits this long or more */
 
 struct why_stats stats;
 /* set by why.c at the end: the syscall links stay until after the summary
@@ -67,6 +69,7 @@ struct why_task {
 	__u32 pad2;
 	__u64 off_at;		/* F_OFF: when it blocked */
 	struct why_waker wk;	/* F_WOKEN: who is waking it, for the wait it ends */
+	struct why_waker up[WHY_CHAIN - 1];	/* ... and that one's chain */
 	struct why_call rec;
 };
 
@@ -84,6 +87,12 @@ struct why_snap {
 	__u32 pad;
 };
 
+/* --depth 2+: a task's wake out of a long wait, with who woke it (hop) and
+ * who had woken that one last over the wait (sub, tid 0: none) */
+struct why_link {
+	struct why_waker hop, sub;
+};
+
 struct why_any {
 	__u64 spell;		/* follow_since when this history began */
 	__u64 since;
@@ -93,6 +102,10 @@ struct why_any {
 	struct why_snap ring[WHY_WAKER_RING];
 	__u32 nc, pad;		/* coarse[nc % WHY_COARSE_RING] is the next */
 	struct why_snap coarse[WHY_COARSE_RING];
+	/* --depth 2+: its last wakes out of long waits, each with who woke it
+	 * (hop) and who had woken that one last over the wait (sub) */
+	__u32 nl, pad2;		/* links[nl % WHY_LINKS] is the next */
+	struct why_link links[WHY_LINKS];
 };
 
 struct {
@@ -209,7 +222,7 @@ static __always_inline struct why_any *any_of(struct task_struct *t, __u32 was, 
 	}
 	if (a->spell != f) {
 		a->spell = f;
-		a->n = a->nc = 0;
+		a->n = a->nc = a->nl = 0;
 		a->since = 0;
 		for (int i = 0; i < WW_NR; i++)
 			a->cum[i] = 0;
@@ -336,8 +349,11 @@ static __always_inline void wait_add(struct why_task *w, __u32 part, __u64 ns)
 		x->part = part;
 		x->ns += ns;
 		/* the wait a wake ends: its waker, for the slot's longest */
-		if ((w->flags & F_WOKEN) && w->wk.wait_ns >= x->waker.wait_ns)
+		if ((w->flags & F_WOKEN) && w->wk.wait_ns >= x->waker.wait_ns) {
 			x->waker = w->wk;
+			x->up[0] = w->up[0];
+			x->up[1] = w->up[1];
+		}
 		return;
 	}
 	w->rec.waits_other += ns;
@@ -448,7 +464,13 @@ static __always_inline void begin(struct why_task *w, __u32 nr, __u64 id64)
 {
 	__u64 now = bpf_ktime_get_ns();
 
-	__builtin_memset(&w->rec, 0, sizeof(w->rec));
+	__builtin_memset(&w->rec, 0, offsetof(struct why_call, waits));
+	for (int i = 0; i < WHY_WAITS; i++) {
+		w->rec.waits[i].ns = 0;
+		w->rec.waits[i].waker.at = w->rec.waits[i].waker.wait_ns = 0;
+		w->rec.waits[i].waker.tid = 0;
+		w->rec.waits[i].up[0].tid = w->rec.waits[i].up[1].tid = 0;
+	}
 	__builtin_memset(w->active, 0, sizeof(w->active));
 	w->any = 0;
 	w->depth = 1;
@@ -745,9 +767,44 @@ int BPF_PROG(why_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
+/* The link of t's history that ended its longest wait over [t0, now]
+ * (woken after t0), or NULL. */
+static __always_inline struct why_link *best_link(struct why_any *t, __u64 t0, __u64 now)
+{
+	struct why_link *best = NULL;
+
+	for (int i = 0; i < WHY_LINKS; i++) {
+		struct why_link *l = &t->links[i];
+
+		if (i >= t->nl || l->hop.at <= t0 || l->hop.at > now ||
+		    (best && l->hop.wait_ns <= best->hop.wait_ns))
+			continue;
+		best = l;
+	}
+	return best;
+}
+
+/* The waker (current) as a link: who, how (stack), and its time over the
+ * wait [t0, now] from its history ca. */
+static __always_inline void hop_fill(struct why_waker *h, struct task_struct *cur, struct why_any *ca,
+				     __s32 stack, __u64 t0, __u64 now)
+{
+	h->at = now;
+	h->wait_ns = now > t0 ? now - t0 : 0;
+	h->stack = stack;
+	h->pid = cur->tgid;
+	h->tid = cur->pid;
+	h->flags = 0;
+	h->resolution_ns = 0;
+	bpf_get_current_comm(h->comm, sizeof(h->comm));
+	if (ca && any_span(ca, t0, now, h->part, &h->resolution_ns))
+		h->flags |= WHY_WAKER_FOLLOWED;
+}
+
 /* Who wakes a traced thread off CPU, and what the waker did over its wait:
  * sched_waking runs in the waker's context (sched_wakeup may run on the
- * wakee's CPU, from an IPI). */
+ * wakee's CPU, from an IPI).  With --depth 2 or 3, also every followed
+ * task's wake out of a long wait: a link of the chains. */
 SEC("tp_btf/sched_waking")
 int BPF_PROG(why_waking, struct task_struct *p)
 {
@@ -755,32 +812,67 @@ int BPF_PROG(why_waking, struct task_struct *p)
 	 * thread) is then followed from its wake, not from its first run */
 	struct task_struct *woken = p, *cur;
 	struct why_task *w;
-	struct why_any *a;
-	__u64 now;
+	struct why_any *a, *ca;
+	__u64 now, slept = 0;
+	__u32 was = WW_SLEEP;
+	bool traced;
+	__s32 stack;
 
 	if (!follow_since)	/* no traced thread waits: nothing to follow */
 		return 0;
 	a = any_of(p, BPF_CORE_READ_BITFIELD(woken, in_iowait) ? WW_IO : WW_SLEEP, 0);
 	now = bpf_ktime_get_ns();
-	if (a && a->state != WW_CPU && a->state != WW_RUNQ)
+	if (a && a->state != WW_CPU && a->state != WW_RUNQ) {
+		/* a wait long enough to be a link of a chain */
+		if (targ_depth > 1 && a->since && now >= a->since + targ_chain_ns) {
+			slept = a->since;
+			was = a->state;
+		}
 		any_move(a, now, WW_RUNQ);
-	if (!(w = in_call(p)) || !(w->flags & F_OFF))
+	}
+	w = in_call(p);
+	traced = w && (w->flags & F_OFF);	/* (w itself is never set NULL
+						 * here: the verifier refuses the
+						 * masking the compiler makes of it) */
+	if (!traced && !slept)
 		return 0;
-	__builtin_memset(&w->wk, 0, sizeof(w->wk));
-	w->wk.at = now;
-	w->wk.wait_ns = now > w->off_at ? now - w->off_at : 0;
-	w->flags |= F_WOKEN;
 	/* the waker's stack says how it woke the thread, and whether from an
 	 * interrupt (user space reads it: preempt_count is a per-CPU variable
 	 * BPF can name only on kernels with CONFIG_KALLSYMS_ALL) */
-	w->wk.stack = bpf_get_stackid(ctx, &wakestacks, 0);
+	stack = bpf_get_stackid(ctx, &wakestacks, 0);
 	cur = bpf_get_current_task_btf();
-	w->wk.pid = cur->tgid;
-	w->wk.tid = cur->pid;
-	bpf_get_current_comm(w->wk.comm, sizeof(w->wk.comm));
-	a = any_of(cur, WW_CPU, 0);	/* running now: since the spell began, if not seen */
-	if (a && any_span(a, w->off_at, now, w->wk.part, &w->wk.resolution_ns))
-		w->wk.flags |= WHY_WAKER_FOLLOWED;
+	ca = any_of(cur, WW_CPU, 0);	/* running now: since the spell began, if not seen */
+	if (slept && a) {
+		__u32 k = a->nl & (WHY_LINKS - 1);
+		struct why_waker *h = &a->links[k].hop;
+		struct why_link *s;
+
+		hop_fill(h, cur, ca, stack, slept, now);
+		h->wpart = was;
+		/* where p waited: its stack, as it sleeps still */
+		h->nips = 0;
+		long n = bpf_get_task_stack(p, h->place, sizeof(h->place), 0);
+		if (n > 0)
+			h->nips = n / sizeof(__u64);
+		a->links[k].sub.tid = 0;
+		if (targ_depth > 2 && ca && (s = best_link(ca, slept, now)))
+			a->links[k].sub = s->hop;
+		a->nl++;
+		__sync_fetch_and_add(&stats.links, 1);
+	}
+	if (!traced || !w)
+		return 0;
+	hop_fill(&w->wk, cur, ca, stack, w->off_at, now);
+	w->flags |= F_WOKEN;
+	w->up[0].tid = w->up[1].tid = 0;
+	if (ca) {
+		struct why_link *l = best_link(ca, w->off_at, now);
+
+		if (l) {
+			w->up[0] = l->hop;
+			w->up[1] = l->sub;
+		}
+	}
 	return 0;
 }
 

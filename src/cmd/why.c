@@ -86,7 +86,7 @@ const struct sysc why_syscalls[NSYSC] = {
 };
 _Static_assert(sizeof(why_syscalls) / sizeof(why_syscalls[0]) == NSYSC, "NSYSC: why_int.h");
 
-enum { OPT_COMM = OPT_FIRST_CMD, OPT_SYSCALLS, OPT_SUMMARY, OPT_CALL, OPT_INTO, OPT_NO_QW, OPT_SC_EVENTS };
+enum { OPT_COMM = OPT_FIRST_CMD, OPT_SYSCALLS, OPT_SUMMARY, OPT_CALL, OPT_INTO, OPT_NO_QW, OPT_SC_EVENTS, OPT_DEPTH };
 
 static const struct cli_opt why_table[] = {
 	{ "pid", 'p', "PID", "only calls of this process (repeat for up to 8)" },
@@ -105,6 +105,8 @@ static const struct cli_opt why_table[] = {
 	{ "syscall-events", OPT_SC_EVENTS, NULL, "each call's own tracepoint instead of the raw ones:\n"
 	  "calls not traced run no program, traced ones cost more,\n"
 	  "and detaching takes seconds (docs/PERFORMANCE.md)" },
+	{ "depth", OPT_DEPTH, "N", "wakers followed per wait: 1 the waker, 2 its waker\n"
+	  "too, 3 (default) that one's as well" },
 	{ "interval", 'i', "SECS", "a summary every SECS seconds, besides the last" },
 	{ "kernel-stack", 'K', NULL, "the kernel stack at each call's longest wait off CPU" },
 	{ "user-stack", 'U', NULL, "the user stack at each call's longest wait off CPU" },
@@ -142,6 +144,11 @@ static int why_opt(void *ctx, int opt, const char *arg)
 		}
 		break;
 	}
+	case OPT_DEPTH:
+		if (!cli__uint(arg, 1, WHY_CHAIN, &v))
+			return usage_error("--depth '%s': 1 to %d", arg, WHY_CHAIN);
+		o->depth = (int)v;
+		break;
 	case 'i':
 		if (!cli__uint(arg, 1, 86400, &v))
 			return usage_error("--interval '%s': seconds, 1 or more", arg);
@@ -244,6 +251,9 @@ int why__start(struct why_ctx *wc, struct life_cfg *cfg)
 	if ((err = why__fn_select(wc)))
 		return err;
 	wc->skel->rodata->targ_min_ns = o->min_ns;
+	/* a waker's own waits followed (links) when a tenth of a slow call or more */
+	wc->skel->rodata->targ_depth = o->depth ? o->depth : WHY_CHAIN;
+	wc->skel->rodata->targ_chain_ns = o->min_ns / 10 > 100000 ? o->min_ns / 10 : 100000;
 	wc->skel->rodata->targ_self = getpid();	/* iodig's own calls are not the user's */
 	wc->skel->rodata->targ_kstack = o->kstack;
 	wc->skel->rodata->targ_ustack = o->ustack;

@@ -54,6 +54,7 @@ struct why_opts {
 	char into_spec[WHY_CHILDREN][512];	/* BINARY:SYMBOL, TARGET's binary by default */
 	uint64_t min_ns;
 	int interval_s;
+	int depth;		/* --depth, 0: WHY_CHAIN */
 };
 
 /* Blocked time at one place (the kernel function a wait happened in) and part. */
@@ -61,6 +62,7 @@ struct agg_wait {		/* by (part, place, waker) */
 	uint32_t part;
 	char place[WHY_PLACE_LEN];
 	char waker[WHY_COMM_LEN];	/* its task name; "": none seen (a timeout) */
+	char up[WHY_CHAIN - 1][WHY_COMM_LEN];	/* the waker's own wakers ("": none) */
 	bool irq;			/* woken from an interrupt */
 	uint64_t ns, calls;
 };
@@ -79,16 +81,15 @@ struct sys_agg {
 	uint64_t wait_other;	/* past WHY_AGG_WAITS places, or past a call's WHY_WAITS */
 };
 
-/* A call waiting for its join, with its file named when it arrived (the
- * process may be gone one poll later). */
-struct pending {
-	struct why_call c;
-	char file[512];
-	struct frames kf, uf;	/* -K/-U: the stacks of its longest wait, named on arrival */
-	char place[WHY_WAITS][WHY_PLACE_LEN];	/* where each of c.waits[] blocked */
-	char wk_how[WHY_WAITS][WHY_PLACE_LEN];	/* how each wait's waker woke it */
-	bool wk_irq[WHY_WAITS];			/* ... from an interrupt */
-	struct {			/* the requests each wait's waker submitted over it */
+/* A waker of a wait's chain, named on arrival: how it woke the task
+ * (depth 1: the traced thread; deeper: the previous waker), whether from
+ * an interrupt, where the task it woke had waited (depth 2+: depth 1's is
+ * the call's place), and the requests it had in flight over that wait. */
+struct hop_names {
+	char how[WHY_PLACE_LEN];
+	bool irq;
+	char place[WHY_PLACE_LEN];
+	struct {
 		uint32_t n, dev;	/* dev: the first one's disk */
 		uint64_t bytes;
 		uint64_t q2c, d2c;	/* its longest one's (Q2C), and that one's D2C */
@@ -96,7 +97,17 @@ struct pending {
 					 * (life_req.wb_pid: a journal's ordered data) */
 		uint64_t owner_bytes;
 		char owner_comm[WHY_COMM_LEN];
-	} wk_reqs[WHY_WAITS];
+	} reqs;
+};
+
+/* A call waiting for its join, with its file named when it arrived (the
+ * process may be gone one poll later). */
+struct pending {
+	struct why_call c;
+	char file[512];
+	struct frames kf, uf;	/* -K/-U: the stacks of its longest wait, named on arrival */
+	char place[WHY_WAITS][WHY_PLACE_LEN];	/* where each of c.waits[] blocked */
+	struct hop_names hop[WHY_WAITS][WHY_CHAIN];	/* each wait's chain of wakers, named */
 };
 
 /* Files named before, by (pid, fd, dev, inode): a process that exits right
@@ -136,6 +147,21 @@ struct why_ctx {
 	life_record_fn tee;		/* also handed every life record (doctor), or NULL */
 	void *tee_ctx;
 };
+
+/* Depth d (0: the waker) of wait x's chain, or NULL: none kept, or past
+ * a waker that was an interrupt (the task it came upon has nothing to do
+ * with the wait; p's names say which). */
+static inline const struct why_waker *why__hop(const struct pending *p, int w, int d)
+{
+	const struct why_wait *x = &p->c.waits[w];
+
+	for (int i = 0; i < d; i++)
+		if (p->hop[w][i].irq)
+			return NULL;
+	if (!d)
+		return x->waker.at ? &x->waker : NULL;
+	return d < WHY_CHAIN && x->up[d - 1].tid && x->up[d - 1].at ? &x->up[d - 1] : NULL;
+}
 
 /* why.c: the engine, for why and doctor */
 int why__start(struct why_ctx *wc, struct life_cfg *cfg);

@@ -115,32 +115,60 @@ static const char *const interrupt[] = { "asm_sysvec_", "sysvec_", "__sysvec_", 
 					 "__irq_exit_rcu", "irq_exit", "run_ksoftirqd", "asm_exc_nmi", "default_do_nmi",
 					 "handle_irq_event", "__handle_irq_event_percpu" };
 
-/* How each wait's waker woke it (the first frame past the wakeup's own),
- * and whether from an interrupt: then no task did, whatever ran. */
-static void name_wakes(struct why_ctx *wc, struct pending *p)
+/* How a waker woke its task (the first frame past the wakeup's own), and
+ * whether from an interrupt: then no task did, whatever ran. */
+static void name_wake(struct why_ctx *wc, const struct why_waker *k, struct hop_names *h)
 {
 	uint64_t ips[WHY_WAKE_DEPTH];
+	int n = frames__read(bpf_map__fd(wc->skel->maps.wakestacks), k->stack, ips, WHY_WAKE_DEPTH);
 
-	for (int w = 0; w < WHY_WAITS; w++) {
-		const struct why_waker *k = &p->c.waits[w].waker;
-		int n, i;
+	for (int i = frames__kernel_skip(&wc->ks, ips, n); i < n; i++) {
+		const struct ksym *s = ksyms__find(&wc->ks, ips[i]);
 
-		p->wk_how[w][0] = '\0';
-		p->wk_irq[w] = false;
-		if (!k->at)
+		if (!s)
 			continue;
-		n = frames__read(bpf_map__fd(wc->skel->maps.wakestacks), k->stack, ips, WHY_WAKE_DEPTH);
-		for (i = frames__kernel_skip(&wc->ks, ips, n); i < n; i++) {
-			const struct ksym *s = ksyms__find(&wc->ks, ips[i]);
+		if (!h->how[0] && !frames__prefixed(s->name, waking, sizeof(waking) / sizeof(waking[0])))
+			snprintf(h->how, WHY_PLACE_LEN, "%s", s->name);
+		if (frames__prefixed(s->name, interrupt, sizeof(interrupt) / sizeof(interrupt[0])))
+			h->irq = true;
+	}
+}
 
-			if (!s)
-				continue;
-			if (!p->wk_how[w][0] && !frames__prefixed(s->name, waking, sizeof(waking) / sizeof(waking[0])))
-				snprintf(p->wk_how[w], WHY_PLACE_LEN, "%s", s->name);
-			if (frames__prefixed(s->name, interrupt, sizeof(interrupt) / sizeof(interrupt[0])))
-				p->wk_irq[w] = true;
+/* A wait's place: the first frame past the scheduler, "(scheduler)" when
+ * there is none, "(no stack)" without frames. */
+static void name_place(struct why_ctx *wc, const uint64_t *ips, int n, char *place)
+{
+	int i;
+
+	snprintf(place, WHY_PLACE_LEN, "(no stack)");
+	for (i = frames__kernel_skip(&wc->ks, ips, n); i < n; i++) {
+		const struct ksym *s = ksyms__find(&wc->ks, ips[i]);
+
+		if (s && !frames__prefixed(s->name, sched, sizeof(sched) / sizeof(sched[0]))) {
+			snprintf(place, WHY_PLACE_LEN, "%s", s->name);
+			return;
 		}
 	}
+	if (n)
+		snprintf(place, WHY_PLACE_LEN, "(scheduler)");
+}
+
+/* Each wait's chain: how each waker woke, and where the deeper ones' tasks
+ * waited (their stacks as they were woken). */
+static void name_wakes(struct why_ctx *wc, struct pending *p)
+{
+	memset(p->hop, 0, sizeof(p->hop));
+	for (int w = 0; w < WHY_WAITS; w++)
+		for (int d = 0; d < WHY_CHAIN; d++) {
+			const struct why_waker *k = why__hop(p, w, d);
+
+			if (!k)
+				break;
+			name_wake(wc, k, &p->hop[w][d]);
+			if (d)
+				name_place(wc, (const uint64_t *)k->place, k->nips < WHY_HOP_IPS ? (int)k->nips : WHY_HOP_IPS,
+					   p->hop[w][d].place);
+		}
 }
 
 /* Each wait's place: the first frame of its stack past the tracepoint's
@@ -151,23 +179,11 @@ static void name_places(struct why_ctx *wc, struct pending *p)
 
 	for (int w = 0; w < WHY_WAITS; w++) {
 		const struct why_wait *x = &p->c.waits[w];
-		int n, i;
 
 		p->place[w][0] = '\0';
-		if (!x->ns)
-			continue;
-		snprintf(p->place[w], WHY_PLACE_LEN, "(no stack)");
-		n = frames__read(bpf_map__fd(wc->skel->maps.waitstacks), x->stack, ips, WHY_WAIT_DEPTH);
-		for (i = frames__kernel_skip(&wc->ks, ips, n); i < n; i++) {
-			const struct ksym *s = ksyms__find(&wc->ks, ips[i]);
-
-			if (s && !frames__prefixed(s->name, sched, sizeof(sched) / sizeof(sched[0]))) {
-				snprintf(p->place[w], WHY_PLACE_LEN, "%s", s->name);
-				break;
-			}
-		}
-		if (n && i == n)
-			snprintf(p->place[w], WHY_PLACE_LEN, "(scheduler)");
+		if (x->ns)
+			name_place(wc, ips, frames__read(bpf_map__fd(wc->skel->maps.waitstacks), x->stack, ips,
+							 WHY_WAIT_DEPTH), p->place[w]);
 	}
 }
 
@@ -231,82 +247,98 @@ static int find_reqs(struct why_ctx *wc, const struct why_call *c, const struct 
 	return k;
 }
 
-/* The requests each wait's waker submitted that were in flight while the
- * call waited (its io over the wait is theirs, or another's it waited for
- * in turn). */
-static void waker_reqs(struct why_ctx *wc, struct pending *p)
+/* The requests a waker submitted that were in flight over the wait it
+ * ended (its io over the wait is theirs, or another's it waited for in
+ * turn), and whose data most of their bytes were. */
+static void hop_reqs(struct why_ctx *wc, const struct why_waker *k, struct hop_names *h)
 {
 	uint64_t n = wc->nreq, lo = n > REQ_RING ? n - REQ_RING : 0;
+	struct { uint32_t pid; uint64_t bytes; } own[4] = {};
 
-	for (int w = 0; w < WHY_WAITS; w++) {
-		const struct why_waker *k = &p->c.waits[w].waker;
+	for (uint64_t i = n; i-- > lo;) {
+		const struct life_req *r = &wc->reqs[i % REQ_RING];
+		__u64 ph[PH_NR];
 
-		struct { uint32_t pid; uint64_t bytes; } own[4] = {};
-
-		memset(&p->wk_reqs[w], 0, sizeof(p->wk_reqs[w]));
-		if (!k->tid || p->wk_irq[w])
+		if (r->c + 1000000 + k->wait_ns < k->at)	/* completion order: older ones too */
+			break;
+		/* submitted by the waker, and in flight during the wait */
+		if (r->tid != k->tid || r->c + k->wait_ns < k->at || r->q > k->at)
 			continue;
-		for (uint64_t i = n; i-- > lo;) {
-			const struct life_req *r = &wc->reqs[i % REQ_RING];
-
-			if (r->c + 1000000 + k->wait_ns < k->at)	/* completion order: older ones too */
-				break;
-			/* submitted by the waker, and in flight during the wait */
-			if (r->tid != k->tid || r->c + k->wait_ns < k->at || r->q > k->at)
-				continue;
-			__u64 ph[PH_NR];
-
-			if (!p->wk_reqs[w].n++)
-				p->wk_reqs[w].dev = r->dev;
-			p->wk_reqs[w].bytes += r->bytes;
-			life_phases(r->q, r->g, r->i, r->d, r->c, r->seen, ph);
-			if (ph[PH_Q2C] > p->wk_reqs[w].q2c) {
-				p->wk_reqs[w].q2c = ph[PH_Q2C];
-				p->wk_reqs[w].d2c = ph[PH_D2C];
-			}
-			for (int o = 0; r->wb_pid && o < 4; o++)	/* a fifth owner goes uncounted */
-				if (!own[o].pid || own[o].pid == r->wb_pid) {
-					own[o].pid = r->wb_pid;
-					own[o].bytes += r->bytes;
-					break;
-				}
+		if (!h->reqs.n++)
+			h->reqs.dev = r->dev;
+		h->reqs.bytes += r->bytes;
+		life_phases(r->q, r->g, r->i, r->d, r->c, r->seen, ph);
+		if (ph[PH_Q2C] > h->reqs.q2c) {
+			h->reqs.q2c = ph[PH_Q2C];
+			h->reqs.d2c = ph[PH_D2C];
 		}
-		for (int o = 0; o < 4; o++)
-			if (own[o].bytes > p->wk_reqs[w].owner_bytes) {
-				p->wk_reqs[w].owner = own[o].pid;
-				p->wk_reqs[w].owner_bytes = own[o].bytes;
+		for (int o = 0; r->wb_pid && o < 4; o++)	/* a fifth owner goes uncounted */
+			if (!own[o].pid || own[o].pid == r->wb_pid) {
+				own[o].pid = r->wb_pid;
+				own[o].bytes += r->bytes;
+				break;
 			}
-		if (p->wk_reqs[w].owner &&
-		    !life__dirtier_comm(&wc->l, p->wk_reqs[w].owner, p->wk_reqs[w].owner_comm, WHY_COMM_LEN))
-			snprintf(p->wk_reqs[w].owner_comm, WHY_COMM_LEN, "?");
 	}
+	for (int o = 0; o < 4; o++)
+		if (own[o].bytes > h->reqs.owner_bytes) {
+			h->reqs.owner = own[o].pid;
+			h->reqs.owner_bytes = own[o].bytes;
+		}
+	if (h->reqs.owner && !life__dirtier_comm(&wc->l, h->reqs.owner, h->reqs.owner_comm, WHY_COMM_LEN))
+		snprintf(h->reqs.owner_comm, WHY_COMM_LEN, "?");
 }
 
-/* A call's waits into the summary's, by place and part; its wakers shown
- * without their time counted. */
+static void waker_reqs(struct why_ctx *wc, struct pending *p)
+{
+	for (int w = 0; w < WHY_WAITS; w++)
+		for (int d = 0; d < WHY_CHAIN; d++) {
+			const struct why_waker *k = why__hop(p, w, d);
+
+			if (!k)
+				break;
+			memset(&p->hop[w][d].reqs, 0, sizeof(p->hop[w][d].reqs));
+			if (k->tid && !p->hop[w][d].irq)
+				hop_reqs(wc, k, &p->hop[w][d]);
+		}
+}
+
+/* A waker as the summary keys it: a pool's workers are one waker
+ * ("kworker/u8:3" is "kworker/u8"); an interrupt is named so. */
+static void waker_key(const struct why_waker *k, bool irq, char *out)
+{
+	if (irq) {
+		snprintf(out, WHY_COMM_LEN, "an interrupt");
+		return;
+	}
+	snprintf(out, WHY_COMM_LEN, "%.*s", WHY_COMM_LEN - 1, k->comm);
+	if (!strncmp(out, "kworker/", 8) && strchr(out, ':'))
+		*strchr(out, ':') = 0;
+}
+
+/* A call's waits into the summary's, by place, part and chain of wakers;
+ * its wakers shown without their time counted. */
 static void aggregate_waits(struct why_ctx *wc, struct sys_agg *a, const struct pending *p)
 {
 	a->wait_other += p->c.waits_other;
 	for (int w = 0; w < WHY_WAITS; w++) {
 		const struct why_wait *x = &p->c.waits[w];
+		char waker[WHY_COMM_LEN] = "", up[WHY_CHAIN - 1][WHY_COMM_LEN] = {};
+		const struct why_waker *h;
 		int k;
 
 		if (!x->ns)
 			continue;
-		if (x->waker.tid && !p->wk_irq[w] && !(x->waker.flags & WHY_WAKER_FOLLOWED))
+		if (x->waker.tid && !p->hop[w][0].irq && !(x->waker.flags & WHY_WAKER_FOLLOWED))
 			wc->wakers_unfollowed++;
-		char waker[WHY_COMM_LEN] = "";
-
-		if (!p->wk_irq[w] && x->waker.tid) {
-			snprintf(waker, sizeof(waker), "%.*s", WHY_COMM_LEN - 1, x->waker.comm);
-			/* a pool's workers are one waker: "kworker/u8:3" is "kworker/u8" */
-			if (!strncmp(waker, "kworker/", 8) && strchr(waker, ':'))
-				*strchr(waker, ':') = 0;
-		}
+		if (!p->hop[w][0].irq && x->waker.tid)
+			waker_key(&x->waker, false, waker);
+		for (int d = 1; d < WHY_CHAIN && (h = why__hop(p, w, d)); d++)
+			waker_key(h, p->hop[w][d].irq, up[d - 1]);
 
 		for (k = 0; k < a->nwaits; k++)
 			if (a->wait[k].part == x->part && !strcmp(a->wait[k].place, p->place[w]) &&
-			    a->wait[k].irq == p->wk_irq[w] && !strncmp(a->wait[k].waker, waker, WHY_COMM_LEN))
+			    a->wait[k].irq == p->hop[w][0].irq && !strncmp(a->wait[k].waker, waker, WHY_COMM_LEN) &&
+			    !memcmp(a->wait[k].up, up, sizeof(up)))
 				break;
 		if (k == a->nwaits) {
 			if (k == WHY_AGG_WAITS) {
@@ -317,7 +349,8 @@ static void aggregate_waits(struct why_ctx *wc, struct sys_agg *a, const struct 
 			a->wait[k].part = x->part;
 			snprintf(a->wait[k].place, WHY_PLACE_LEN, "%s", p->place[w]);
 			memcpy(a->wait[k].waker, waker, WHY_COMM_LEN);
-			a->wait[k].irq = p->wk_irq[w];
+			memcpy(a->wait[k].up, up, sizeof(up));
+			a->wait[k].irq = p->hop[w][0].irq;
 			a->wait[k].ns = a->wait[k].calls = 0;
 		}
 		a->wait[k].ns += x->ns;

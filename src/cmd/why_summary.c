@@ -178,7 +178,19 @@ struct aplace_view {
 	double share;		/* text: of the calls' wall time */
 	const char *waker;	/* NULL: none seen, or an interrupt */
 	bool irq;
+	const struct agg_wait *w;
 };
+
+/* the waker's own wakers, deeper in turn: "a wait's chain" */
+static const void *e_agg_chain(const void *row, unsigned i, struct fctx *c, void *scratch, const char **key)
+{
+	const struct agg_wait *w = ((const struct aplace_view *)row)->w;
+
+	return i < WHY_CHAIN - 1 && w->up[i][0] ? w->up[i] : NULL;
+}
+
+static const struct field chain_line[] = { { NULL, FS_CHARS, 0, .fmt = " <- %s" } };
+static const struct rec chain_line_rec = REC_LINES(NULL, NULL, NULL, chain_line);
 
 static void t_irq(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
 {
@@ -196,6 +208,7 @@ static const struct field aplace_fields[] = {	/* "  sleep       69.8%    21.26ms
 	{ NULL, FS_PSTR, APV(in), .fmt = "  %s" },
 	{ "woken_by", FS_PSTR, APV(waker), .flags = FL_NULLABLE, .fmt = " <- %s" },
 	{ "interrupt", FS_BOOL, APV(irq), .tget = t_irq, .fmt = " <- an interrupt" },
+	{ "chain", FS_LIST, .each = e_agg_chain, .flags = FL_STR, .sub = &chain_line_rec, .fmt = "" },
 	{ NULL, FS_TEXT, .fmt = "\n" },
 };
 static const struct rec aplace_rec = REC_LINES(NULL, NULL, NULL, aplace_fields);
@@ -209,7 +222,7 @@ static const void *e_agg_waits(const void *row, unsigned i, struct fctx *c, void
 		return NULL;
 	*v = (struct aplace_view){ why_part_names[a->wait[i].part], a->wait[i].place, a->wait[i].ns,
 				   a->wait[i].calls, AGG(row)->wall ? 100.0 * a->wait[i].ns / AGG(row)->wall : 0,
-				   a->wait[i].waker[0] ? a->wait[i].waker : NULL, a->wait[i].irq };
+				   a->wait[i].waker[0] ? a->wait[i].waker : NULL, a->wait[i].irq, &a->wait[i] };
 	return v;
 }
 

@@ -13,6 +13,8 @@
 
 /* one place a call waited at, and who ended its longest wait there */
 struct place_view {
+	const struct pending *p;
+	int w, d;		/* c.waits[w], at depth d of its chain (0: the call's own wait) */
 	const char *lead;	/* text: "    waited:" for the first, then its indent */
 	const char *part, *in;
 	uint64_t ns;
@@ -200,6 +202,9 @@ static const struct field wk_parts_fields[] = {
 };
 static const struct rec wk_parts_rec = REC(NULL, NULL, NULL, wk_parts_fields);
 
+static const struct rec hop_rec;
+static const void *e_up(const void *row, unsigned i, struct fctx *c, void *scratch, const char **key);
+
 static const struct field wk_fields[] = {
 	{ "comm", FS_GET, .get = g_wk_comm, .flags = FL_STR | FL_NULLABLE },
 	{ "pid", FS_GET, .get = g_wk_pid, .flags = FL_INT | FL_NULLABLE },
@@ -217,8 +222,19 @@ static const struct field wk_fields[] = {
 	{ "data_of", FS_OBJ, .get = g_owner, .sub = &owner_rec, .flags = FL_NULLABLE },
 	{ NULL, FS_OBJ, .get = g_irq_text, .sub = &irq_text_rec, .fmt = "" },
 	{ NULL, FS_OBJ, .get = g_task_text, .sub = &task_text_rec, .fmt = "" },
+	/* --depth 2+: the waker's longest wait over this one (null: none kept) */
+	{ "waited", FS_OBJ, .each = e_up, .sub = &hop_rec, .flags = FL_NULLABLE, .fmt = "" },
 };
 static const struct rec wk_rec = REC_LINES(NULL, NULL, NULL, wk_fields);
+
+/* the waker's own wait over this one, and who ended it: the next link */
+static const struct field hop_fields[] = {	/* "; its sleep 30.50 ms in anon_pipe_read <- ..." */
+	{ "part", FS_PSTR, PL(part), .fmt = "; its %s" },
+	{ "ns", FS_U64, PL(ns), .fmt = " %.2f ms", .tdiv = 1e6 },
+	{ "in", FS_PSTR, PL(in), .fmt = " in %s" },
+	{ "woken_by", FS_OBJ, .get = g_woken, .sub = &wk_rec, .flags = FL_NULLABLE, .fmt = "" },
+};
+static const struct rec hop_rec = REC_LINES(NULL, NULL, NULL, hop_fields);
 
 static const struct field place_fields[] = {
 	{ NULL, FS_PSTR, PL(lead), .fmt = "%s" },
@@ -230,25 +246,51 @@ static const struct field place_fields[] = {
 };
 const struct rec why_place_rec = REC_LINES(NULL, NULL, NULL, place_fields);
 
-static void place_of(const struct pending *p, int w, struct place_view *v)
+/* wait w of the call at depth d of its chain: its part, time, place and waker */
+static void place_of(const struct pending *p, int w, int d, struct place_view *v)
 {
+	static const char *const wparts[WW_NR] = { "cpu", "runq", "io", "sleep" };
+	const struct hop_names *h = &p->hop[w][d];
+	const struct why_waker *k = why__hop(p, w, d);
+
 	memset(v, 0, sizeof(*v));
-	v->part = p->c.waits[w].part < WP_NR ? why_part_names[p->c.waits[w].part] : "?";
-	v->ns = p->c.waits[w].ns;
-	v->in = p->place[w];
-	v->k = p->c.waits[w].waker;
-	v->irq = p->wk_irq[w];
-	v->how = p->wk_how[w][0] ? p->wk_how[w] : NULL;
+	v->p = p;
+	v->w = w;
+	v->d = d;
+	if (!d) {
+		v->part = p->c.waits[w].part < WP_NR ? why_part_names[p->c.waits[w].part] : "?";
+		v->ns = p->c.waits[w].ns;
+		v->in = p->place[w];
+	} else {
+		v->part = k && k->wpart < WW_NR ? wparts[k->wpart] : "?";
+		v->ns = k ? k->wait_ns : 0;
+		v->in = h->place;
+	}
+	if (!k)
+		return;
+	v->k = *k;
+	v->irq = h->irq;
+	v->how = h->how[0] ? h->how : NULL;
 	if (v->irq)	/* the task the interrupt came upon did not wake it: not its time */
 		v->k.flags &= ~WHY_WAKER_FOLLOWED;
-	v->nreq = p->wk_reqs[w].n;
-	v->bytes = p->wk_reqs[w].bytes;
-	v->q2c = p->wk_reqs[w].q2c;
-	v->d2c = p->wk_reqs[w].d2c;
-	v->disk = v->nreq ? disks__name(p->wk_reqs[w].dev) : NULL;
-	v->owner = p->wk_reqs[w].owner;
-	v->owner_bytes = p->wk_reqs[w].owner_bytes;
-	v->owner_comm = p->wk_reqs[w].owner_comm;
+	v->nreq = h->reqs.n;
+	v->bytes = h->reqs.bytes;
+	v->q2c = h->reqs.q2c;
+	v->d2c = h->reqs.d2c;
+	v->disk = v->nreq ? disks__name(h->reqs.dev) : NULL;
+	v->owner = h->reqs.owner;
+	v->owner_bytes = h->reqs.owner_bytes;
+	v->owner_comm = h->reqs.owner_comm;
+}
+
+static const void *e_up(const void *row, unsigned i, struct fctx *c, void *scratch, const char **key)
+{
+	const struct place_view *v = row;
+
+	if (i || v->d + 1 >= WHY_CHAIN || !why__hop(v->p, v->w, v->d + 1))
+		return NULL;
+	place_of(v->p, v->w, v->d + 1, scratch);
+	return scratch;
 }
 
 const void *why__each_wait(const struct pending *p, unsigned i, void *scratch)
@@ -258,7 +300,7 @@ const void *why__each_wait(const struct pending *p, unsigned i, void *scratch)
 	for (unsigned w = 0, k = 0; w < WHY_WAITS; w++) {
 		if (!p->c.waits[w].ns || k++ != i)
 			continue;
-		place_of(p, w, v);
+		place_of(p, w, 0, v);
 		v->lead = i ? "           " : "    waited:";
 		return v;
 	}

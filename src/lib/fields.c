@@ -115,6 +115,27 @@ static void json_compound(struct json *j, const struct field *f, const void *row
 	obj ? json__obj_end(j) : json__arr_end(j);
 }
 
+/* FS_OBJ with each(): an object of sub's fields over another row (a chain's
+ * next link), null when each() gives none. */
+static void json_other_row(struct json *j, const struct field *f, const void *row, const struct fctx *c)
+{
+	char scratch[FIELDS_BUF] __attribute__((aligned(16)));
+	struct fctx ec = *c;
+	const char *key = NULL;
+	const void *at = f->each(row, 0, &ec, scratch, &key);
+
+	if (!at && (f->flags & FL_OMIT_NULL))
+		return;
+	json__key(j, f->name);
+	if (!at) {
+		json__null(j);
+		return;
+	}
+	json__obj_begin(j);
+	fields__json_members(j, f->sub, at, &ec);
+	json__obj_end(j);
+}
+
 void fields__json_members(struct json *j, const struct rec *r, const void *row, const struct fctx *c)
 {
 	for (size_t i = 0; i < r->n; i++) {
@@ -126,6 +147,10 @@ void fields__json_members(struct json *j, const struct rec *r, const void *row, 
 			continue;
 		if (f->src == FS_COUNTERS) {
 			counters__json(j, f->sub, f->nsub, (const char *)row + f->off, c->mode);
+			continue;
+		}
+		if (f->src == FS_OBJ && f->each) {
+			json_other_row(j, f, row, c);
 			continue;
 		}
 		if (compound(f)) {
@@ -379,6 +404,18 @@ void fields__lines(FILE *out, const struct rec *r, const void *row, const struct
 			counters__lines(out, f->sub, f->nsub, (const char *)row + f->off, c->mode);
 			continue;
 		}
+		if (f->src == FS_OBJ && f->each) {
+			char scratch[FIELDS_BUF] __attribute__((aligned(16)));
+			struct fctx ec = *c;
+			const char *key = NULL;
+			const void *at = f->each(row, 0, &ec, scratch, &key);
+
+			if (at) {
+				fputs(f->fmt, out);
+				fields__lines(out, f->sub, at, &ec);
+			}
+			continue;
+		}
 		if (compound(f)) {
 			line_compound(out, f, row, c);
 			continue;
@@ -470,6 +507,8 @@ void fields__schema(FILE *out, const struct rec *r, unsigned modes)
 const char *fields__lint(const struct rec *r)
 {
 	static char msg[160];
+	static int depth;	/* a record may nest itself (a chain): checked once */
+	const char *found = NULL;
 
 	for (size_t i = 0; i < r->n; i++) {
 		const struct field *f = &r->f[i];
@@ -495,9 +534,13 @@ const char *fields__lint(const struct rec *r)
 			snprintf(msg, sizeof(msg), "field %zu (%s) %s", i, name, why);
 			return msg;
 		}
-		if ((f->src == FS_OBJ || (f->src == FS_LIST && !(f->flags & FL_STR))) && f->sub &&
-		    (why = fields__lint(f->sub)))
-			return why;
+		if ((f->src == FS_OBJ || (f->src == FS_LIST && !(f->flags & FL_STR))) && f->sub && depth < 8) {
+			depth++;
+			found = fields__lint(f->sub);
+			depth--;
+			if (found)
+				return found;
+		}
 	}
 	return NULL;
 }

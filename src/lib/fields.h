@@ -57,7 +57,9 @@ enum fsrc {
 	FS_INTERVAL,	/* fctx.interval */
 	FS_BY,		/* fctx.by */
 	FS_GET,		/* get() */
-	FS_OBJ,		/* a nested object: sub's fields of the same row; null when get() says V_NULL */
+	FS_OBJ,		/* a nested object: sub's fields of the same row; null when get() says V_NULL;
+			 * with each(), of the row each(row, 0, ...) gives, null for none
+			 * (sub may then hold this field again: a chain) */
 	FS_COUNTERS,	/* the members of a counter table (counters.h) over the struct at off */
 	/* Compound values, each written by one printer; where the value is: at
 	 * off, or what each(row, 0, ...) returns when the field has each(). */
