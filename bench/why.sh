@@ -33,6 +33,7 @@ measure() {
 			sleep "$ready"
 		fi
 		kill -0 $pid 2>/dev/null || { echo "$label did not start: $(head -3 "$tmp/$label.err")"; return; }
+		eval "${after_ready:-}"	# (bench/why.sh's spell: a traced thread put to sleep in a call)
 	fi
 	$S "$calls" > "$tmp/$label"
 	$W $((calls / 3)) >> "$tmp/$label"
@@ -51,6 +52,12 @@ measure why-untraced-ev file ./iodig why --comm nobody_iodig --no-queue-writes -
 measure why-untraced file ./iodig why --comm nobody_iodig --ready-file "$tmp/ready"
 measure why-traced file ./iodig why 1000 --comm syscost --ready-file "$tmp/ready"
 measure why-all file ./iodig why 1000 --ready-file "$tmp/ready"
+# a spell all through: a traced thread asleep in a call (a read of a FIFO
+# nobody writes, begun once why is attached), so every task is followed
+mkfifo "$tmp/fifo"; cp /bin/cat "$tmp/spellwait"
+spell='"$tmp/spellwait" <> "$tmp/fifo" > /dev/null & spid=$!; sleep 0.3'
+after_ready=$spell measure why-spell file ./iodig why 1000 --comm spellwait --syscalls read --no-queue-writes --ready-file "$tmp/ready"
+kill $spid
 command -v syscount >/dev/null && measure syscount 3 syscount
 command -v offcputime >/dev/null && measure offcputime 3 offcputime
 command -v perf >/dev/null && measure perf-trace 3 perf trace -s -a -o "$tmp/perf.out"
@@ -58,7 +65,7 @@ command -v perf >/dev/null && measure perf-trace 3 perf trace -s -a -o "$tmp/per
 echo "| ns added | write | pwrite64 | writev | getppid | context switch |"
 echo "|---|---:|---:|---:|---:|---:|"
 printf "| (no tracing: ns per call / switch) |"; awk '{printf " %.0f |", $2}' "$tmp/none"; echo
-for l in why-untraced-nqw why-untraced-ev why-untraced why-traced why-all syscount offcputime perf-trace; do
+for l in why-untraced-nqw why-untraced-ev why-untraced why-traced why-all why-spell syscount offcputime perf-trace; do
 	[ -s "$tmp/$l" ] || continue
 	case $l in
 	why-untraced-nqw) name="iodig why --comm OTHER --no-queue-writes";;
@@ -66,6 +73,7 @@ for l in why-untraced-nqw why-untraced-ev why-untraced why-traced why-all syscou
 	why-untraced) name="iodig why --comm OTHER (caller not traced)";;
 	why-traced) name="iodig why --comm syscost (caller traced)";;
 	why-all) name="iodig why (every process traced)";;
+	why-spell) name="iodig why --comm OTHER --no-queue-writes, OTHER asleep in a call (a spell)";;
 	syscount) name="libbpf-tools syscount";;
 	offcputime) name="libbpf-tools offcputime";;
 	perf-trace) name="perf trace -s -a";;
@@ -78,7 +86,7 @@ echo "Ctrl-C to exit (the summary out, every link gone):"
 echo
 echo "| run | ms |"
 echo "|---|---:|"
-for l in why-untraced-nqw why-untraced-ev why-untraced why-traced why-all; do
+for l in why-untraced-nqw why-untraced-ev why-untraced why-traced why-all why-spell; do
 	[ -s "$tmp/$l.exit" ] && echo "| $l | $(cat "$tmp/$l.exit") |"
 done
 # the same runs again with the kernel's BPF stats on (they cost a little
@@ -89,20 +97,22 @@ measure why-untraced-nqw-stats file ./iodig why --comm nobody_iodig --no-queue-w
 measure why-untraced-stats file ./iodig why --comm nobody_iodig --ready-file "$tmp/ready"
 measure why-traced-stats file ./iodig why 1000 --comm syscost --ready-file "$tmp/ready"
 measure why-all-stats file ./iodig why 1000 --ready-file "$tmp/ready"
+after_ready=$spell measure why-spell-stats file ./iodig why 1000 --comm spellwait --syscalls read --no-queue-writes --ready-file "$tmp/ready"
+kill $spid
 echo 0 > /proc/sys/kernel/bpf_stats_enabled
 echo
 echo "BPF run time per run of why's programs (kernel.bpf_stats_enabled, the same runs again):"
 echo
-echo "| run | sys_enter | sys_exit | sched_switch | sched_wakeup |"
-echo "|---|---:|---:|---:|---:|"
-for l in why-untraced-nqw why-untraced why-traced why-all; do
+echo "| run | sys_enter | sys_exit | sched_switch | sched_wakeup | sched_waking |"
+echo "|---|---:|---:|---:|---:|---:|"
+for l in why-untraced-nqw why-untraced why-traced why-all why-spell; do
 	[ -s "$tmp/$l-stats.progs" ] || continue
 	python3 - "$tmp/$l-stats.progs" "$l" <<'PY'
 import json, sys
 progs = json.load(open(sys.argv[1]))
 row = []
 # the enter programs: one per argument count (why_sc_enter0..3), or the raw one
-for names in (("why_enter", "why_sc_enter"), ("why_exit", "why_sc_exit"), ("why_switch",), ("why_wakeup",)):
+for names in (("why_enter", "why_sc_enter"), ("why_exit", "why_sc_exit"), ("why_switch",), ("why_wakeup",), ("why_waking",)):
     ps = [p for p in progs if p.get("name") == names[0] or (len(names) > 1 and p.get("name", "").startswith(names[1]))]
     cnt = sum(p.get("run_cnt", 0) for p in ps)
     ns = sum(p.get("run_time_ns", 0) for p in ps)

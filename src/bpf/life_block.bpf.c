@@ -852,6 +852,9 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 		phase_add(r.dev, op, PH_I2D, ph[PH_I2D]);
 		phase_add(r.dev, op, PH_D2C, ph[PH_D2C]);
 		phase_add(r.dev, op, PH_Q2C, ph[PH_Q2C]);
+		/* export --tag-holders: who held the tags it waited for */
+		if (targ_tags && (r.seen & (SEEN_Q | SEEN_G)) == (SEEN_Q | SEEN_G) && ph[PH_Q2G] >= LIFE_TAG_MIN_NS)
+			tags_emit((__u64)rq->q->nr_requests << 32 | r.dev, r.q, r.g, r.c, b ? key : ptr_val(first));
 		if (targ_min_ns && ph[PH_Q2C] >= targ_min_ns) {
 			struct life_phase_key k = { r.dev, PH_Q2G, op };
 			__u64 zero = 0, *n;

@@ -28,14 +28,16 @@
 #include "life_user.h"
 #include "log.h"
 #include "prom.h"
+#include "records.h"
 #include "reqflags.h"
 #include "run.h"
 #include "life.skel.h"
 
 #define EXPORT_SERIES	1024	/* (disk, op, phase) histograms kept; more are dropped, counted */
 #define EXPORT_QW	256	/* (disk, attribute) of queue-attribute writes */
+#define EXPORT_TAGS	256	/* (disk, holder) of --tag-holders */
 
-enum { OPT_LISTEN = OPT_FIRST_CMD, OPT_SLOW_MS, OPT_ALLOW_REMOTE };
+enum { OPT_LISTEN = OPT_FIRST_CMD, OPT_SLOW_MS, OPT_ALLOW_REMOTE, OPT_TAG_HOLDERS };
 
 struct series {
 	struct life_phase_key k;
@@ -47,10 +49,19 @@ struct qwrite {
 	uint64_t n, ns;
 };
 
+/* --tag-holders: requests that waited for a tag, by disk (holder ""), and
+ * the process names that held the tags then */
+struct tagrow {
+	char disk[32], holder[LIFE_COMM_LEN];
+	uint64_t waits;		/* waits (holder ""), or those it held the most tags in */
+	uint64_t held;		/* tags it held, summed over the waits */
+};
+
 struct export_opts {
 	struct cli_common c;
 	const char *listen, *disk;
 	bool allow_remote;	/* --listen beyond loopback, on purpose */
+	bool tag_holders;
 	unsigned long long slow_ms;
 	struct disk_sel sel;
 };
@@ -69,6 +80,9 @@ struct export_ctx {
 	struct qwrite qw[EXPORT_QW];
 	int nqw;
 	uint64_t qw_dropped;
+	struct tagrow tags[EXPORT_TAGS];
+	int ntags;
+	uint64_t tags_dropped;		/* (disk, holder) rows beyond EXPORT_TAGS */
 	struct life_stats st;
 	uint64_t skipped;	/* the highest skipped seen: a counter may only rise,
 				 * and skipped can read a request low for an instant */
@@ -120,6 +134,52 @@ static void read_slows(struct export_ctx *ec)
 	ec->nslow = n;
 }
 
+static struct tagrow *tagrow_of(struct export_ctx *ec, const char *disk, const char *holder)
+{
+	for (int i = 0; i < ec->ntags; i++)
+		if (!strcmp(ec->tags[i].disk, disk) && !strcmp(ec->tags[i].holder, holder))
+			return &ec->tags[i];
+	if (ec->ntags == EXPORT_TAGS) {
+		ec->tags_dropped++;
+		return NULL;
+	}
+	memset(&ec->tags[ec->ntags], 0, sizeof(ec->tags[0]));
+	snprintf(ec->tags[ec->ntags].disk, sizeof(ec->tags[0].disk), "%s", disk);
+	snprintf(ec->tags[ec->ntags].holder, sizeof(ec->tags[0].holder), "%s", holder);
+	return &ec->tags[ec->ntags++];
+}
+
+/* --tag-holders: a request that waited for a tag, and who held them. */
+static void on_tags(struct export_ctx *ec, const struct life_tags *t)
+{
+	const char *disk = disks__name(t->dev);
+	struct tag_sum s;
+	struct tagrow *r;
+
+	records__tags_sum(&s, t);
+	if (!s.held)		/* only given tags while it waited: none held at its start */
+		return;
+	pthread_mutex_lock(&ec->lock);
+	if ((r = tagrow_of(ec, disk, "")))
+		r->waits++;
+	for (int k = 0; k < TAG_TOP; k++) {
+		if (!s.top[k].held)
+			continue;
+		/* the sum is sorted by held and given together: the most held is
+		 * the first of the largest held */
+		if ((r = tagrow_of(ec, disk, s.top[k].comm))) {
+			r->held += s.top[k].held;
+			bool most = true;
+
+			for (int o = 0; o < TAG_TOP; o++)
+				if (s.top[o].held > s.top[k].held || (s.top[o].held == s.top[k].held && o < k))
+					most = false;
+			r->waits += most;
+		}
+	}
+	pthread_mutex_unlock(&ec->lock);
+}
+
 /* A queue-attribute write ended: counted by disk and attribute. */
 static int on_record(void *ctx, void *data, size_t size)
 {
@@ -127,6 +187,10 @@ static int on_record(void *ctx, void *data, size_t size)
 	const struct life_sysfs *w = data;
 	int i;
 
+	if (size >= sizeof(struct life_tags) && w->type == REC_TAGS) {
+		on_tags(ec, data);
+		return 0;
+	}
 	if (size < sizeof(*w) || w->type != REC_SYSFS_END)
 		return 0;
 	pthread_mutex_lock(&ec->lock);
@@ -273,6 +337,30 @@ static void render(struct export_ctx *ec, struct prom *p)
 		prom__sample_u64(p, "iodig_queue_attribute_writes_total", lb, ec->qw[i].n);
 		prom__sample(p, "iodig_queue_attribute_write_seconds_total", lb, ec->qw[i].ns / 1e9);
 	}
+	if (ec->o->tag_holders) {
+		prom__family(p, "iodig_tag_waits_total", "counter",
+			     "Requests that waited 1 ms or more for a tag (Q2G) while other requests held "
+			     "tags, by disk (--tag-holders).");
+		for (int i = 0; i < ec->ntags; i++)
+			if (!ec->tags[i].holder[0]) {
+				lb[0] = '\0';
+				prom__label(lb, sizeof(lb), "disk", ec->tags[i].disk);
+				prom__sample_u64(p, "iodig_tag_waits_total", lb, ec->tags[i].waits);
+			}
+		prom__family(p, "iodig_tag_holder_waits_total", "counter",
+			     "Of those waits, the ones in which this process name held the most tags.");
+		prom__family(p, "iodig_tag_held_total", "counter",
+			     "Tags this process name held as such a request began to wait, summed over the waits "
+			     "(divided by the waits: the tags it held in each, on average).");
+		for (int i = 0; i < ec->ntags; i++)
+			if (ec->tags[i].holder[0]) {
+				lb[0] = '\0';
+				prom__label(lb, sizeof(lb), "disk", ec->tags[i].disk);
+				prom__label(lb, sizeof(lb), "holder", ec->tags[i].holder);
+				prom__sample_u64(p, "iodig_tag_holder_waits_total", lb, ec->tags[i].waits);
+				prom__sample_u64(p, "iodig_tag_held_total", lb, ec->tags[i].held);
+			}
+	}
 	diskstats(p);
 	prom__family(p, "iodig_lost_total", "counter",
 		     "What iodig did not put in a histogram or counter, by cause (docs: README, Errors).");
@@ -286,6 +374,11 @@ static void render(struct export_ctx *ec, struct prom *p)
 			lb[0] = '\0';
 			prom__label(lb, sizeof(lb), "what", what[i]);
 			prom__sample_u64(p, "iodig_lost_total", lb, v[i]);
+		}
+		if (ec->o->tag_holders) {
+			lb[0] = '\0';
+			prom__label(lb, sizeof(lb), "what", "tag_holders_dropped");
+			prom__sample_u64(p, "iodig_lost_total", lb, ec->tags_dropped);
 		}
 	}
 	prom__family(p, "iodig_requests_completed_total", "counter", "Requests whose completion iodig saw.");
@@ -337,6 +430,8 @@ int cmd_export(int argc, char **argv)
 		{ "listen", OPT_LISTEN, "ADDR:PORT", "where to serve /metrics (default 127.0.0.1:9436)", CLI_STR_AT(struct export_opts, listen) },
 		{ "slow-ms", OPT_SLOW_MS, "MS", "a request this slow (Q2C) or slower is counted as slow (default 10)", CLI_UINT_AT(struct export_opts, slow_ms, 1, 3600000, "milliseconds, 1 or more") },
 		{ "disk", 'd', "DISK", "only this disk (or partition)", CLI_STR_AT(struct export_opts, disk) },
+		{ "tag-holders", OPT_TAG_HOLDERS, NULL, "count requests that waited for a tag, and the process\n"
+			"names that held the tags then (costs about 150 ns a request)", CLI_FLAG_AT(struct export_opts, tag_holders) },
 		{ "allow-remote", OPT_ALLOW_REMOTE, NULL, "--listen on an address other machines reach (not loopback):\n"
 			"what is served names processes, disks and cgroups", CLI_FLAG_AT(struct export_opts, allow_remote) },
 		{}
@@ -371,6 +466,7 @@ int cmd_export(int argc, char **argv)
 	cfg.dev = o.sel.disk;
 	cfg.part = o.sel.part;
 	cfg.min_ns = o.slow_ms * 1000000ULL;
+	cfg.tags = o.tag_holders;
 	pthread_mutex_init(&ec.lock, NULL);
 	ec.ncpus = libbpf_num_possible_cpus();
 	ec.s = calloc(EXPORT_SERIES, sizeof(*ec.s));

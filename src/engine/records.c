@@ -587,7 +587,7 @@ static void print_req(struct req_printer *p, const struct life_req *r)
 }
 
 /* A REC_TAGS added up by process, the most tags first. */
-static void tags_sum(struct tag_sum *s, const struct life_tags *t)
+void records__tags_sum(struct tag_sum *s, const struct life_tags *t)
 {
 	struct { uint32_t pid, held, given; char comm[LIFE_COMM_LEN]; } by[LIFE_TAG_RING];
 	uint8_t mark[LIFE_TAG_RING];
@@ -669,7 +669,7 @@ void printer__record(struct req_printer *p, const void *data, size_t size)
 	else if (type == REC_UPPER && size >= sizeof(struct life_upper))
 		p->sink ? p->sink->upper(p->sink->ctx, data) : printer__upper(p, data);
 	else if (type == REC_TAGS && size >= sizeof(struct life_tags))
-		tags_sum(&p->tags[p->ntags++ % (sizeof(p->tags) / sizeof(p->tags[0]))], data);
+		records__tags_sum(&p->tags[p->ntags++ % (sizeof(p->tags) / sizeof(p->tags[0]))], data);
 	else if (type == REC_SYSFS_START && size >= sizeof(struct life_sysfs))
 		window_add(p, data);
 	else if (type == REC_SYSFS_END && size >= sizeof(struct life_sysfs)) {

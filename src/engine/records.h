@@ -47,6 +47,10 @@ struct tag_sum {
 	} top[TAG_TOP];
 };
 
+/* A REC_TAGS added up by process, the most tags first (at most TAG_TOP
+ * named, the rest in others_*); tags beyond the queue's depth left out. */
+void records__tags_sum(struct tag_sum *s, const struct life_tags *t);
+
 /* What a request's record says once it is decoded: its phases, the queue
  * write that froze it, who held the tags it waited for.  A printer with a
  * sink hands each record to it instead of printing it (iodig doctor). */

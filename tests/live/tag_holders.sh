@@ -14,6 +14,8 @@ defer "echo $(cat $q/nr_requests) > $q/nr_requests"
 echo 4 > $q/nr_requests || die "nr_requests 4 refused"
 start_iodig "$T/s.json" slow 1 --json -d "$s"
 start_iodig "$T/s.txt" slow 1 -d "$s"
+EP=$(free_port)
+start_iodig "$T/e.out" export --tag-holders --listen "127.0.0.1:$EP" -d "$s"
 fio --name=flood --thread --filename="$S" --readonly --direct=1 --ioengine=libaio --iodepth=32 --rw=randread \
 	--bs=4k --size=32M --time_based --runtime=8 > "$T/fio.out" 2>&1 &
 F=$!
@@ -29,6 +31,8 @@ for i in range(30):
     os.preadv(fd, [buf], 48 * 1048576 + 4096 * i)
 PY
 wait $F || die "fio failed: $(tail -3 "$T/fio.out")"
+sleep 0.5	# (records reach the exporter within its 100 ms drain)
+curl -s "http://127.0.0.1:$EP/metrics" > "$T/metrics" || die "export: no /metrics"
 stop_all_iodig
 R=$(head -1 "$T/reader.out")
 jq -c --argjson r "$R" 'select(.type == "request" and .pid == $r and .q2g_ns >= 1000000) | [.q2g_ns, .tags.held, .tags.processes[0].pid, .tags.processes[0].held, .tags.given, .tags.processes[0].given]' "$T/s.json" > "$T/waits"
@@ -42,3 +46,17 @@ ok "$n of the reader's requests waited for a tag; at each wait's start fio[$F] h
 grep -E " $R +$s .* <- tags held by fio\[$F\] [34]" "$T/s.txt" > /dev/null \
 	|| die "text: $(grep " $R " "$T/s.txt" | head -3)"
 ok "text: $(grep -m1 -E " $R +$s .*<-" "$T/s.txt" | sed 's/^.*<- /<- /')"
+
+# export --tag-holders: every wait for a tag (fio's own requests' too) had
+# fio holding the most; the tags it held, summed, are at most nr_requests (4)
+# a wait and at least 2.5 (the reader holds one now and then); no other name
+W=$(awk -v d="disk=\"$s\"" '$1 ~ /^iodig_tag_waits_total/ && index($1, d) { print $2 }' "$T/metrics")
+FW=$(awk -v d="disk=\"$s\"" '$1 ~ /^iodig_tag_holder_waits_total/ && index($1, d) && index($1, "holder=\"fio\"") { print $2 }' "$T/metrics")
+FH=$(awk -v d="disk=\"$s\"" '$1 ~ /^iodig_tag_held_total/ && index($1, d) && index($1, "holder=\"fio\"") { print $2 }' "$T/metrics")
+[ -n "$W" ] && [ "$W" -ge "$n" ] || die "export: tag waits '$W', fewer than the reader's $n: $(grep '^iodig_tag' "$T/metrics")"
+assert_eq "$FW" "$W" "export: waits in which fio held the most tags, of all $W"
+awk -v h="$FH" -v w="$W" 'BEGIN { exit !(h <= 4 * w && h >= 2.5 * w) }' || die "export: fio held $FH tags over $W waits"
+others=$(grep -E '^iodig_tag_(holder_waits|held)_total' "$T/metrics" | grep -v -e 'holder="fio"' -e 'holder="python3"')
+[ -z "$others" ] || die "export: other holders: $others"
+grep -q '^iodig_lost_total{what="tag_holders_dropped"} 0$' "$T/metrics" || die "export: $(grep tag_holders_dropped "$T/metrics")"
+ok "export --tag-holders: $W waits for a tag on $s, fio held the most in each, $FH tags in all"
