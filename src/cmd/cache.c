@@ -61,7 +61,7 @@ struct cache_ctx {
 	int ncpus;
 	struct cache_val *percpu;
 	struct json j;
-	uint64_t interval, map_full_last;
+	uint64_t interval, map_full_last, missed_last;
 	char all_name[64];		/* text, --by all: the meminfo columns */
 	bool no_access;			/* no mm_filemap_get_pages (before 6.12): no accesses, no hits */
 	bool no_fault;			/* no mm_filemap_fault (before 6.12) */
@@ -233,7 +233,7 @@ const struct rec cache_rec = REC("cache", "cache", "cache: one row (all, a proce
 				 "tracepoints, before 6.12)", cache_fields);
 
 struct cache_values {
-	uint64_t rows, map_full, beyond;
+	uint64_t rows, map_full, beyond, missed;
 };
 
 static const struct counter cache_counters[] = {
@@ -242,6 +242,8 @@ static const struct counter cache_counters[] = {
 	{ "misses_beyond_accesses", offsetof(struct cache_values, beyond), "disagree: %llu pages added "
 	  "beyond the accesses of their rows (read ahead for later, or reads the kernel did not trace): "
 	  "shown as negative hits" },
+	{ "missed", offsetof(struct cache_values, missed), "lost: %llu runs of iodig's programs the kernel "
+	  "skipped (one was already running on that CPU): their events not counted" },
 };
 
 struct cache_end {
@@ -310,6 +312,12 @@ static int cache_report(void *ctx, bool last)
 				v.beyond += -hits(&cc->rows[i].d);
 	v.map_full = mf - cc->map_full_last;
 	cc->map_full_last = mf;
+	{
+		uint64_t m = bpfenv__recursion_misses(cc->sk->obj);
+
+		v.missed = m - cc->missed_last;
+		cc->missed_last = m;
+	}
 	fc = (struct fctx){ .mode = M(cc->o->by), .interval = cc->interval, .by = by_names[cc->o->by],
 			    .user = cc };
 	if (cc->o->c.json) {

@@ -98,6 +98,16 @@ struct hop_names {
 		uint64_t owner_bytes;
 		char owner_comm[WHY_COMM_LEN];
 	} reqs;
+	/* an io wait whose waker had no request of its own over it (an
+	 * interrupt, a completion worker): the request that completed just
+	 * before the wake, whose end ended it (the page it waited for, and so
+	 * who held its lock: the submitter) */
+	struct {
+		bool found;
+		uint32_t dev, pid, tid, bytes;
+		uint64_t q2c, d2c;
+		char comm[WHY_COMM_LEN], op[32];
+	} ended;
 };
 
 /* A call waiting for its join, with its file named when it arrived (the

@@ -288,17 +288,60 @@ static void hop_reqs(struct why_ctx *wc, const struct why_waker *k, struct hop_n
 		snprintf(h->reqs.owner_comm, WHY_COMM_LEN, "?");
 }
 
+/* The request whose completion came last before the wake at `at`, within
+ * WHY_ENDED_NS (a completion wakes its waiters right after
+ * block_rq_complete, in the same interrupt or worker). */
+#define WHY_ENDED_NS 1000000ull
+static void hop_ended(struct why_ctx *wc, uint64_t at, struct hop_names *h)
+{
+	uint64_t n = wc->nreq, lo = n > REQ_RING ? n - REQ_RING : 0;
+	const struct life_req *best = NULL;
+	__u64 ph[PH_NR];
+
+	for (uint64_t i = n; i-- > lo;) {
+		const struct life_req *r = &wc->reqs[i % REQ_RING];
+
+		if (r->c + 2 * WHY_ENDED_NS < at)	/* completion order, give or take */
+			break;
+		if (r->c <= at && at - r->c <= WHY_ENDED_NS && (!best || r->c > best->c))
+			best = r;
+	}
+	if (!best)
+		return;
+	h->ended.found = true;
+	h->ended.dev = best->dev;
+	h->ended.pid = best->pid;
+	h->ended.tid = best->tid;
+	h->ended.bytes = best->bytes;
+	memcpy(h->ended.comm, best->comm, WHY_COMM_LEN);
+	h->ended.comm[WHY_COMM_LEN - 1] = '\0';
+	{
+		char ob[32];
+
+		snprintf(h->ended.op, sizeof(h->ended.op), "%s", reqflags__op_name(&wc->pr.rf, best->cmd_flags, ob, sizeof(ob)));
+	}
+	if (life_phases(best->q, best->g, best->i, best->d, best->c, best->seen, ph)) {
+		h->ended.q2c = ph[PH_Q2C];
+		h->ended.d2c = ph[PH_D2C];
+	}
+}
+
 static void waker_reqs(struct why_ctx *wc, struct pending *p)
 {
 	for (int w = 0; w < WHY_WAITS; w++)
 		for (int d = 0; d < WHY_CHAIN; d++) {
 			const struct why_waker *k = why__hop(p, w, d);
+			struct hop_names *h = &p->hop[w][d];
 
 			if (!k)
 				break;
-			memset(&p->hop[w][d].reqs, 0, sizeof(p->hop[w][d].reqs));
-			if (k->tid && !p->hop[w][d].irq)
-				hop_reqs(wc, k, &p->hop[w][d]);
+			memset(&h->reqs, 0, sizeof(h->reqs));
+			memset(&h->ended, 0, sizeof(h->ended));
+			if (k->tid && !h->irq)
+				hop_reqs(wc, k, h);
+			/* an io wait no request of the waker's own explains */
+			if (!h->reqs.n && (d ? k->wpart == WW_IO : p->c.waits[w].part == WP_IO))
+				hop_ended(wc, k->at, h);
 		}
 }
 

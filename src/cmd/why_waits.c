@@ -26,6 +26,7 @@ struct place_view {
 	uint32_t owner;			/* whose data most of their bytes were, 0: none's */
 	uint64_t owner_bytes;
 	const char *owner_comm;
+	const struct hop_names *h;	/* NULL: no waker */
 };
 
 #define PL(f) offsetof(struct place_view, f)
@@ -180,6 +181,33 @@ static const struct field task_text[] = {	/* " <- jbd2/loop0-8[301/301] in FN: .
 };
 static const struct rec task_text_rec = REC_LINES(NULL, NULL, NULL, task_text);
 
+/* the request whose completion ended the wait (the waker had none of its own) */
+#define EN(f) offsetof(struct hop_names, ended.f)
+static const void *e_ended(const void *row, unsigned i, struct fctx *c, void *scratch, const char **key)
+{
+	const struct place_view *v = row;
+
+	return !i && v->h && v->h->ended.found ? v->h : NULL;
+}
+
+static void g_ended_disk(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	v->k = V_STR;
+	v->s = disks__name(((const struct hop_names *)row)->ended.dev);
+}
+
+static const struct field ended_fields[] = {	/* ", ending loop0 read 4096 B of folioA[412/412] (Q2C 30.12 ms)" */
+	{ "disk", FS_GET, .get = g_ended_disk, .flags = FL_STR, .fmt = ", ending %s" },
+	{ "op", FS_CHARS, EN(op), .fmt = " %s" },
+	{ "bytes", FS_U32, EN(bytes), .fmt = " %u B" },
+	{ "comm", FS_CHARS, EN(comm), .fmt = " of %s" },
+	{ "pid", FS_U32, EN(pid), .fmt = "[%u/" },
+	{ "tid", FS_U32, EN(tid), .fmt = "%u]" },
+	{ "q2c_ns", FS_U64, EN(q2c), .fmt = " (Q2C %.2f ms", .tdiv = 1e6 },
+	{ "d2c_ns", FS_U64, EN(d2c), .fmt = " D2C %.2f ms)", .tdiv = 1e6 },
+};
+static const struct rec ended_rec = REC_LINES(NULL, NULL, NULL, ended_fields);
+
 static const struct field irq_text[] = {	/* " <- an interrupt: hrtimer_wakeup" */
 	{ NULL, FS_TEXT, .fmt = " <- an interrupt" },
 	{ NULL, FS_PSTR, PL(how), .fmt = ": %s" },
@@ -222,6 +250,7 @@ static const struct field wk_fields[] = {
 	{ "data_of", FS_OBJ, .get = g_owner, .sub = &owner_rec, .flags = FL_NULLABLE },
 	{ NULL, FS_OBJ, .get = g_irq_text, .sub = &irq_text_rec, .fmt = "" },
 	{ NULL, FS_OBJ, .get = g_task_text, .sub = &task_text_rec, .fmt = "" },
+	{ "ended_request", FS_OBJ, .each = e_ended, .sub = &ended_rec, .flags = FL_NULLABLE, .fmt = "" },
 	/* --depth 2+: the waker's longest wait over this one (null: none kept) */
 	{ "waited", FS_OBJ, .each = e_up, .sub = &hop_rec, .flags = FL_NULLABLE, .fmt = "" },
 };
@@ -281,6 +310,7 @@ static void place_of(const struct pending *p, int w, int d, struct place_view *v
 	v->owner = h->reqs.owner;
 	v->owner_bytes = h->reqs.owner_bytes;
 	v->owner_comm = h->reqs.owner_comm;
+	v->h = h;
 }
 
 static const void *e_up(const void *row, unsigned i, struct fctx *c, void *scratch, const char **key)

@@ -81,7 +81,21 @@ touch "$T/go.cold" "$T/go.warm"; wait "${JOBS[@]}" || die "readers failed"
 stop_iodig
 proc() { jq -s "[.[] | select(.type == \"cache\" and .pid == $2) | .$3] | add // 0" "$1"; }
 C=$(cat "$T/pid.cold"); W=$(cat "$T/pid.warm")
-assert_eq "$(proc "$T/p.json" "$C" misses)/$(proc "$T/p.json" "$C" hits)" "512/0" "cold reader: misses/hits"
+# (each page asked for is counted, unless the kernel skipped the program's
+# run: a reader preempted inside it, the other reader's run then finds it
+# busy on that CPU, counted as missed; seen once beside a competing fio)
+missed=$(jq -s '[.[] | select(.type == "interval_end") | .missed] | add' "$T/p.json")
+cm=$(proc "$T/p.json" "$C" misses); ch=$(proc "$T/p.json" "$C" hits)
+if [ "$cm/$ch" != 512/0 ] && [ "$missed" -gt 0 ]; then
+	# misses short by ml (an add's run missed), accesses by al (a lookup's):
+	# hits = ml - al; both at least 0, together at most the runs missed
+	ml=$((512 - cm)); al=$((ml - ch))
+	[ "$ml" -ge 0 ] && [ "$al" -ge 0 ] && [ $((ml + al)) -le "$missed" ] \
+		|| die "cold reader: misses $cm hits $ch, more off 512/0 than the $missed runs missed"
+	ok "cold reader: misses $cm hits $ch: $((ml + al)) events short, of $missed runs the kernel says it skipped"
+else
+	assert_eq "$cm/$ch" "512/0" "cold reader: misses/hits (runs missed: $missed)"
+fi
 h=$(proc "$T/p.json" "$W" hits)
 [ "$(proc "$T/p.json" "$W" accesses)" = 256 ] && [ "$h" -le "$warm" ] && [ "$h" -ge $((warm - $(proc "$T/p.json" "$W" evicted))) ] \
 	|| die "warm reader: $(jq -c "select(.type == \"cache\" and .pid == $W)" "$T/p.json"), fincore had $warm"
