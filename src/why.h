@@ -153,7 +153,6 @@ struct why_stats {
 	__u64 unmatched_child;	/* --into: a child's return without its entry */
 	__u64 any_missed;	/* a task's state change not kept (its storage busy or full) */
 	__u64 qw_lost;		/* queue-write records the engine's ring had no room for */
-	__u64 links;		/* wakes of followed tasks kept for the chains (depth 2+) */
 };
 
 #endif

@@ -70,6 +70,9 @@ struct why_task {
 	__u64 off_at;		/* F_OFF: when it blocked */
 	struct why_waker wk;	/* F_WOKEN: who is waking it, for the wait it ends */
 	struct why_waker up[WHY_CHAIN - 1];	/* ... and that one's chain */
+	__u64 args[3];		/* the call's first three arguments, read if it is slow */
+	__u32 kind;		/* enum why_args: how they read (WA_NONE: --call) */
+	__u32 pad3;
 	struct why_call rec;
 };
 
@@ -489,6 +492,29 @@ static __always_inline void begin(struct why_task *w, __u32 nr, __u64 id64)
 	if (!(w->flags & F_CALL))	/* (set: the last one's exit was not seen) */
 		__sync_fetch_and_add(&in_calls, 1);
 	w->flags = F_CALL;
+	w->kind = WA_NONE;	/* (enter() sets a system call's) */
+}
+
+/* A slow call's arguments, at its end (the thread is current): its fd's
+ * file (the fd table still holds it: the call has not returned), the bytes
+ * asked, or the path given (the caller's memory, as at entry). */
+static __always_inline void args_read(struct why_task *w)
+{
+	__u8 kind = w->kind;
+	__u64 a0 = w->args[0], a1 = w->args[1], a2 = w->args[2];
+
+	if (kind == WA_FD || kind == WA_FD_COUNT || kind == WA_FD_IOV) {
+		w->rec.fd = (int)a0;
+		file_of(bpf_get_current_task_btf(), w->rec.fd, &w->rec);
+		if (kind == WA_FD_COUNT)
+			w->rec.asked = a2;
+		else if (kind == WA_FD_IOV)
+			w->rec.asked = iov_bytes((void *)a1, a2);
+	} else if (kind == WA_PATH_AT) {
+		bpf_probe_read_user_str(w->rec.path, sizeof(w->rec.path), (void *)a1);
+	} else if (kind == WA_PATH) {
+		bpf_probe_read_user_str(w->rec.path, sizeof(w->rec.path), (void *)a0);
+	}
 }
 
 /* The call returns: its last part closed, a record if it was slow. */
@@ -511,6 +537,7 @@ static __always_inline void finish(struct why_task *w, long ret)
 	__sync_fetch_and_add(&stats.calls, 1);
 	if (now - w->rec.start < targ_min_ns)
 		return;
+	args_read(w);
 	w->rec.end = now;
 	w->rec.ret = ret;
 	w->rec.cgroup = bpf_get_current_cgroup_id();
@@ -543,18 +570,12 @@ static __always_inline int enter(long id, __u64 a0, __u64 a1, __u64 a2)
 		return 0;
 	}
 	begin(w, id, id64);
-	if (kind == WA_FD || kind == WA_FD_COUNT || kind == WA_FD_IOV) {
-		w->rec.fd = (int)a0;
-		file_of(t, w->rec.fd, &w->rec);
-		if (kind == WA_FD_COUNT)
-			w->rec.asked = a2;
-		else if (kind == WA_FD_IOV)
-			w->rec.asked = iov_bytes((void *)a1, a2);
-	} else if (kind == WA_PATH_AT) {
-		bpf_probe_read_user_str(w->rec.path, sizeof(w->rec.path), (void *)a1);
-	} else if (kind == WA_PATH) {
-		bpf_probe_read_user_str(w->rec.path, sizeof(w->rec.path), (void *)a0);
-	}
+	/* the arguments are read at the end, and only for a slow call (most
+	 * are not): the file, the bytes asked, the path (args_read) */
+	w->kind = kind;
+	w->args[0] = a0;
+	w->args[1] = a1;
+	w->args[2] = a2;
 	return 0;
 }
 
@@ -796,6 +817,8 @@ static __always_inline void hop_fill(struct why_waker *h, struct task_struct *cu
 	h->tid = cur->pid;
 	h->flags = 0;
 	h->resolution_ns = 0;
+	for (int i = 0; i < WW_NR; i++)
+		h->part[i] = 0;
 	bpf_get_current_comm(h->comm, sizeof(h->comm));
 	if (ca && any_span(ca, t0, now, h->part, &h->resolution_ns))
 		h->flags |= WHY_WAKER_FOLLOWED;
@@ -858,7 +881,6 @@ int BPF_PROG(why_waking, struct task_struct *p)
 		if (targ_depth > 2 && ca && (s = best_link(ca, slept, now)))
 			a->links[k].sub = s->hop;
 		a->nl++;
-		__sync_fetch_and_add(&stats.links, 1);
 	}
 	if (!traced || !w)
 		return 0;

@@ -107,6 +107,8 @@ struct hop_names {
 		uint32_t dev, pid, tid, bytes;
 		uint64_t q2c, d2c;
 		char comm[WHY_COMM_LEN], op[32];
+		uint32_t owner;		/* whose data it wrote (life_req.wb_pid), 0: its own */
+		char owner_comm[WHY_COMM_LEN];
 	} ended;
 };
 

@@ -324,6 +324,9 @@ static void hop_ended(struct why_ctx *wc, uint64_t at, struct hop_names *h)
 		h->ended.q2c = ph[PH_Q2C];
 		h->ended.d2c = ph[PH_D2C];
 	}
+	h->ended.owner = best->wb_pid;
+	if (best->wb_pid && !life__dirtier_comm(&wc->l, best->wb_pid, h->ended.owner_comm, WHY_COMM_LEN))
+		snprintf(h->ended.owner_comm, WHY_COMM_LEN, "?");
 }
 
 static void waker_reqs(struct why_ctx *wc, struct pending *p)

@@ -196,6 +196,22 @@ static void g_ended_disk(const void *row, const struct fctx *c, struct fval *v, 
 	v->s = disks__name(((const struct hop_names *)row)->ended.dev);
 }
 
+/* a flusher's or journal's write: whose data it was */
+static void g_ended_owner(const void *row, const struct fctx *c, struct fval *v, char *b, size_t n)
+{
+	if (((const struct hop_names *)row)->ended.owner) {
+		v->k = V_BOOL;
+		v->b = true;
+	}
+}
+
+static const struct field ended_owner_fields[] = {	/* ", data of dd[412]" */
+	{ "pid", FS_U32, EN(owner), .fmt = ", data of" },
+	{ "comm", FS_CHARS, EN(owner_comm), .fmt = " %s" },
+	{ NULL, FS_U32, EN(owner), .fmt = "[%u]" },
+};
+static const struct rec ended_owner_rec = REC_LINES(NULL, NULL, NULL, ended_owner_fields);
+
 static const struct field ended_fields[] = {	/* ", ending loop0 read 4096 B of folioA[412/412] (Q2C 30.12 ms)" */
 	{ "disk", FS_GET, .get = g_ended_disk, .flags = FL_STR, .fmt = ", ending %s" },
 	{ "op", FS_CHARS, EN(op), .fmt = " %s" },
@@ -204,7 +220,9 @@ static const struct field ended_fields[] = {	/* ", ending loop0 read 4096 B of f
 	{ "pid", FS_U32, EN(pid), .fmt = "[%u/" },
 	{ "tid", FS_U32, EN(tid), .fmt = "%u]" },
 	{ "q2c_ns", FS_U64, EN(q2c), .fmt = " (Q2C %.2f ms", .tdiv = 1e6 },
-	{ "d2c_ns", FS_U64, EN(d2c), .fmt = " D2C %.2f ms)", .tdiv = 1e6 },
+	{ "d2c_ns", FS_U64, EN(d2c), .fmt = " D2C %.2f ms", .tdiv = 1e6 },
+	{ "data_of", FS_OBJ, .get = g_ended_owner, .sub = &ended_owner_rec, .flags = FL_NULLABLE, .fmt = "" },
+	{ NULL, FS_TEXT, .fmt = ")" },
 };
 static const struct rec ended_rec = REC_LINES(NULL, NULL, NULL, ended_fields);
 
