@@ -117,7 +117,7 @@ slowdev() {
 	defer "umount $dir"
 	for i in $(seq 50); do [ -f "$dir/disk" ] && break; sleep 0.1; done
 	[ -f "$dir/disk" ] || die "slowfs did not mount: $(cat "$dir.log")"
-	L=$(losetup -f --show $([ "${3:-}" = rw ] || echo -r) "$dir/disk") || die losetup
+	L=$(losetup -f --show $(case "${3:-}" in rw|store) ;; *) echo -r;; esac) "$dir/disk") || die losetup
 	defer "losetup -d $L"
 	echo "$L" >&3
 }
