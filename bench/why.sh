@@ -73,7 +73,7 @@ for l in why-untraced-nqw why-untraced-ev why-untraced why-traced why-all why-sp
 	why-untraced) name="iodig why --comm OTHER (caller not traced)";;
 	why-traced) name="iodig why --comm syscost (caller traced)";;
 	why-all) name="iodig why (every process traced)";;
-	why-spell) name="iodig why --comm OTHER --no-queue-writes, OTHER asleep in a call (a spell)";;
+	why-spell) name="iodig why --comm OTHER --syscalls read --no-queue-writes, OTHER asleep in a call (a spell)";;
 	syscount) name="libbpf-tools syscount";;
 	offcputime) name="libbpf-tools offcputime";;
 	perf-trace) name="perf trace -s -a";;
