@@ -23,7 +23,7 @@ __s64 sysfs_pending = 0;
 SEC("tp/syscalls/sys_enter_" #name)							\
 int life_sysfs_enter_##name(struct trace_event_raw_sys_enter *ctx)			\
 {											\
-	return sysfs_enter(&sysfs_writes, &sysfs_pending, &records, &stats.lost,	\
+	return sysfs_enter(&sysfs_writes, &sysfs_pending, &records, &stats.lost, NULL,	\
 			   (unsigned int)ctx->args[0], ctx->args[1], ctx->args[2], vec);	\
 }											\
 SEC("tp/syscalls/sys_exit_" #name)							\

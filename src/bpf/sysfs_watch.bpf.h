@@ -54,19 +54,12 @@ static __always_inline bool streq(const char *a, const char *b, int n)
  * else is let go: plain loads through the task's BTF pointer where the
  * verifier allows them, helpers only for the fd slot and the file.
  */
-static __always_inline int sysfs_enter(void *writes, __s64 *pending, void *ring, __u64 *lost,
-				       unsigned int fd, __u64 buf, __u64 len, bool vec)
+/* The current task's file at fd, or NULL. */
+static __always_inline struct file *sysfs_file_of(unsigned int fd)
 {
-	struct task_struct *task;
-	struct sysfs_write w;	/* zeroed once the write is known to be one
-				 * (here, before the checks, it was 25 stores
-				 * on every write on the machine) */
 	struct file **fds, *file = NULL;
-	struct dentry *de, *parent;
+	struct task_struct *task;
 	struct fdtable *fdt;
-	char pname[8];
-	__u64 id;
-	__u32 tid;
 
 	/* bpf_get_current_task_btf() is from 3ca1032ab7ab (5.11); before it,
 	 * the same walk through probe reads */
@@ -74,17 +67,53 @@ static __always_inline int sysfs_enter(void *writes, __s64 *pending, void *ring,
 		task = bpf_get_current_task_btf();
 		fdt = task->files->fdt;
 		if (fd >= fdt->max_fds)
-			return 0;
+			return NULL;
 		fds = fdt->fd;
 	} else {
 		task = (struct task_struct *)bpf_get_current_task();
 		fdt = BPF_CORE_READ(task, files, fdt);
 		if (fd >= BPF_CORE_READ(fdt, max_fds))
-			return 0;
+			return NULL;
 		fds = BPF_CORE_READ(fdt, fd);
 	}
 	bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]);
-	if (!file || BPF_CORE_READ(file, f_inode, i_sb, s_magic) != SYSFS_MAGIC)
+	return file;
+}
+
+/*
+ * The file operations of sysfs files (kernfs_file_fops, every kernfs
+ * regular file's), learnt from a read of a sysfs file by iodig itself: a
+ * file whose f_op is not that is let go after two helper calls instead of
+ * four (its super block's magic).  Kernel data symbols are in kallsyms only
+ * with CONFIG_KALLSYMS_ALL, so the address is taken from the file.
+ */
+static __always_inline void sysfs_learn(__u64 *fops, unsigned int fd)
+{
+	struct file *file = sysfs_file_of(fd);
+
+	if (file && BPF_CORE_READ(file, f_inode, i_sb, s_magic) == SYSFS_MAGIC)
+		*fops = (__u64)BPF_CORE_READ(file, f_op);
+}
+
+/* fops: what sysfs_learn() learnt (0: not yet, or NULL: not learning) */
+static __always_inline int sysfs_enter(void *writes, __s64 *pending, void *ring, __u64 *lost, __u64 *fops,
+				       unsigned int fd, __u64 buf, __u64 len, bool vec)
+{
+	struct task_struct *task;
+	struct sysfs_write w;	/* zeroed once the write is known to be one
+				 * (here, before the checks, it was 25 stores
+				 * on every write on the machine) */
+	struct file *file = sysfs_file_of(fd);
+	struct dentry *de, *parent;
+	char pname[8];
+	__u64 id;
+	__u32 tid;
+
+	if (!file)
+		return 0;
+	if (fops && *fops && (__u64)BPF_CORE_READ(file, f_op) != *fops)
+		return 0;
+	if (BPF_CORE_READ(file, f_inode, i_sb, s_magic) != SYSFS_MAGIC)
 		return 0;
 	de = BPF_CORE_READ(file, f_path.dentry);
 	parent = BPF_CORE_READ(de, d_parent);
@@ -112,6 +141,7 @@ static __always_inline int sysfs_enter(void *writes, __s64 *pending, void *ring,
 	tid = (__u32)id;
 	w.rec.pid = id >> 32;
 	w.rec.tid = tid;
+	task = (struct task_struct *)bpf_get_current_task();
 	w.rec.ppid = BPF_CORE_READ(task, real_parent, tgid);
 	bpf_get_current_comm(w.rec.comm, sizeof(w.rec.comm));
 	w.rec.start = bpf_ktime_get_ns();

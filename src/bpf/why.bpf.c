@@ -633,6 +633,8 @@ int why_sc_exit(struct sc_exit *ctx)
  */
 const volatile bool targ_qwrites = false;
 const volatile long qw_nr[5] = {};	/* write, pwrite64, writev, pwritev, pwritev2 */
+const volatile long qw_read_nr = -1;	/* read: iodig's own read of a sysfs file teaches */
+__u64 qw_fops;				/* ... sysfs files' f_op (sysfs_learn) */
 SYSFS_WRITES_MAP(qw_writes);
 __s64 qw_pending = 0;
 
@@ -651,15 +653,18 @@ static __always_inline void qw_enter(long id, __u64 a0, __u64 a1, __u64 a2)
 		vec = true;
 	else
 		return;
-	sysfs_enter(&qw_writes, &qw_pending, &life_records, &stats.qw_lost, (unsigned int)a0, a1, a2, vec);
+	sysfs_enter(&qw_writes, &qw_pending, &life_records, &stats.qw_lost, &qw_fops, (unsigned int)a0, a1, a2, vec);
 }
 
 /* regs: a BTF pointer here, read with plain loads (x86_64 argument registers) */
 SEC("tp_btf/sys_enter")
 int BPF_PROG(why_enter, struct pt_regs *regs, long id)
 {
-	if (targ_qwrites)
+	if (targ_qwrites) {
+		if (!qw_fops && id == qw_read_nr && bpf_get_current_pid_tgid() >> 32 == targ_self)
+			sysfs_learn(&qw_fops, (unsigned int)regs->di);
 		qw_enter(id, regs->di, regs->si, regs->dx);
+	}
 	return enter(id, regs->di, regs->si, regs->dx);
 }
 

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -196,6 +197,26 @@ static int why_args_cb(void *ctx, int argc, char **argv, int optind)
 }
 
 
+/* The queue-write watcher learns sysfs files' f_op from a read of one by
+ * iodig (sysfs_watch.bpf.h): one that exists on every kernel. */
+static void teach_sysfs(void)
+{
+	static const char *const files[] = { "/sys/devices/system/cpu/online", "/sys/kernel/uevent_seqnum",
+					     "/sys/power/state" };
+	char b[64];
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		int fd = open(files[i], O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0)
+			continue;
+		if (read(fd, b, sizeof(b)) < 0)
+			b[0] = 0;
+		close(fd);
+		return;
+	}
+}
+
 /*
  * The engine, for why and for doctor: its BPF object and the life engine
  * loaded and attached with wc->o's filters (the caller frees wc with
@@ -279,6 +300,7 @@ int why__start(struct why_ctx *wc, struct life_cfg *cfg)
 	wc->skel->rodata->qw_nr[2] = SYS_writev;
 	wc->skel->rodata->qw_nr[3] = SYS_pwritev;
 	wc->skel->rodata->qw_nr[4] = SYS_pwritev2;
+	wc->skel->rodata->qw_read_nr = SYS_read;
 	/* tracepoints this kernel may not have: the part or count stays 0, and it says so */
 	{
 		static const struct bpfenv_optional_tp optional[] = {
@@ -317,6 +339,8 @@ int why__start(struct why_ctx *wc, struct life_cfg *cfg)
 		return bpfenv__fail("attaching to system call and scheduler tracepoints", err);
 	if ((err = why__sc_attach(wc)))
 		return err;
+	if (qw)
+		teach_sysfs();
 	wc->t0 = run__mono_ns();
 	return 0;
 }

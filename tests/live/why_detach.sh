@@ -21,6 +21,10 @@ dd if=/dev/zero of=/dev/null bs=1 count=100000000 2>/dev/null & DD=$!
 defer "kill $DD 2>/dev/null"
 start_iodig "$T/w.json" why --json
 [ "$(ours)" -gt "$p0" ] || die "why's programs not loaded while it runs"
+# the watcher learnt sysfs files' f_op from iodig's own read of one (a write
+# to anything else is then let go after two helper calls, not four)
+fops=$(bpftool map dump name why_bpf.bss | jq '[.. | objects | .qw_fops? // empty][0]')
+[ -n "$fops" ] && [ "$fops" != 0 ] && [ "$fops" != null ] || die "the watcher did not learn sysfs files' f_op: '$fops'"
 sleep 1
 t0=$(date +%s%N)
 stop_iodig
