@@ -144,6 +144,45 @@ static FILE *open_buf(void)
 	return fmemopen(buf, sizeof(buf), "w");
 }
 
+/* a record that nests itself through FS_OBJ with each(): a chain of links,
+ * each printed over the next row, null (JSON) or nothing (text) at its end */
+struct link {
+	const char *name;
+	const struct link *next;
+};
+
+static const void *e_next(const void *row, unsigned i, struct fctx *c, void *scratch, const char **key)
+{
+	return i ? NULL : ((const struct link *)row)->next;
+}
+
+static const struct rec link_rec;
+static const struct field link_f[] = {
+	{ "name", FS_PSTR, offsetof(struct link, name), .fmt = " <- %s" },
+	{ "next", FS_OBJ, .each = e_next, .sub = &link_rec, .flags = FL_NULLABLE, .fmt = ";" },
+};
+static const struct rec link_rec = REC_LINES("link", NULL, NULL, link_f);
+
+static void test_chain(void)
+{
+	struct link c = { "c", NULL }, b = { "b", &c }, a = { "a", &b };
+	struct fctx fc = { 0 };
+	struct json j;
+	FILE *out = open_buf();
+
+	json__init(&j, out);
+	fields__json(&j, &link_rec, &a, &fc);
+	fclose(out);
+	CHECK(!strcmp(buf, "{\"type\":\"link\",\"name\":\"a\",\"next\":{\"name\":\"b\",\"next\":"
+			   "{\"name\":\"c\",\"next\":null}}}\n"), "a chain in JSON: %s", buf);
+	out = open_buf();
+	fields__lines(out, &link_rec, &a, &fc);
+	fclose(out);
+	CHECK(!strcmp(buf, " <- a; <- b; <- c"), "a chain in text: '%s'", buf);
+	CHECK(fields__lint(&link_rec) == NULL, "a record that nests itself passes lint (once): %s",
+	      fields__lint(&link_rec));
+}
+
 int main(void)
 {
 	struct row r = { 42, "a\033b", 10, 20480, -3, 7, 1, "x" };
@@ -291,5 +330,6 @@ int main(void)
 		fields__format(s, sizeof(s), "%x", &v);
 		CHECK(!strcmp(s, "ffffffffffffffff"), "a u64 in %%x: '%s'", s);
 	}
+	test_chain();
 	CHECK_DONE();
 }
