@@ -167,7 +167,8 @@ static void on_tags(struct export_ctx *ec, const struct life_tags *t)
 			continue;
 		/* the sum is sorted by held and given together: the most held is
 		 * the first of the largest held */
-		if ((r = tagrow_of(ec, disk, s.top[k].comm))) {
+		/* ("" is the disk's own row: a nameless holder is "?") */
+		if ((r = tagrow_of(ec, disk, s.top[k].comm[0] ? s.top[k].comm : "?"))) {
 			r->held += s.top[k].held;
 			bool most = true;
 

@@ -167,7 +167,6 @@ static const struct rec reqs_text_rec = REC_LINES(NULL, NULL, NULL, reqs_text);
 static const struct field followed_text[] = {
 	{ NULL, FS_LIST, .each = e_wparts, .sub = &wpart_rec, .fmt = "" },
 	{ NULL, FS_GET, .tget = t_resolution, .fmt = " (each within %.1f ms)", .tdiv = 1e6 },
-	{ NULL, FS_OBJ, .get = g_reqs_text, .sub = &reqs_text_rec, .fmt = "" },
 };
 static const struct rec followed_text_rec = REC_LINES(NULL, NULL, NULL, followed_text);
 
@@ -178,6 +177,9 @@ static const struct field task_text[] = {	/* " <- jbd2/loop0-8[301/301] in FN: .
 	{ NULL, FS_PSTR, PL(how), .fmt = " in %s" },
 	{ NULL, FS_GET, .tget = g_unfollowed_text, .fmt = " (its time over the wait not kept)" },
 	{ NULL, FS_OBJ, .get = g_followed_text, .sub = &followed_text_rec, .fmt = "" },
+	/* its requests over the wait come from the engine's records: shown
+	 * whether or not its own time was kept */
+	{ NULL, FS_OBJ, .get = g_reqs_text, .sub = &reqs_text_rec, .fmt = "" },
 };
 static const struct rec task_text_rec = REC_LINES(NULL, NULL, NULL, task_text);
 
