@@ -97,7 +97,9 @@ struct life_req {
 	 * journal's ordered data, a flusher's writeback): that process, else
 	 * 0.  Absent from recordings made before it (LIFE_REQ_MIN bytes). */
 	__u32 wb_pid;
-	__u32 pad;
+	__u32 c_cpu;		/* the CPU its completion ran on, plus 1 (0: not known:
+				 * a recording from before it); its waiters are woken
+				 * there, in the same interrupt or worker */
 };
 /* the bytes every recorded REC_REQ has (life_req__of) */
 #define LIFE_REQ_MIN	__builtin_offsetof(struct life_req, wb_pid)

@@ -99,6 +99,8 @@ struct why_waker {
 	/* depth 2 and 3 only: the wait it ended, of the previous link's waker */
 	__u32 wpart;		/* enum why_wpart: WW_SLEEP or WW_IO */
 	__u32 nips;		/* place[]'s frames (0: not walked) */
+	__u32 cpu;		/* the CPU it woke the task on, plus 1 */
+	__u32 pad;
 	__u64 place[WHY_HOP_IPS];	/* that task's kernel stack as it was woken */
 };
 

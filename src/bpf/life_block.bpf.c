@@ -762,6 +762,7 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 		return 0;
 	}
 	r.c = bpf_ktime_get_ns();
+	r.c_cpu = bpf_get_smp_processor_id() + 1;
 	first = rq->bio;
 	if (targ_tags && first)		/* its tag is free: for who held them */
 		grant_done(r.dev, ptr_val(first), r.c);

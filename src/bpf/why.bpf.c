@@ -822,6 +822,7 @@ static __always_inline void hop_fill(struct why_waker *h, struct task_struct *cu
 	h->tid = cur->pid;
 	h->flags = 0;
 	h->resolution_ns = 0;
+	h->cpu = bpf_get_smp_processor_id() + 1;
 	for (int i = 0; i < WW_NR; i++)
 		h->part[i] = 0;
 	bpf_get_current_comm(h->comm, sizeof(h->comm));

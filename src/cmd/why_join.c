@@ -289,10 +289,11 @@ static void hop_reqs(struct why_ctx *wc, const struct why_waker *k, struct hop_n
 }
 
 /* The request whose completion came last before the wake at `at`, within
- * WHY_ENDED_NS (a completion wakes its waiters right after
- * block_rq_complete, in the same interrupt or worker). */
+ * WHY_ENDED_NS, on the CPU of the wake (a completion wakes its waiters right
+ * after block_rq_complete, in the same interrupt or worker: another disk's
+ * completions meanwhile run elsewhere, or before it). */
 #define WHY_ENDED_NS 1000000ull
-static void hop_ended(struct why_ctx *wc, uint64_t at, struct hop_names *h)
+static void hop_ended(struct why_ctx *wc, uint64_t at, uint32_t cpu, struct hop_names *h)
 {
 	uint64_t n = wc->nreq, lo = n > REQ_RING ? n - REQ_RING : 0;
 	const struct life_req *best = NULL;
@@ -303,7 +304,8 @@ static void hop_ended(struct why_ctx *wc, uint64_t at, struct hop_names *h)
 
 		if (r->c + 2 * WHY_ENDED_NS < at)	/* completion order, give or take */
 			break;
-		if (r->c <= at && at - r->c <= WHY_ENDED_NS && (!best || r->c > best->c))
+		if (r->c <= at && at - r->c <= WHY_ENDED_NS && (!best || r->c > best->c) &&
+		    (!cpu || !r->c_cpu || r->c_cpu == cpu))
 			best = r;
 	}
 	if (!best)
@@ -344,7 +346,7 @@ static void waker_reqs(struct why_ctx *wc, struct pending *p)
 				hop_reqs(wc, k, h);
 			/* an io wait no request of the waker's own explains */
 			if (!h->reqs.n && (d ? k->wpart == WW_IO : p->c.waits[w].part == WP_IO))
-				hop_ended(wc, k->at, h);
+				hop_ended(wc, k->at, k->cpu, h);
 		}
 }
 
