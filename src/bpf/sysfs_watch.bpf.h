@@ -44,16 +44,6 @@ static __always_inline bool streq(const char *a, const char *b, int n)
 	return true;
 }
 
-/*
- * Writes to queue attributes: write(2), pwrite64(2), writev(2), pwritev(2)
- * and pwritev2(2).  The life engine takes each by its own syscall event, so
- * other system calls run no program (raw sys_enter/sys_exit would run one
- * for every call on the machine: +150 ns a getppid(2) here); why calls these
- * from the raw ones it runs anyway.  Costs are in docs/PERFORMANCE.md;
- * what makes them is the number of helper calls before a write to anything
- * else is let go: plain loads through the task's BTF pointer where the
- * verifier allows them, helpers only for the fd slot and the file.
- */
 /* The current task's file at fd, or NULL. */
 static __always_inline struct file *sysfs_file_of(unsigned int fd)
 {
@@ -95,7 +85,17 @@ static __always_inline void sysfs_learn(__u64 *fops, unsigned int fd)
 		*fops = (__u64)BPF_CORE_READ(file, f_op);
 }
 
-/* fops: what sysfs_learn() learnt (0: not yet, or NULL: not learning) */
+/*
+ * Writes to queue attributes: write(2), pwrite64(2), writev(2), pwritev(2)
+ * and pwritev2(2).  The life engine takes each by its own syscall event, so
+ * other system calls run no program (raw sys_enter/sys_exit would run one
+ * for every call on the machine: +150 ns a getppid(2) here); why calls these
+ * from the raw ones it runs anyway.  Costs are in docs/PERFORMANCE.md;
+ * what makes them is the number of helper calls before a write to anything
+ * else is let go: plain loads through the task's BTF pointer where the
+ * verifier allows them, helpers only for the fd slot and the file.
+ * fops: what sysfs_learn() learnt (0: not yet), or NULL (not learning).
+ */
 static __always_inline int sysfs_enter(void *writes, __s64 *pending, void *ring, __u64 *lost, __u64 *fops,
 				       unsigned int fd, __u64 buf, __u64 len, bool vec)
 {

@@ -496,8 +496,8 @@ static __always_inline void begin(struct why_task *w, __u32 nr, __u64 id64)
 }
 
 /* A slow call's arguments, at its end (the thread is current): its fd's
- * file (the fd table still holds it: the call has not returned), the bytes
- * asked, or the path given (the caller's memory, as at entry). */
+ * file, the bytes asked, or the path given.  The fd and the caller's memory
+ * are as at entry unless another of its threads changed them meanwhile. */
 static __always_inline void args_read(struct why_task *w)
 {
 	__u8 kind = w->kind;

@@ -247,6 +247,14 @@ static int find_reqs(struct why_ctx *wc, const struct why_call *c, const struct 
 	return k;
 }
 
+/* The name of the process whose data a write carried (life_req.wb_pid), as
+ * the engine saw it dirty pages, or "?". */
+static void owner_name(struct why_ctx *wc, uint32_t pid, char comm[WHY_COMM_LEN])
+{
+	if (!life__dirtier_comm(&wc->l, pid, comm, WHY_COMM_LEN))
+		snprintf(comm, WHY_COMM_LEN, "?");
+}
+
 /* The requests a waker submitted that were in flight over the wait it
  * ended (its io over the wait is theirs, or another's it waited for in
  * turn), and whose data most of their bytes were. */
@@ -284,8 +292,8 @@ static void hop_reqs(struct why_ctx *wc, const struct why_waker *k, struct hop_n
 			h->reqs.owner = own[o].pid;
 			h->reqs.owner_bytes = own[o].bytes;
 		}
-	if (h->reqs.owner && !life__dirtier_comm(&wc->l, h->reqs.owner, h->reqs.owner_comm, WHY_COMM_LEN))
-		snprintf(h->reqs.owner_comm, WHY_COMM_LEN, "?");
+	if (h->reqs.owner)
+		owner_name(wc, h->reqs.owner, h->reqs.owner_comm);
 }
 
 /* The request whose completion came last before the wake at `at`, within
@@ -327,8 +335,8 @@ static void hop_ended(struct why_ctx *wc, uint64_t at, uint32_t cpu, struct hop_
 		h->ended.d2c = ph[PH_D2C];
 	}
 	h->ended.owner = best->wb_pid;
-	if (best->wb_pid && !life__dirtier_comm(&wc->l, best->wb_pid, h->ended.owner_comm, WHY_COMM_LEN))
-		snprintf(h->ended.owner_comm, WHY_COMM_LEN, "?");
+	if (best->wb_pid)
+		owner_name(wc, best->wb_pid, h->ended.owner_comm);
 }
 
 static void waker_reqs(struct why_ctx *wc, struct pending *p)
