@@ -23,7 +23,7 @@ WARNINGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-in
 INCLUDES := -I$(BUILD) -Isrc -Isrc/lib -Isrc/engine -Isrc/cmd
 IODIG_CFLAGS = $(WARNINGS) $(INCLUDES) -MMD -MP $(CFLAGS)
 LDFLAGS += -static
-LDLIBS  := -lbpf -ldw -lelf -lz -llzma -lbz2 -lzstd -lm
+LDLIBS  := -Wl,--wrap=btf__load_vmlinux_btf -lbpf -ldw -lelf -lz -llzma -lbz2 -lzstd -lm
 
 BPF_CFLAGS := -target bpf -g -O2 -Wall -Wno-unused-function -D__TARGET_ARCH_$(ARCH) \
               -I$(BUILD) -Isrc -Isrc/bpf -MMD -MP

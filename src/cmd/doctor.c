@@ -267,7 +267,7 @@ int cmd_doctor(int argc, char **argv)
 		{ "cgroup", 'c', "PATH", "only I/O charged to this cgroup", CLI_STR_AT(struct doc_opts, cgroup) },
 		{ "from", OPT_FROM, "FILE.rec", "the findings of a recording (iodig record, slow --record)\n"
 						"instead of a live run", CLI_STR_AT(struct doc_opts, from) },
-		{ "buffer-size", OPT_BUFFER, "N", "ring buffer bytes, a power of 2 (default 8388608)", CLI_RINGBUF_AT(struct doc_opts, rb_bytes) },
+		{ "buffer-size", OPT_BUFFER, "N", "ring buffer bytes, a power of 2 (default 2097152)", CLI_RINGBUF_AT(struct doc_opts, rb_bytes) },
 		{ "html", OPT_HTML, "FILE.html", "also the report page (iodig report) with the findings on top",
 		  CLI_STR_AT(struct doc_opts, html) },
 		{ "no-calls", OPT_NO_CALLS, NULL, "the request engine alone: no file-system call is traced\n"

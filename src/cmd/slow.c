@@ -42,7 +42,7 @@ static const struct cli_opt slow_shared[] = {
 	{ "pid", 'p', "PID", "only I/O submitted by this process", CLI_STR_AT(struct slow_opts, pid) },
 	{ "comm", OPT_COMM, "NAME", "only I/O submitted by tasks with this name", CLI_COMM_AT(struct slow_opts, comm) },
 	{ "own-clock", OPT_OWN_CLOCK, NULL, "stamp allocation and issue in BPF, not from struct request", CLI_FLAG_AT(struct slow_opts, own_clock) },
-	{ "buffer-size", OPT_BUFFER, "N", "ring buffer bytes, a power of 2 (default 8388608)", CLI_RINGBUF_AT(struct slow_opts, rb_bytes) },
+	{ "buffer-size", OPT_BUFFER, "N", "ring buffer bytes, a power of 2 (default 2097152 for snoop, 1048576 for slow)", CLI_RINGBUF_AT(struct slow_opts, rb_bytes) },
 	{ "record", OPT_RECORD, "FILE", "also write every record to FILE, with what decoding it\n"
 	  "needs elsewhere: iodig replay FILE prints it again", CLI_STR_AT(struct slow_opts, record) },
 	{ "kernel-stack", 'K', NULL, "the submitter's kernel stack at Q, with each request", CLI_FLAG_AT(struct slow_opts, kstack) },

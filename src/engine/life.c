@@ -126,6 +126,19 @@ static void stack_pair(uint32_t upper, uint32_t lower, void *ctx)
 	bpf_map__update_elem(l->skel->maps.stack_pairs, &has, sizeof(has), &one, sizeof(one), BPF_ANY);
 }
 
+/* The records ring when --buffer-size does not say: a record for every
+ * request (snoop, record, why) needs room for the reader's jitter at full
+ * speed: 2 MiB kept up with 216k requests/s, 0 lost, as did 8 MiB
+ * (docs/PERFORMANCE.md); slow writes only slow requests, the others
+ * queue-attribute writes and tag waits.  libbpf maps the ring twice, so it
+ * counts twice in RSS: an 8 MiB ring for all was 16 MB of slow's 19.5. */
+uint64_t life__ring_default(const struct life_cfg *cfg)
+{
+	if (cfg->mode == LIFE_SNOOP || (cfg->mode == LIFE_SLOW && !cfg->min_ns))
+		return 2 << 20;
+	return cfg->mode == LIFE_SLOW ? 1 << 20 : 256 << 10;
+}
+
 int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, void *ctx)
 {
 	struct life_bpf *sk;
@@ -166,9 +179,11 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 		sk->rodata->filter_comm_on = true;
 		strncpy((char *)sk->rodata->filter_comm, cfg->comm, LIFE_COMM_LEN - 1);
 	}
-	if (cfg->rb_bytes) {
-		sk->rodata->targ_wakeup_bytes = cfg->rb_bytes / 4;
-		bpf_map__set_max_entries(sk->maps.records, cfg->rb_bytes);
+	{
+		uint64_t rb = cfg->rb_bytes ?: life__ring_default(cfg);
+
+		sk->rodata->targ_wakeup_bytes = rb / 4;
+		bpf_map__set_max_entries(sk->maps.records, rb);
 	}
 	if (!cfg->own_clock)	/* the side table of BPF-made D stamps */
 		bpf_map__set_max_entries(sk->maps.clocks, 1);

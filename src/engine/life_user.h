@@ -72,6 +72,8 @@ typedef int (*life_record_fn)(void *ctx, void *data, size_t size);
 bool life__kernel_q(const struct btf *vmlinux);
 /* Opens, loads and attaches.  Returns 0, or the exit status after printing. */
 int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, void *ctx);
+/* The records ring's bytes when cfg->rb_bytes is 0 (life.c says why). */
+uint64_t life__ring_default(const struct life_cfg *cfg);
 /* 0, -errno, or 1 (an exit status) when the output failed: said already. */
 int life__poll(struct life *l, int timeout_ms);
 /* The name of a process that dirtied pages writes carried (owners, top),

@@ -8,7 +8,9 @@
 #include <time.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/vfs.h>
 #include <linux/magic.h>
 #include <linux/membarrier.h>
@@ -97,6 +99,11 @@ int bpfenv__setup(void)
 	int err;
 
 	libbpf_set_print(print_fn);
+	/* Blocks this big (vmlinux BTF, 5.5 MB) are mapped and unmapped when
+	 * freed.  Left to itself glibc raises this threshold to the size of the
+	 * first such block freed, and the next copy then comes from the heap
+	 * and stays there, beside the ring, until malloc_trim: +5.7 MB peak. */
+	mallopt(M_MMAP_THRESHOLD, 256 << 10);
 	if ((err = bpfenv__check_caps()))
 		return err;
 	if (!bpfenv__have_btf())
@@ -270,6 +277,39 @@ int bpfenv__tp_dir(const char *sys, const char *event, char *buf, size_t len)
 			return 0;
 	}
 	return -ENOENT;
+}
+
+/*
+ * vmlinux BTF, for libbpf and for iodig's own set-up.  libbpf 1.1 reads the
+ * file into one buffer and btf__new() copies it into another (btf.c,
+ * btf_parse_raw): 2 x 5.5 MB at once on 6.18, most of lat's peak RSS.  The
+ * build links with --wrap=btf__load_vmlinux_btf, so libbpf's calls and ours
+ * come here: since 6.15 (commit a539e2a6d112, "btf: Allow mmap of vmlinux
+ * btf") the sysfs file maps, read-only, onto the kernel's own pages, which
+ * count for nothing in our RSS, and btf__new() makes the one copy.  Before
+ * that, or if the map fails, libbpf's own way.
+ */
+struct btf *__real_btf__load_vmlinux_btf(void);
+
+struct btf *__wrap_btf__load_vmlinux_btf(void)
+{
+	int fd = open("/sys/kernel/btf/vmlinux", O_RDONLY | O_CLOEXEC);
+	struct btf *b = NULL;
+	struct stat st;
+
+	if (fd >= 0 && !fstat(fd, &st) && st.st_size > 0) {
+		void *p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+
+		if (p != MAP_FAILED) {
+			b = btf__new(p, st.st_size);
+			munmap(p, st.st_size);
+			if (libbpf_get_error(b))
+				b = NULL;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	return b ? b : __real_btf__load_vmlinux_btf();
 }
 
 static struct btf *vmlinux_copy;
