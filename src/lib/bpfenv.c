@@ -284,9 +284,10 @@ int bpfenv__tp_dir(const char *sys, const char *event, char *buf, size_t len)
  * file into one buffer and btf__new() copies it into another (btf.c,
  * btf_parse_raw): 2 x 5.5 MB at once on 6.18, most of lat's peak RSS.  The
  * build links with --wrap=btf__load_vmlinux_btf, so libbpf's calls and ours
- * come here: since 6.15 (commit a539e2a6d112, "btf: Allow mmap of vmlinux
- * btf") the sysfs file maps, read-only, onto the kernel's own pages, which
- * count for nothing in our RSS, and btf__new() makes the one copy.  Before
+ * come here: since 6.16 (Lorenz Bauer's "btf: allow mmap of vmlinux btf",
+ * bpf-next, May 2025) the sysfs file maps, read-only, onto the kernel's own
+ * pages (remap_pfn_range: nothing in our RSS), and btf__new() makes the one
+ * copy.  Before
  * that, or if the map fails, libbpf's own way.
  */
 struct btf *__real_btf__load_vmlinux_btf(void);
