@@ -23,7 +23,7 @@ WARNINGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-in
 INCLUDES := -I$(BUILD) -Isrc -Isrc/lib -Isrc/engine -Isrc/cmd
 IODIG_CFLAGS = $(WARNINGS) $(INCLUDES) -MMD -MP $(CFLAGS)
 LDFLAGS += -static
-LDLIBS  := -Wl,--wrap=btf__load_vmlinux_btf -lbpf -ldw -lelf -lz -llzma -lbz2 -lzstd -lm
+LDLIBS  := -Wl,--wrap=btf__load_vmlinux_btf,--wrap=btf__parse -lbpf -ldw -lelf -lz -llzma -lbz2 -lzstd -lm
 
 BPF_CFLAGS := -target bpf -g -O2 -Wall -Wno-unused-function -D__TARGET_ARCH_$(ARCH) \
               -I$(BUILD) -Isrc -Isrc/bpf -MMD -MP
@@ -36,7 +36,7 @@ SKELS     := $(patsubst src/bpf/%.bpf.c,$(BUILD)/%.skel.h,\
 		$(filter-out $(patsubst %,src/bpf/%.bpf.c,$(LIFE_PARTS)),$(BPF_SRCS))) $(BUILD)/life.skel.h
 LIB_SRCS  := $(wildcard src/lib/*.c)
 CMD_SRCS  := $(wildcard src/*.c src/engine/*.c src/cmd/*.c)
-OBJS      := $(patsubst src/%.c,$(BUILD)/%.o,$(CMD_SRCS) $(LIB_SRCS))
+OBJS      := $(patsubst src/%.c,$(BUILD)/%.o,$(CMD_SRCS) $(LIB_SRCS)) $(BUILD)/btf_roots.o
 LIB_OBJS  := $(patsubst src/%.c,$(BUILD)/%.o,$(LIB_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
@@ -89,6 +89,13 @@ $(BUILD)/life.bpf.o: $(patsubst %,$(BUILD)/%.tmp.bpf.o,$(LIFE_PARTS))
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $*_bpf > $@
+
+# The names the objects give types: the vmlinux types a slim BTF keeps
+# (src/lib/btfslim.c).
+$(BUILD)/btf_roots.c: $(SKELS:.skel.h=.bpf.o) scripts/btf-roots
+	BPFTOOL=$(BPFTOOL) scripts/btf-roots $(SKELS:.skel.h=.bpf.o) > $@
+$(BUILD)/btf_roots.o: $(BUILD)/btf_roots.c
+	$(CC) $(IODIG_CFLAGS) -c $< -o $@
 
 # Rewritten only when the version changes, so a commit rebuilds one file.
 $(BUILD)/version.h: FORCE

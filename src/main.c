@@ -2,6 +2,8 @@
 /* iodig: why is storage I/O slow?  One binary, a table of commands. */
 #include <stdio.h>
 #include <string.h>
+#include "bpfenv.h"
+#include "btfslim.h"
 #include "cmds.h"
 #include "costmeter.h"
 #include "log.h"
@@ -12,6 +14,7 @@ int main(int argc, char **argv)
 	const struct cmd *c;
 	int rc;
 
+	bpfenv__btf_roots(btf_roots, btf_roots_n);
 	if (argc < 2) {
 		cmds__usage(stderr);
 		return EXIT_USAGE;

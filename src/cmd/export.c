@@ -447,7 +447,7 @@ int cmd_export(int argc, char **argv)
 		.notes = "Port 9436 by default, on loopback: --listen :9436 --allow-remote serves every\n"
 			 "address (put TLS and authentication in front: a reverse proxy, README).  Runs until\n"
 			 "SIGINT or SIGTERM.\n",
-		.opts = opts, .args = export_args, .tracing = true,
+		.opts = opts, .args = export_args, .tracing = true, .slim_btf = true,
 		.privileges = "Without CAP_DAC_READ_SEARCH (tracefs root's alone), queue attribute writes are not\n"
 			 "watched and skipped is not measured, each said once.  iodig-export.service runs\n"
 			 "it as a dynamic user with CAP_BPF, CAP_PERFMON and CAP_DAC_READ_SEARCH alone.\n" };

@@ -269,7 +269,7 @@ int cmd_iostat(int argc, char **argv)
 			 "iostat reads it (r/s, w/s, kB/s, merges, await in ms, d/s, f/s, aqu-sz, %util),\n"
 			 "and beside the means the p50 and p99 of the same requests' times from BPF\n"
 			 "(allocation to completion, the clock of await): a tail that a mean hides.\n",
-		.opts = opts, .args = iostat_args, .tracing = true };
+		.opts = opts, .args = iostat_args, .tracing = true, .slim_btf = true };
 	struct iostat_opts o = {};
 	struct iostat_ctx ic = { .o = &o };
 	int err = cli__prologue(&cmd, argc, argv, &o.c, &o);

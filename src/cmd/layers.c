@@ -240,7 +240,7 @@ int cmd_layers(int argc, char **argv)
 			 "IOPS and latency per interval (requests: Q2C; bios of a bio-based disk: submission\n"
 			 "to end), and what a bio-based layer adds over the longest of what each bio\n"
 			 "became below (ADDS: its mean, signed; and p99).\n",
-		.notes = "Example: iodig layers 2  (a report every 2 s)\n", .args = layers_args, .tracing = true };
+		.notes = "Example: iodig layers 2  (a report every 2 s)\n", .args = layers_args, .tracing = true, .slim_btf = true };
 	struct layers_ctx *lc = calloc(1, sizeof(*lc));
 	struct life_cfg cfg = { .mode = LIFE_SNOOP };
 	int err;

@@ -216,7 +216,7 @@ int cmd_record(int argc, char **argv)
 			 "on SIGUSR1, written to PREFIX-N.rec (for replay, report and --perfetto), and the\n"
 			 "recording goes on.  N goes on from the highest PREFIX-N.rec already there.\n",
 		.notes = "A request takes 128 bytes kept: 64 MiB hold 524,288 requests (the last ones).\n",
-		.opts = opts, .opt = rec_opt, .args = rec_args, .tracing = true,
+		.opts = opts, .opt = rec_opt, .args = rec_args, .tracing = true, .slim_btf = true,
 		.privileges = "Without CAP_DAC_READ_SEARCH (tracefs root's alone), queue attribute writes are not\n"
 			 "watched and skipped is not measured, each said once.  iodig-record.service runs\n"
 			 "it as a dynamic user with CAP_BPF, CAP_PERFMON and CAP_DAC_READ_SEARCH alone.\n" };

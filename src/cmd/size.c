@@ -133,7 +133,7 @@ int cmd_size(int argc, char **argv)
 		.about = "I/O sizes per process, disk and op (bitesize): a log2 histogram of the bios\n"
 			 "submitted, and the share that began where the disk's previous bio ended\n"
 			 "(sequential, as biopattern judges).  At the end, or every interval.\n",
-		.opts = opts, .args = size_args, .tracing = true };
+		.opts = opts, .args = size_args, .tracing = true, .slim_btf = true };
 	struct size_opts o = {};
 	struct size_ctx sc = { .o = &o, .t = { .key_size = sizeof(struct size_key), .val_size = sizeof(struct size_val),
 					      .row_size = sizeof(struct size_row), .last_off = offsetof(struct size_row, last),

@@ -87,7 +87,7 @@ int slow__main(int argc, char **argv, bool snoop, const char *synopsis, const ch
 	const struct cli_cmd cmd = { .name = snoop ? "snoop" : "slow", .synopsis = synopsis,
 				     .about = about, .opts = snoop ? NULL : slow_own, .more = slow_shared,
 				     .notes = "Lost records are counted and shown, never dropped silently.\n",
-				     .args = slow_args, .tracing = true,
+				     .args = slow_args, .tracing = true, .slim_btf = true,
 		.privileges = "Without CAP_DAC_READ_SEARCH (tracefs root's alone), queue attribute writes are not\n"
 			 "watched and skipped is not measured, each said once.  -U names the user frames of\n"
 			 "other users' processes only with CAP_SYS_PTRACE (their /proc/PID/maps).\n" };

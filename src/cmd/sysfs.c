@@ -54,7 +54,7 @@ int cmd_sysfs(int argc, char **argv)
 			 "who (comm, pid, ppid), which disk and attribute, the value written, and how\n"
 			 "long the write took.  Changing some of them freezes the queue: every bio\n"
 			 "submitted meanwhile waits (iodig slow names such a writer).\n",
-		.opts = opts, .opt = sysfs_opt, .tracing = true,
+		.opts = opts, .opt = sysfs_opt, .tracing = true, .slim_btf = true,
 		.privileges = "Needs CAP_DAC_READ_SEARCH where tracefs is root's alone (the write tracepoints\n"
 			 "are found there).\n" };
 	struct cli_common c = {};

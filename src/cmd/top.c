@@ -275,7 +275,7 @@ int cmd_top(int argc, char **argv)
 			 "of its own for each process that dirtied the pages (\"writeback for dd[412]\":\n"
 			 "the file's last dirtier, from writeback_dirty_folio).  Beside each process,\n"
 			 "its own /proc/PID/io read_bytes and write_bytes since its last row shown.\n",
-		.opts = opts, .args = top_args, .tracing = true,
+		.opts = opts, .args = top_args, .tracing = true, .slim_btf = true,
 		.privileges = "The IO_RKB/s and IO_WKB/s columns of other users' processes (their /proc/PID/io)\n"
 			 "need CAP_SYS_PTRACE; without it they are left empty.\n" };
 	struct top_opts o = { .rows = 20 };

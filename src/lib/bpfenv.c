@@ -19,6 +19,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "bpfenv.h"
+#include "btfslim.h"
 #include "log.h"
 
 static char last_msg[256];
@@ -99,11 +100,13 @@ int bpfenv__setup(void)
 	int err;
 
 	libbpf_set_print(print_fn);
-	/* Blocks this big (vmlinux BTF, 5.5 MB) are mapped and unmapped when
-	 * freed.  Left to itself glibc raises this threshold to the size of the
-	 * first such block freed, and the next copy then comes from the heap
-	 * and stays there, beside the ring, until malloc_trim: +5.7 MB peak. */
-	mallopt(M_MMAP_THRESHOLD, 256 << 10);
+	/* Blocks of 64 KiB and more (vmlinux BTF, and the arrays libbpf grows
+	 * as it parses it) are mapped, grown in place (mremap) and unmapped
+	 * when freed.  Left to itself glibc raises this threshold to the size
+	 * of the first such block freed, and the next copy then comes from the
+	 * heap and stays there, beside the ring, until malloc_trim: +5.7 MB of
+	 * peak for snoop; a heap for growing arrays keeps their old copies. */
+	mallopt(M_MMAP_THRESHOLD, 64 << 10);
 	if ((err = bpfenv__check_caps()))
 		return err;
 	if (!bpfenv__have_btf())
@@ -284,33 +287,100 @@ int bpfenv__tp_dir(const char *sys, const char *event, char *buf, size_t len)
  * file into one buffer and btf__new() copies it into another (btf.c,
  * btf_parse_raw): 2 x 5.5 MB at once on 6.18, most of lat's peak RSS.  The
  * build links with --wrap=btf__load_vmlinux_btf, so libbpf's calls and ours
- * come here: since 6.16 (Lorenz Bauer's "btf: allow mmap of vmlinux btf",
+ * come here.  Since 6.16 (Lorenz Bauer's "btf: allow mmap of vmlinux btf",
  * bpf-next, May 2025) the sysfs file maps, read-only, onto the kernel's own
- * pages (remap_pfn_range: nothing in our RSS), and btf__new() makes the one
- * copy.  Before
- * that, or if the map fails, libbpf's own way.
+ * pages (remap_pfn_range: nothing in our RSS); before, it is read once.
+ * Then a command that asked (cli_cmd.slim_btf) gets btfslim's cut of it,
+ * 1.9 MB where the whole is 5.5 (IODIG_VMLINUX_BTF=full: the whole, to
+ * compare), the others one copy of the whole.  If all that fails, libbpf's
+ * own way.
  */
+static const char *const *slim_roots;
+static unsigned int slim_nroots;
+static bool slim_on;
+
+void bpfenv__btf_roots(const char *const *roots, unsigned int n)
+{
+	slim_roots = roots;
+	slim_nroots = n;
+}
+
+void bpfenv__slim_vmlinux(bool on)
+{
+	const char *e = getenv("IODIG_VMLINUX_BTF");
+
+	slim_on = on && slim_roots && !(e && !strcmp(e, "full"));
+}
+
+/* The raw file, mapped (*mapped) or read; NULL if neither. */
+static void *vmlinux_raw(size_t *size, bool *mapped)
+{
+	int fd = open("/sys/kernel/btf/vmlinux", O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	void *p = NULL;
+
+	if (fd < 0)
+		return NULL;
+	if (!fstat(fd, &st) && st.st_size > 0) {
+		*size = st.st_size;
+		p = mmap(NULL, *size, PROT_READ, MAP_PRIVATE, fd, 0);
+		*mapped = p != MAP_FAILED;
+		if (!*mapped && (p = malloc(*size))) {
+			size_t got = 0;
+			ssize_t n;
+
+			while (got < *size && (n = pread(fd, (char *)p + got, *size - got, got)) > 0)
+				got += n;
+			if (got != *size) {
+				free(p);
+				p = NULL;
+			}
+		} else if (!*mapped) {
+			p = NULL;
+		}
+	}
+	close(fd);
+	return p;
+}
+
 struct btf *__real_btf__load_vmlinux_btf(void);
 
 struct btf *__wrap_btf__load_vmlinux_btf(void)
 {
-	int fd = open("/sys/kernel/btf/vmlinux", O_RDONLY | O_CLOEXEC);
+	bool mapped = false;
+	size_t size = 0;
+	void *raw = vmlinux_raw(&size, &mapped);
 	struct btf *b = NULL;
-	struct stat st;
 
-	if (fd >= 0 && !fstat(fd, &st) && st.st_size > 0) {
-		void *p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (raw && slim_on) {
+		struct btfslim_stats st = {};
 
-		if (p != MAP_FAILED) {
-			b = btf__new(p, st.st_size);
-			munmap(p, st.st_size);
-			if (libbpf_get_error(b))
-				b = NULL;
-		}
+		if ((b = btfslim__new(raw, size, slim_roots, slim_nroots, &st)))
+			debugf("vmlinux BTF (%s, %zu bytes): %u types of %u kept whole (%zu bytes), "
+			       "the others 12-byte placeholders: %zu bytes", mapped ? "mapped" : "read", size,
+			       st.kept, st.types, st.kept_bytes, st.bytes);
+		else
+			debugf("vmlinux BTF: not cut (%s), used whole", strerror(errno));
 	}
-	if (fd >= 0)
-		close(fd);
+	if (raw && !b && libbpf_get_error(b = btf__new(raw, size)))
+		b = NULL;
+	if (raw && mapped)
+		munmap(raw, size);
+	else
+		free(raw);
 	return b ? b : __real_btf__load_vmlinux_btf();
+}
+
+/* Without CAP_SYS_ADMIN skeletons name vmlinux as btf_custom_path
+ * (bpfenv__open_opts), which libbpf parses with btf__parse() for CO-RE: the
+ * same file, the same way (also --wrap). */
+struct btf *__real_btf__parse(const char *path, struct btf_ext **ext);
+
+struct btf *__wrap_btf__parse(const char *path, struct btf_ext **ext)
+{
+	if (path && !ext && !strcmp(path, "/sys/kernel/btf/vmlinux"))
+		return __wrap_btf__load_vmlinux_btf();
+	return __real_btf__parse(path, ext);
 }
 
 static struct btf *vmlinux_copy;

@@ -51,6 +51,12 @@ long long bpfenv__enumerator(const struct btf *btf, const char *name, long long 
  * at once) and by run__ready(): the run keeps none of it.  A later call
  * parses it again. */
 const struct btf *bpfenv__vmlinux(void);
+/* The names a slim vmlinux BTF keeps (main.c hands over the build's
+ * btf_roots), and whether this command's BTF, its set-up's and libbpf's,
+ * is slim from now on (btfslim.c; the environment's IODIG_VMLINUX_BTF=full
+ * says no). */
+void bpfenv__btf_roots(const char *const *roots, unsigned int n);
+void bpfenv__slim_vmlinux(bool on);
 void bpfenv__vmlinux_drop(void);
 /* Is tracepoint tp in this kernel (its btf_trace_ typedef in vmlinux BTF)? */
 bool bpfenv__has_tp(const struct btf *vmlinux, const char *tp);

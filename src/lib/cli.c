@@ -231,8 +231,10 @@ int cli__prologue(const struct cli_cmd *cmd, int argc, char **argv, struct cli_c
 		err = cmd->args(ctx, argc, argv, optind);
 	else if (optind < argc)
 		err = usage_error("unexpected argument '%s'", argv[optind]);
-	if (!err && cmd->tracing)
+	if (!err && cmd->tracing) {
 		err = bpfenv__setup();
+		bpfenv__slim_vmlinux(cmd->slim_btf);
+	}
 	if (!err && cmd->tracing)
 		err = run__check_ready_file(c->ready_file);
 	if (!err && c->stats)

@@ -85,6 +85,7 @@ struct cli_cmd {
 	/* What follows the options (argv[optind..]): 0 or an exit status. */
 	int (*args)(void *ctx, int argc, char **argv, int optind);
 	bool tracing;			/* loads BPF: check before anything is loaded */
+	bool slim_btf;			/* its objects' CO-RE and tp_btf only: btfslim.c */
 	/* What it needs beyond CAP_BPF and CAP_PERFMON, and what for (the
 	 * PRIVILEGES of its man page), or NULL. */
 	const char *privileges;

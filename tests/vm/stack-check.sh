@@ -211,6 +211,18 @@ check "reads: diskstats' 30 = the bios timed ($(io '[.[] | select(.disk == "dm-1
 	'[ "$(io "[.[] | select(.disk == \"dm-1\")] | [(map(.reads) | add), (map(.bpf_reads) | add)]")" = "[30,30]" ]'
 check "their p50 is dm-delay's 10 ms over null_blk's 2 ($(io '[.[] | select(.disk == "dm-1" and .bpf_reads > 0) | .r_p50_ns]'))" \
 	'[ "$(io "[.[] | select(.disk == \"dm-1\" and .bpf_reads > 0) | .r_p50_ns] | all(. >= 9687500 and . <= 25000000)")" = true ]'
+echo "vmlinux BTF cut to what iodig uses (btfslim.c), against the whole:"
+for c in lat slow; do
+	s=$(kv btf $c.slim); f=$(kv btf $c.full)
+	if [ "$(kv btf $c.slim.rc)" = 0 ]; then
+		check "$c: the same CO-RE relocations cut and whole (lines and md5: $s / $f)" '[ "$s" = "$f" ] && [ "${s%% *}" -gt 0 ]'
+		check "$c: cut ($(kv btf $c.line | sed 's/^iodig [a-z]*: //'))" 'kv btf $c.line | grep -q "kept whole"'
+		echo "  $c's peak RSS: $(kv btf $c.slim.hwm) kB cut, $(kv btf $c.full.hwm) kB whole"
+	else
+		check "$c: fails the same way cut and whole (exit $(kv btf $c.slim.rc) / $(kv btf $c.full.rc))" \
+			'[ "$(kv btf $c.slim.rc)" = "$(kv btf $c.full.rc)" ]'
+	fi
+done
 echo
 echo "stack checks: $pass passed, $failed failed"
 [ $failed = 0 ]

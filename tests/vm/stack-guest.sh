@@ -184,8 +184,10 @@ put ud.out /tmp/ud.out
 # the same in text, for the README
 start st slow -d bcache0 10
 start dt doctor 600
-/peer/udevadm attrs /sys/block/nullb1/queue/scheduler 2 100 mq-deadline none > /dev/null & ud=$!
-/peer/ceph-osd write /dev/bcache0 10 > /dev/null
+# (4 writes over the OSD's 20: with 2 over 10, the first could come before
+# the OSD's first write and the second between two, stalling none: seen)
+/peer/udevadm attrs /sys/block/nullb1/queue/scheduler 4 80 mq-deadline none > /dev/null & ud=$!
+/peer/ceph-osd write /dev/bcache0 20 > /dev/null
 wait $ud
 sleep 0.5
 stop st
@@ -216,3 +218,21 @@ dd if=/dev/dm-1 of=/dev/null bs=4k count=30 iflag=direct 2>/dev/null
 sleep 1.5
 stop io
 end iostat
+
+begin btf
+# vmlinux BTF cut to what iodig's objects use (src/lib/btfslim.c) against the
+# whole: lat's and slow's CO-RE relocations as libbpf logs them (-v), a count
+# and an md5 each way, the line that says what was cut, and the peak RSS
+relos() { grep -E 'relo #[0-9]+: (matching candidate|patched)' "$1" | sed 's/^iodig [a-z]*: //'; }
+for c in lat slow; do
+	for m in slim full; do
+		export IODIG_VMLINUX_BTF=$m
+		case $c in lat) start b lat -D -v ;; *) start b slow 10 -v ;; esac
+		kv $c.$m.hwm "$(awk '/^VmHWM/ {print $2}' /proc/$pid_b/status 2>/dev/null)"
+		kill -INT $pid_b 2>/dev/null; wait $pid_b; kv $c.$m.rc $?
+		kv $c.$m "$(relos /tmp/b.err | wc -l) $(relos /tmp/b.err | md5sum | cut -d' ' -f1)"
+		[ $m = slim ] && kv $c.line "$(grep -m1 'vmlinux BTF' /tmp/b.err)"
+	done
+	unset IODIG_VMLINUX_BTF
+done
+end btf

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+/* btfslim: a BTF made here with libbpf's writing API, cut to one root: what
+ * is kept whole, what becomes a placeholder, and that every ID stays. */
+#include <errno.h>
+#include <string.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "btfslim.h"
+#include "check.h"
+
+enum { T_INT = 1, T_KEEP, T_INNER, T_PTR_OTHER, T_OTHER, T_TRACE, T_TRACE_PTR, T_PROTO, T_VOIDP,
+       T_ENUM, T_DROP, T_BITS, T_ANON_ENUM, T_ARR, T_N };
+
+static struct btf *build(void)
+{
+	struct btf *b = btf__new_empty();
+
+	CHECK(btf__add_int(b, "int", 4, BTF_INT_SIGNED) == T_INT, "int");
+	CHECK(btf__add_struct(b, "keepme", 32) == T_KEEP, "keepme");
+	btf__add_field(b, "a", T_INT, 0, 0);
+	btf__add_field(b, "in", T_INNER, 32, 0);
+	btf__add_field(b, "p", T_PTR_OTHER, 64, 0);
+	btf__add_field(b, "bits", T_BITS, 128, 0);
+	btf__add_field(b, "arr", T_ARR, 192, 0);
+	CHECK(btf__add_struct(b, "inner", 4) == T_INNER, "inner");
+	btf__add_field(b, "x", T_INT, 0, 0);
+	CHECK(btf__add_ptr(b, T_OTHER) == T_PTR_OTHER, "ptr");
+	CHECK(btf__add_struct(b, "other", 4) == T_OTHER, "other");
+	btf__add_field(b, "y", T_INT, 0, 0);
+	CHECK(btf__add_typedef(b, "btf_trace_foo", T_TRACE_PTR) == T_TRACE, "typedef");
+	CHECK(btf__add_ptr(b, T_PROTO) == T_TRACE_PTR, "trace ptr");
+	CHECK(btf__add_func_proto(b, 0) == T_PROTO, "proto");
+	btf__add_func_param(b, "__data", T_VOIDP);
+	btf__add_func_param(b, "o", T_PTR_OTHER);
+	CHECK(btf__add_ptr(b, 0) == T_VOIDP, "void *");
+	CHECK(btf__add_enum(b, "e", 4) == T_ENUM, "enum");
+	btf__add_enum_value(b, "E_BIG", 0xfffffff0LL);
+	btf__add_enum_value(b, "E_ONE", 1);
+	CHECK(btf__add_struct(b, "dropme", 4) == T_DROP, "dropme");
+	btf__add_field(b, "z", T_INT, 0, 0);
+	CHECK(btf__add_struct(b, "bits_t", 4) == T_BITS, "bits_t");
+	btf__add_field(b, "lo", T_INT, 0, 3);
+	btf__add_field(b, "hi", T_INT, 3, 5);
+	CHECK(btf__add_enum(b, "", 4) == T_ANON_ENUM, "anon enum");
+	btf__add_enum_value(b, "QUEUE_FLAG_X", 16);
+	CHECK(btf__add_array(b, T_INT, T_INNER, 2) == T_ARR, "array");
+	return b;
+}
+
+static const char *name(const struct btf *b, int id)
+{
+	return btf__name_by_offset(b, btf__type_by_id(b, id)->name_off);
+}
+
+int main(void)
+{
+	static const char *const roots[] = { "keepme" };
+	struct btf *full = build();
+	struct btfslim_stats st = {};
+	__u32 size;
+	const void *raw = btf__raw_data(full, &size);
+	struct btf *s = btfslim__new(raw, size, roots, 1, &st);
+	const struct btf_type *t;
+	const struct btf_member *m;
+
+	CHECK(s, "cut: %s", strerror(errno));
+	if (!s)
+		CHECK_DONE();
+	CHECK(btf__type_cnt(s) == T_N, "every ID kept: %u types", btf__type_cnt(s));
+	CHECK(st.types == T_N - 1, "stats: %u types", st.types);
+
+	/* the root, whole: its members' names, types and offsets, bitfields too */
+	CHECK(btf__find_by_name_kind(s, "keepme", BTF_KIND_STRUCT) == T_KEEP, "keepme at its ID");
+	t = btf__type_by_id(s, T_KEEP);
+	CHECK(btf_vlen(t) == 5 && t->size == 32, "keepme: %u members", btf_vlen(t));
+	m = btf_members(t);
+	CHECK(!strcmp(btf__name_by_offset(s, m[1].name_off), "in") && m[1].type == T_INNER &&
+	      btf_member_bit_offset(t, 1) == 32, "member in");
+	CHECK(m[2].type == T_PTR_OTHER, "member p");
+	/* what it holds: the embedded struct, the array's elements, the pointer itself */
+	CHECK(!strcmp(name(s, T_INNER), "inner") && btf_vlen(btf__type_by_id(s, T_INNER)) == 1, "inner kept");
+	CHECK(btf_is_array(btf__type_by_id(s, T_ARR)) && btf_array(btf__type_by_id(s, T_ARR))->nelems == 2, "array kept");
+	t = btf__type_by_id(s, T_PTR_OTHER);
+	CHECK(btf_is_ptr(t) && t->type == T_OTHER, "the pointer kept, to the same ID");
+	t = btf__type_by_id(s, T_BITS);
+	CHECK(btf_kflag(t) && btf_member_bitfield_size(t, 1) == 5 && btf_member_bit_offset(t, 1) == 3,
+	      "bitfields as they were");
+	/* not what the pointer points to: a nameless placeholder, as the others */
+	t = btf__type_by_id(s, T_OTHER);
+	CHECK(btf_is_fwd(t) && !t->name_off, "other: a placeholder (kind %u)", btf_kind(t));
+	CHECK(btf__find_by_name_kind(s, "other", BTF_KIND_STRUCT) < 0, "no 'other'");
+	CHECK(btf_is_fwd(btf__type_by_id(s, T_DROP)) && btf__find_by_name(s, "dropme") < 0, "dropme dropped");
+	/* the tracepoint's typedef, with its prototype and parameters */
+	CHECK(btf__find_by_name_kind(s, "btf_trace_foo", BTF_KIND_TYPEDEF) == T_TRACE, "btf_trace_foo at its ID");
+	t = btf__type_by_id(s, T_PROTO);
+	CHECK(btf_is_func_proto(t) && btf_vlen(t) == 2 && btf_params(t)[1].type == T_PTR_OTHER &&
+	      !strcmp(btf__name_by_offset(s, btf_params(t)[1].name_off), "o"), "prototype kept");
+	/* every enum, named or not, with its values */
+	t = btf__type_by_id(s, T_ENUM);
+	CHECK(btf_is_enum(t) && btf_vlen(t) == 2 && (__u32)btf_enum(t)[0].val == 0xfffffff0u &&
+	      !strcmp(btf__name_by_offset(s, btf_enum(t)[1].name_off), "E_ONE"), "enum e");
+	t = btf__type_by_id(s, T_ANON_ENUM);
+	CHECK(btf_is_enum(t) && btf_enum(t)[0].val == 16, "anonymous enum");
+	CHECK(st.kept == T_N - 1 - 2, "kept %u (all but other, dropme)", st.kept);
+	btf__free(s);
+
+	/* not BTF: NULL and EINVAL, for the caller to use the whole */
+	{
+		char junk[64] = "not btf";
+
+		errno = 0;
+		CHECK(!btfslim__new(junk, sizeof(junk), roots, 1, NULL) && errno == EINVAL, "junk refused");
+	}
+	btf__free(full);
+	CHECK_DONE();
+}
