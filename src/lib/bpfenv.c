@@ -312,62 +312,56 @@ void bpfenv__slim_vmlinux(bool on)
 	slim_on = on && slim_roots && !(e && !strcmp(e, "full"));
 }
 
-/* The raw file, mapped (*mapped) or read; NULL if neither. */
-static void *vmlinux_raw(size_t *size, bool *mapped)
+/* The whole of it, from the file mapped (map) or else read from fd. */
+static struct btf *vmlinux_whole(const void *map, int fd, size_t size)
 {
-	int fd = open("/sys/kernel/btf/vmlinux", O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	void *p = NULL;
+	struct btf *b;
+	char *p;
+	size_t got = 0;
+	ssize_t n;
 
-	if (fd < 0)
+	if (map)
+		return libbpf_get_error(b = btf__new(map, size)) ? NULL : b;
+	if (!(p = malloc(size)))
 		return NULL;
-	if (!fstat(fd, &st) && st.st_size > 0) {
-		*size = st.st_size;
-		p = mmap(NULL, *size, PROT_READ, MAP_PRIVATE, fd, 0);
-		*mapped = p != MAP_FAILED;
-		if (!*mapped && (p = malloc(*size))) {
-			size_t got = 0;
-			ssize_t n;
-
-			while (got < *size && (n = pread(fd, (char *)p + got, *size - got, got)) > 0)
-				got += n;
-			if (got != *size) {
-				free(p);
-				p = NULL;
-			}
-		} else if (!*mapped) {
-			p = NULL;
-		}
-	}
-	close(fd);
-	return p;
+	while (got < size && (n = pread(fd, p + got, size - got, got)) > 0)
+		got += n;
+	b = got == size ? btf__new(p, size) : NULL;
+	free(p);
+	return libbpf_get_error(b) ? NULL : b;
 }
 
 struct btf *__real_btf__load_vmlinux_btf(void);
 
 struct btf *__wrap_btf__load_vmlinux_btf(void)
 {
-	bool mapped = false;
-	size_t size = 0;
-	void *raw = vmlinux_raw(&size, &mapped);
+	int fd = open("/sys/kernel/btf/vmlinux", O_RDONLY | O_CLOEXEC);
+	void *map = MAP_FAILED;
 	struct btf *b = NULL;
+	struct stat st;
+	size_t size;
 
-	if (raw && slim_on) {
-		struct btfslim_stats st = {};
+	if (fd >= 0 && !fstat(fd, &st) && st.st_size > 0) {
+		size = st.st_size;
+		map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (slim_on) {
+			struct btfslim_stats bs = {};
 
-		if ((b = btfslim__new(raw, size, slim_roots, slim_nroots, &st)))
-			debugf("vmlinux BTF (%s, %zu bytes): %u types of %u kept whole (%zu bytes), "
-			       "the others 12-byte placeholders: %zu bytes", mapped ? "mapped" : "read", size,
-			       st.kept, st.types, st.kept_bytes, st.bytes);
-		else
-			debugf("vmlinux BTF: not cut (%s), used whole", strerror(errno));
+			b = btfslim__new(map != MAP_FAILED ? map : NULL, fd, size, slim_roots, slim_nroots, &bs);
+			if (b)
+				debugf("vmlinux BTF (%s, %zu bytes): %u types of %u kept whole (%zu bytes), "
+				       "the others 12-byte placeholders: %zu bytes", map != MAP_FAILED ? "mapped" : "read",
+				       size, bs.kept, bs.types, bs.kept_bytes, bs.bytes);
+			else
+				debugf("vmlinux BTF: not cut (%s), used whole", strerror(errno));
+		}
+		if (!b)
+			b = vmlinux_whole(map != MAP_FAILED ? map : NULL, fd, size);
+		if (map != MAP_FAILED)
+			munmap(map, size);
 	}
-	if (raw && !b && libbpf_get_error(b = btf__new(raw, size)))
-		b = NULL;
-	if (raw && mapped)
-		munmap(raw, size);
-	else
-		free(raw);
+	if (fd >= 0)
+		close(fd);
 	return b ? b : __real_btf__load_vmlinux_btf();
 }
 

@@ -19,23 +19,53 @@
  * BPF objects give types, flavours ___x stripped; the build writes them to
  * btf_roots.c), every enum (set-up looks enumerators up by name alone),
  * every btf_trace_ typedef with its prototype.
+ *
+ * The file is read where it lies (mapped, 6.16 and later) or in pieces
+ * (pread): never whole in our memory, which before 6.16 would be 4-5 MB at
+ * the peak.  Its strings are read twice in order, once to find the names
+ * wanted, once to copy those the kept types use; its types once in order,
+ * then the kept ones again by ID.
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <linux/btf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "btfslim.h"
 
-struct raw {
-	const char *types, *strs;
-	uint32_t types_len, strs_len;
-	uint32_t *off;		/* by ID - 1: offset in types */
-	uint32_t n;		/* IDs 1..n */
+#define CHUNK (64 << 10)
+
+/* The file: mapped, or read from fd. */
+struct src {
+	const char *map;
+	int fd;
+	size_t size;
+	uint32_t types_at, types_len, strs_at, strs_len;	/* file offsets */
 };
+
+static int src_read(const struct src *s, uint64_t off, void *buf, size_t n)
+{
+	size_t got = 0;
+
+	if (off + n > s->size)
+		return -EINVAL;
+	if (s->map) {
+		memcpy(buf, s->map + off, n);
+		return 0;
+	}
+	while (got < n) {
+		ssize_t r = pread(s->fd, (char *)buf + got, n - got, off + got);
+
+		if (r <= 0)
+			return r < 0 ? -errno : -EIO;
+		got += r;
+	}
+	return 0;
+}
 
 /* bytes after struct btf_type, or -1 for a kind this code does not know */
 static long tail_of(const struct btf_type *t)
@@ -61,53 +91,56 @@ static long tail_of(const struct btf_type *t)
 	}
 }
 
-static int raw_open(struct raw *r, const void *data, size_t size)
+/* A sequential reader over [at, at + len) of the file, a chunk at a time. */
+struct seq {
+	const struct src *s;
+	uint64_t at, end;	/* file offsets: buf[0] is at, the part ends at end */
+	char *buf;
+	size_t have, pos;	/* bytes in buf, next one to hand out */
+};
+
+/* At least n bytes from the reader's position, or NULL (the part ended). */
+static const char *seq_need(struct seq *q, size_t n)
 {
-	const struct btf_header *h = data;
-	uint32_t cap = 0, pos = 0;
+	if (q->pos + n > q->have) {
+		size_t keep = q->have - q->pos, want;
 
-	if (size < sizeof(*h) || h->magic != BTF_MAGIC || h->hdr_len > size ||
-	    (uint64_t)h->hdr_len + h->type_off + h->type_len > size ||
-	    (uint64_t)h->hdr_len + h->str_off + h->str_len > size)
-		return -EINVAL;	/* (also the other byte order: libbpf's own way then) */
-	r->types = (const char *)data + h->hdr_len + h->type_off;
-	r->strs = (const char *)data + h->hdr_len + h->str_off;
-	r->types_len = h->type_len;
-	r->strs_len = h->str_len;
-	r->off = NULL;
-	r->n = 0;
-	while (pos < r->types_len) {
-		const struct btf_type *t = (const void *)(r->types + pos);
-		long tail;
-
-		if (pos + sizeof(*t) > r->types_len || (tail = tail_of(t)) < 0 ||
-		    pos + sizeof(*t) + tail > r->types_len) {
-			free(r->off);
-			return -EINVAL;
-		}
-		if (r->n == cap) {
-			uint32_t *o = realloc(r->off, (cap = cap ? cap * 2 : 65536) * sizeof(*o));
-
-			if (!o) {
-				free(r->off);
-				return -ENOMEM;
-			}
-			r->off = o;
-		}
-		r->off[r->n++] = pos;
-		pos += sizeof(*t) + tail;
+		if (n > CHUNK || q->at + q->pos + n > q->end)
+			return NULL;
+		memmove(q->buf, q->buf + q->pos, keep);
+		q->at += q->pos;
+		q->pos = 0;
+		want = q->end - q->at < CHUNK ? q->end - q->at : CHUNK;
+		if (src_read(q->s, q->at + keep, q->buf + keep, want - keep))
+			return NULL;
+		q->have = want;
 	}
-	return 0;
+	return q->buf + q->pos;
 }
 
-static const struct btf_type *type_of(const struct raw *r, uint32_t id)
+/* The NUL-ended string at the reader's position, its length in *len; NULL
+ * if there is none (or it is longer than a chunk: no name is). */
+static const char *seq_str(struct seq *q, size_t *len)
 {
-	return (const void *)(r->types + r->off[id - 1]);
+	const char *p, *e;
+
+	for (size_t n = 1; n <= CHUNK && (p = seq_need(q, n)); n = q->have - q->pos + 1)
+		if ((e = memchr(p, 0, q->have - q->pos))) {
+			*len = e - p;
+			return p;
+		}
+	return NULL;
 }
 
-static const char *name_of(const struct raw *r, uint32_t off)
+/* To file offset at, at or after the reader's position. */
+static void seq_seek(struct seq *q, uint64_t at)
 {
-	return off < r->strs_len ? r->strs + off : "";
+	if (at < q->at + q->have) {
+		q->pos = at - q->at;
+	} else {
+		q->at = at;
+		q->have = q->pos = 0;
+	}
 }
 
 static int cmp_name(const void *a, const void *b)
@@ -115,81 +148,154 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static bool is_root(const char *name, const char *const *roots, unsigned int nroots)
+static int cmp_u32(const void *a, const void *b)
 {
-	if (!*name)
-		return false;
-	if (!strncmp(name, "btf_trace_", 10))
-		return true;
-	return bsearch(&name, roots, nroots, sizeof(*roots), cmp_name);
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
 }
 
-struct walk {
-	const struct raw *r;
-	uint8_t *keep;
-	uint32_t *stack;
-	uint32_t depth;
+/* A growing array of u32. */
+struct u32s {
+	uint32_t *v;
+	size_t n, cap;
 };
 
-static void push(struct walk *w, uint32_t id)
+static int u32s_add(struct u32s *a, uint32_t x)
 {
-	if (id && id <= w->r->n && !w->keep[id]) {
-		w->keep[id] = 1;
-		w->stack[w->depth++] = id;	/* at most n: each ID once */
+	if (a->n == a->cap) {
+		size_t c = a->cap ? a->cap * 2 : 1024;
+		uint32_t *v = realloc(a->v, c * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		a->v = v;
+		a->cap = c;
+	}
+	a->v[a->n++] = x;
+	return 0;
+}
+
+static bool u32s_has(const struct u32s *a, uint32_t x)
+{
+	return a->n && bsearch(&x, a->v, a->n, sizeof(x), cmp_u32);
+}
+
+/* Pass 1, the strings in order: the offsets of those that are a root's name
+ * or a tracepoint typedef's (sorted, as they come). */
+static int root_names(const struct src *s, const char *const *roots, unsigned int nroots, struct u32s *out)
+{
+	struct seq q = { .s = s, .at = s->strs_at, .end = (uint64_t)s->strs_at + s->strs_len };
+	int err = 0;
+
+	if (!(q.buf = malloc(CHUNK)))
+		return -ENOMEM;
+	while (q.at + q.pos < q.end) {
+		size_t n;
+		const char *p = seq_str(&q, &n);
+
+		if (!p) {
+			err = -EINVAL;	/* unended, or longer than a name can be */
+			break;
+		}
+		if (*p && (!strncmp(p, "btf_trace_", 10) || bsearch(&p, roots, nroots, sizeof(*roots), cmp_name)) &&
+		    (err = u32s_add(out, q.at + q.pos - s->strs_at)))
+			break;
+		q.pos += n + 1;
+	}
+	free(q.buf);
+	return err;
+}
+
+struct cut {
+	const struct src *s;
+	uint32_t n;		/* IDs 1..n */
+	uint32_t *off;		/* by ID - 1: offset in the type section */
+	uint8_t *keep;		/* by ID */
+	uint32_t *stack, depth;
+	char *rec;		/* one type record, read */
+	size_t rec_cap;
+};
+
+static size_t size_of(const struct cut *c, uint32_t id)
+{
+	return (id < c->n ? c->off[id] : c->s->types_len) - c->off[id - 1];
+}
+
+/* Type id's record, read into c->rec. */
+static const struct btf_type *rec_of(struct cut *c, uint32_t id)
+{
+	size_t n = size_of(c, id);
+
+	if (n > c->rec_cap) {
+		char *r = realloc(c->rec, n);
+
+		if (!r)
+			return NULL;
+		c->rec = r;
+		c->rec_cap = n;
+	}
+	if (src_read(c->s, (uint64_t)c->s->types_at + c->off[id - 1], c->rec, n))
+		return NULL;
+	return (const void *)c->rec;
+}
+
+static void push(struct cut *c, uint32_t id)
+{
+	if (id && id <= c->n && !c->keep[id]) {
+		c->keep[id] = 1;
+		c->stack[c->depth++] = id;	/* at most n: each ID once */
 	}
 }
 
 /* What a kept type holds, kept with it; a pointer's target is not, except
  * a tracepoint typedef's prototype (set-up reads its parameters). */
-static void hold(struct walk *w, uint32_t id)
+static void hold(struct cut *c, const struct btf_type *t, bool trace)
 {
-	const struct btf_type *t = type_of(w->r, id);
-	uint16_t vlen = BTF_INFO_VLEN(t->info);
 	const void *tail = t + 1;
 
 	switch (BTF_INFO_KIND(t->info)) {
 	case BTF_KIND_PTR:
 		break;
 	case BTF_KIND_TYPEDEF: {
-		const struct btf_type *p;
+		uint32_t to = t->type;
 
-		push(w, t->type);
-		if (!strncmp(name_of(w->r, t->name_off), "btf_trace_", 10) && t->type &&
-		    t->type <= w->r->n && BTF_INFO_KIND((p = type_of(w->r, t->type))->info) == BTF_KIND_PTR)
-			push(w, p->type);
+		push(c, to);
+		if (trace && to && to <= c->n && (t = rec_of(c, to)) && BTF_INFO_KIND(t->info) == BTF_KIND_PTR)
+			push(c, t->type);
 		break;
 	}
 	case BTF_KIND_VOLATILE: case BTF_KIND_CONST: case BTF_KIND_RESTRICT:
 	case BTF_KIND_TYPE_TAG: case BTF_KIND_FUNC: case BTF_KIND_VAR: case BTF_KIND_DECL_TAG:
-		push(w, t->type);
+		push(c, t->type);
 		break;
 	case BTF_KIND_ARRAY: {
 		const struct btf_array *a = tail;
 
-		push(w, a->type);
-		push(w, a->index_type);
+		push(c, a->type);
+		push(c, a->index_type);
 		break;
 	}
 	case BTF_KIND_STRUCT: case BTF_KIND_UNION: {
 		const struct btf_member *m = tail;
 
-		for (int i = 0; i < vlen; i++)
-			push(w, m[i].type);
+		for (unsigned int i = 0; i < BTF_INFO_VLEN(t->info); i++)
+			push(c, m[i].type);
 		break;
 	}
 	case BTF_KIND_FUNC_PROTO: {
 		const struct btf_param *p = tail;
 
-		push(w, t->type);
-		for (int i = 0; i < vlen; i++)
-			push(w, p[i].type);
+		push(c, t->type);
+		for (unsigned int i = 0; i < BTF_INFO_VLEN(t->info); i++)
+			push(c, p[i].type);
 		break;
 	}
 	case BTF_KIND_DATASEC: {
 		const struct btf_var_secinfo *v = tail;
 
-		for (int i = 0; i < vlen; i++)
-			push(w, v[i].type);
+		for (unsigned int i = 0; i < BTF_INFO_VLEN(t->info); i++)
+			push(c, v[i].type);
 		break;
 	}
 	default:
@@ -197,166 +303,283 @@ static void hold(struct walk *w, uint32_t id)
 	}
 }
 
-/* The BTF made: header, types, then strings, in one buffer that grows.
- * Built raw and handed to btf__new(), which copies it once; libbpf's writing
- * API would not copy, but keeps a hash of every string it holds, 40k of
- * them here: 4.4 MB where this costs 2 x 2.2 for a moment, then 2.2. */
+/* Pass 2, the types in order: each one's offset, and the IDs of the roots
+ * (named by one of names, or an enum). */
+static int scan_types(struct cut *c, const struct u32s *names, struct u32s *rootids)
+{
+	const struct src *s = c->s;
+	struct seq q = { .s = s, .at = s->types_at, .end = (uint64_t)s->types_at + s->types_len };
+	size_t cap = 0;
+	int err = 0;
+
+	if (!(q.buf = malloc(CHUNK)))
+		return -ENOMEM;
+	while (q.at + q.pos < q.end) {
+		const struct btf_type *t = (const void *)seq_need(&q, sizeof(*t));
+		long tail = t ? tail_of(t) : -1;
+		int k;
+
+		if (tail < 0 || !seq_need(&q, sizeof(*t) + tail)) {
+			err = -EINVAL;
+			break;
+		}
+		t = (const void *)(q.buf + q.pos);	/* (seq_need may have moved it) */
+		if (c->n == cap) {
+			uint32_t *o = realloc(c->off, (cap = cap ? cap * 2 : 65536) * sizeof(*o));
+
+			if (!o) {
+				err = -ENOMEM;
+				break;
+			}
+			c->off = o;
+		}
+		c->off[c->n++] = q.at + q.pos - s->types_at;
+		k = BTF_INFO_KIND(t->info);
+		if (k == BTF_KIND_ENUM || k == BTF_KIND_ENUM64 ||
+		    (k != BTF_KIND_FUNC && k != BTF_KIND_VAR && k != BTF_KIND_DATASEC && k != BTF_KIND_DECL_TAG &&
+		     t->name_off && u32s_has(names, t->name_off))) {
+			if ((err = u32s_add(rootids, c->n)))
+				break;
+		}
+		q.pos += sizeof(*t) + tail;
+	}
+	free(q.buf);
+	return err;
+}
+
+/* The BTF made: header, types, strings. */
 struct out {
 	char *buf;
 	size_t len, cap;
-	char *s;		/* the strings, apart until the end */
-	size_t slen, scap;
-	bool failed;
 };
 
-static void *grow(char **buf, size_t *len, size_t *cap, size_t n, bool *failed)
+static void *grow(struct out *o, size_t n)
 {
-	if (*len + n > *cap) {
-		size_t c = *cap ? *cap : 1 << 16;
+	if (o->len + n > o->cap) {
+		size_t c = o->cap ? o->cap : 1 << 16;
 		char *b;
 
-		while (c < *len + n)
+		while (c < o->len + n)
 			c *= 2;
-		if (!(b = realloc(*buf, c))) {
-			*failed = true;
+		if (!(b = realloc(o->buf, c)))
 			return NULL;
-		}
-		*buf = b;
-		*cap = c;
+		o->buf = b;
+		o->cap = c;
 	}
-	*len += n;
-	return *buf + *len - n;
+	o->len += n;
+	return o->buf + o->len - n;
 }
 
-/* A name's offset in the strings made: each use its own copy (the kept
- * names are few; finding repeats would need the hash this avoids). */
-static uint32_t str_add(struct out *o, const char *name)
+/* Each name offset of a kept type's record (at p), for fn. */
+static void names_of(struct btf_type *t, void (*fn)(uint32_t *off, void *ctx), void *ctx)
 {
-	size_t n = strlen(name) + 1;
-	char *p;
-
-	if (n == 1 || !(p = grow(&o->s, &o->slen, &o->scap, n, &o->failed)))
-		return 0;
-	memcpy(p, name, n);
-	return p - o->s;
-}
-
-/* A kept type as it is, its names' offsets made anew. */
-static void put_kept(struct out *o, const struct raw *r, uint32_t id)
-{
-	const struct btf_type *t = type_of(r, id);
-	size_t n = sizeof(*t) + tail_of(t);
 	uint16_t vlen = BTF_INFO_VLEN(t->info);
-	struct btf_type *d = grow(&o->buf, &o->len, &o->cap, n, &o->failed);
 
-	if (!d)
-		return;
-	memcpy(d, t, n);
-	d->name_off = str_add(o, name_of(r, t->name_off));
+	fn(&t->name_off, ctx);
 	switch (BTF_INFO_KIND(t->info)) {
 	case BTF_KIND_STRUCT: case BTF_KIND_UNION:
-		for (struct btf_member *m = (void *)(d + 1); m < (struct btf_member *)(d + 1) + vlen; m++)
-			m->name_off = str_add(o, name_of(r, m->name_off));
+		for (struct btf_member *m = (void *)(t + 1); m < (struct btf_member *)(t + 1) + vlen; m++)
+			fn(&m->name_off, ctx);
 		break;
 	case BTF_KIND_ENUM:
-		for (struct btf_enum *e = (void *)(d + 1); e < (struct btf_enum *)(d + 1) + vlen; e++)
-			e->name_off = str_add(o, name_of(r, e->name_off));
+		for (struct btf_enum *e = (void *)(t + 1); e < (struct btf_enum *)(t + 1) + vlen; e++)
+			fn(&e->name_off, ctx);
 		break;
 	case BTF_KIND_ENUM64:
-		for (struct btf_enum64 *e = (void *)(d + 1); e < (struct btf_enum64 *)(d + 1) + vlen; e++)
-			e->name_off = str_add(o, name_of(r, e->name_off));
+		for (struct btf_enum64 *e = (void *)(t + 1); e < (struct btf_enum64 *)(t + 1) + vlen; e++)
+			fn(&e->name_off, ctx);
 		break;
 	case BTF_KIND_FUNC_PROTO:
-		for (struct btf_param *p = (void *)(d + 1); p < (struct btf_param *)(d + 1) + vlen; p++)
-			p->name_off = str_add(o, name_of(r, p->name_off));
+		for (struct btf_param *p = (void *)(t + 1); p < (struct btf_param *)(t + 1) + vlen; p++)
+			fn(&p->name_off, ctx);
 		break;
 	default:
 		break;
 	}
 }
 
-struct btf *btfslim__new(const void *data, size_t size, const char *const *roots, unsigned int nroots,
+struct names {
+	struct u32s old;	/* the offsets used, sorted, then unique */
+	uint32_t *new;		/* each one's offset in the strings made */
+	int err;
+};
+
+static void name_used(uint32_t *off, void *ctx)
+{
+	struct names *nm = ctx;
+
+	if (*off && !nm->err)
+		nm->err = u32s_add(&nm->old, *off);
+}
+
+static void name_moved(uint32_t *off, void *ctx)
+{
+	struct names *nm = ctx;
+	uint32_t *at;
+
+	if (!*off)
+		return;
+	at = bsearch(off, nm->old.v, nm->old.n, sizeof(*off), cmp_u32);
+	*off = at ? nm->new[at - nm->old.v] : 0;
+}
+
+/* Pass 3, the strings in order again: those used copied to the end of o,
+ * each one's new offset noted. */
+static int copy_names(const struct src *s, struct names *nm, struct out *o)
+{
+	struct seq q = { .s = s, .at = s->strs_at, .end = (uint64_t)s->strs_at + s->strs_len };
+	size_t start = o->len, j = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < nm->old.n; i++)	/* unique */
+		if (!i || nm->old.v[i] != nm->old.v[j - 1])
+			nm->old.v[j++] = nm->old.v[i];
+	nm->old.n = j;
+	if (!(nm->new = malloc((j + 1) * sizeof(*nm->new))) || !grow(o, 1))
+		return -ENOMEM;
+	o->buf[start] = 0;	/* offset 0: the empty name */
+	if (!(q.buf = malloc(CHUNK)))
+		return -ENOMEM;
+	for (size_t i = 0; i < nm->old.n; i++) {
+		size_t n;
+		const char *name;
+		char *p;
+
+		seq_seek(&q, (uint64_t)s->strs_at + nm->old.v[i]);
+		if (nm->old.v[i] >= s->strs_len || !(name = seq_str(&q, &n))) {
+			err = -EINVAL;
+			break;
+		}
+		if (!(p = grow(o, n + 1))) {
+			err = -ENOMEM;
+			break;
+		}
+		memcpy(p, name, n + 1);
+		nm->new[i] = p - o->buf - start;
+	}
+	free(q.buf);
+	return err;
+}
+
+struct btf *btfslim__new(const void *map, int fd, size_t size, const char *const *roots, unsigned int nroots,
 			 struct btfslim_stats *st)
 {
-	struct raw r;
-	struct walk w = {};
+	struct src s = { .map = map, .fd = fd, .size = size };
+	struct btf_header h;
+	struct u32s names = {}, rootids = {};
+	struct cut c = { .s = &s };
+	struct names nm = {};
 	struct out o = {};
 	struct btf *b = NULL;
-	int err = ENOMEM;
+	size_t types_end;
+	int err;
 
-	if ((err = raw_open(&r, data, size))) {
-		errno = -err;
+	if ((err = src_read(&s, 0, &h, sizeof(h))) || h.magic != BTF_MAGIC || h.hdr_len < sizeof(h) ||
+	    (uint64_t)h.hdr_len + h.type_off + h.type_len > size || (uint64_t)h.hdr_len + h.str_off + h.str_len > size) {
+		errno = err ? -err : EINVAL;	/* (also the other byte order: the whole is used then) */
 		return NULL;
 	}
-	err = ENOMEM;
-	w.r = &r;
-	w.keep = calloc(r.n + 1, 1);
-	w.stack = malloc((r.n + 1) * sizeof(*w.stack));
-	if (!w.keep || !w.stack)
+	s.types_at = h.hdr_len + h.type_off;
+	s.types_len = h.type_len;
+	s.strs_at = h.hdr_len + h.str_off;
+	s.strs_len = h.str_len;
+	/* the roots: by name, then by ID */
+	if ((err = root_names(&s, roots, nroots, &names)) || (err = scan_types(&c, &names, &rootids)))
 		goto out;
-	for (uint32_t id = 1; id <= r.n; id++) {
-		const struct btf_type *t = type_of(&r, id);
-		int k = BTF_INFO_KIND(t->info);
+	err = -ENOMEM;
+	if (!(c.keep = calloc(c.n + 1, 1)) || !(c.stack = malloc((c.n + 1) * sizeof(*c.stack))))
+		goto out;
+	for (size_t i = 0; i < rootids.n; i++)
+		push(&c, rootids.v[i]);
+	free(rootids.v);
+	rootids.v = NULL;
+	while (c.depth) {
+		const struct btf_type *t = rec_of(&c, c.stack[--c.depth]);
+		char nb[10];
 
-		if (k == BTF_KIND_ENUM || k == BTF_KIND_ENUM64 ||
-		    (k != BTF_KIND_FUNC && k != BTF_KIND_VAR && k != BTF_KIND_DATASEC &&
-		     k != BTF_KIND_DECL_TAG && is_root(name_of(&r, t->name_off), roots, nroots)))
-			push(&w, id);
+		if (!t) {
+			err = -EIO;
+			goto out;
+		}
+		/* a btf_trace_ typedef: its prototype kept too */
+		hold(&c, t, BTF_INFO_KIND(t->info) == BTF_KIND_TYPEDEF && t->name_off + 10 <= s.strs_len &&
+			    !src_read(&s, (uint64_t)s.strs_at + t->name_off, nb, 10) && !memcmp(nb, "btf_trace_", 10));
 	}
-	while (w.depth)
-		hold(&w, w.stack[--w.depth]);
-
-	if (!grow(&o.s, &o.slen, &o.scap, 1, &o.failed) ||	/* offset 0: the empty name */
-	    !grow(&o.buf, &o.len, &o.cap, sizeof(struct btf_header), &o.failed))
+	free(c.stack);
+	c.stack = NULL;
+	/* the types: kept ones read again, by ID; the names they use noted */
+	err = -ENOMEM;
+	if (!grow(&o, sizeof(h)))
 		goto out;
-	o.s[0] = 0;
-	for (uint32_t id = 1; id <= r.n && !o.failed; id++) {
-		if (!w.keep[id]) {	/* a placeholder: a nameless FWD */
-			struct btf_type *d = grow(&o.buf, &o.len, &o.cap, sizeof(*d), &o.failed);
+	for (uint32_t id = 1; id <= c.n; id++) {
+		size_t n = c.keep[id] ? size_of(&c, id) : sizeof(struct btf_type);
+		struct btf_type *d = grow(&o, n);
 
-			if (d)
-				*d = (struct btf_type){ .info = BTF_KIND_FWD << 24 };
+		if (!d)
+			goto out;
+		if (!c.keep[id]) {	/* a placeholder: a nameless FWD */
+			*d = (struct btf_type){ .info = BTF_KIND_FWD << 24 };
 			continue;
 		}
-		put_kept(&o, &r, id);
+		if (!rec_of(&c, id)) {
+			err = -EIO;
+			goto out;
+		}
+		memcpy(d, c.rec, n);
+		names_of(d, name_used, &nm);
 		if (st) {
 			st->kept++;
-			st->kept_bytes += (id < r.n ? r.off[id] : r.types_len) - r.off[id - 1];
+			st->kept_bytes += n;
 		}
 	}
-	if (st)
-		st->types = r.n;
-	{
-		size_t tl = o.len - sizeof(struct btf_header);
-		char *p = o.failed ? NULL : grow(&o.buf, &o.len, &o.cap, o.slen, &o.failed);
+	if ((err = nm.err))
+		goto out;
+	types_end = o.len;
+	free(c.off);
+	c.off = NULL;
+	free(c.keep);
+	c.keep = NULL;
+	qsort(nm.old.v, nm.old.n, sizeof(*nm.old.v), cmp_u32);
+	if ((err = copy_names(&s, &nm, &o)))
+		goto out;
+	for (size_t at = sizeof(h); at < types_end;) {	/* the names' offsets, made anew */
+		struct btf_type *t = (void *)(o.buf + at);
 
-		if (!p)
-			goto out;
-		memcpy(p, o.s, o.slen);
-		*(struct btf_header *)o.buf = (struct btf_header){
-			.magic = BTF_MAGIC, .version = BTF_VERSION, .hdr_len = sizeof(struct btf_header),
-			.type_off = 0, .type_len = tl, .str_off = tl, .str_len = o.slen };
+		names_of(t, name_moved, &nm);
+		at += sizeof(*t) + tail_of(t);
 	}
-	/* all but the made BTF go before libbpf's copy of it */
-	free(o.s);
-	o.s = NULL;
-	free(r.off);
-	r.off = NULL;
-	free(w.keep);
-	w.keep = NULL;
-	if (st)
+	*(struct btf_header *)o.buf = (struct btf_header){
+		.magic = BTF_MAGIC, .version = BTF_VERSION, .hdr_len = sizeof(h),
+		.type_off = 0, .type_len = types_end - sizeof(h),
+		.str_off = types_end - sizeof(h), .str_len = o.len - types_end };
+	if (st) {
+		st->types = c.n;
 		st->bytes = o.len;
+	}
+	free(nm.old.v);
+	nm.old.v = NULL;
+	free(nm.new);
+	nm.new = NULL;
+	free(c.rec);
+	c.rec = NULL;
+	free(names.v);
+	names.v = NULL;
+	/* everything else freed before libbpf copies it */
 	if (libbpf_get_error(b = btf__new(o.buf, o.len))) {
-		err = -libbpf_get_error(b);
+		err = libbpf_get_error(b);
 		b = NULL;
 	}
 out:
 	free(o.buf);
-	free(o.s);
-	free(r.off);
-	free(w.keep);
-	free(w.stack);
+	free(names.v);
+	free(rootids.v);
+	free(nm.old.v);
+	free(nm.new);
+	free(c.off);
+	free(c.keep);
+	free(c.stack);
+	free(c.rec);
 	if (!b)
-		errno = err;
+		errno = err < 0 ? -err : err ? err : EINVAL;
 	return b;
 }

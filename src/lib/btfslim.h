@@ -20,10 +20,11 @@ struct btfslim_stats {
 	size_t bytes;		/* the BTF made, its strings included */
 };
 
-/* From raw vmlinux BTF (data, size), a BTF of its own that keeps the types
- * named in roots (sorted by strcmp) and what btfslim.c says; NULL with
- * errno set when the data is not BTF this code reads (then use the whole). */
-struct btf *btfslim__new(const void *data, size_t size, const char *const *roots, unsigned int nroots,
+/* From raw vmlinux BTF of size bytes, mapped at map or else read from fd,
+ * a BTF of its own that keeps the types named in roots (sorted by strcmp)
+ * and what btfslim.c says; NULL with errno set when the data is not BTF
+ * this code reads (then use the whole). */
+struct btf *btfslim__new(const void *map, int fd, size_t size, const char *const *roots, unsigned int nroots,
 			 struct btfslim_stats *st);
 
 #endif

@@ -54,11 +54,15 @@ n=$(sed -n 's/.*: \([0-9]*\) recordings written.*/\1/p' "$T/r.out.err")
 ok "Ctrl-C: the summary says $n recordings written (the trigger fired in each second the stalls fell in)"
 # 4. --max-mb 1: memory bounded, what it drops counted
 start_iodig "$T/m.out" record -o "$T/mm" --max-mb 1 -d "$d"
+rss0=$(awk '/^Rss:/ {print $2}' /proc/$IODIG_PID/smaps_rollup)	# (exact: VmRSS is per-CPU counts, summed late)
 fio --name=w --filename="$L" --direct=1 --rw=randread --bs=4k --size=32M --ioengine=libaio --iodepth=8 \
 	--rate_iops=20000 --io_size=81920000 --norandommap >/dev/null || die fio  # 20000 reads
-sleep 0.3; kill -USR1 "$IODIG_PID"
+sleep 0.3; rss1=$(awk '/^Rss:/ {print $2}' /proc/$IODIG_PID/smaps_rollup); kill -USR1 "$IODIG_PID"
 for i in $(seq 50); do grep -q 'mm-1.rec' "$T/m.out.err" && break; sleep 0.1; done
 stop_iodig
+# the records kept are the RSS it gained: 1 MiB, and 256 KiB of the rest
+[ $((rss1 - rss0)) -le 1280 ] || die "--max-mb 1: RSS grew by $((rss1 - rss0)) kB ($rss0 kB when ready, $rss1 kB full)"
+ok "--max-mb 1: RSS $rss0 kB when ready, $rss1 kB once full (+$((rss1 - rss0)) kB)"
 n=$(reqs "$T/mm-1.rec")
 dropped=$(sed -n 's/.* \([0-9]*\) dropped for room.*/\1/p' "$T/m.out.err")
 lost=$(sed -n 's/.* \([0-9]*\) lost (ring buffer full).*/\1/p' "$T/m.out.err")

@@ -1,20 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
 /* btfslim: a BTF made here with libbpf's writing API, cut to one root: what
- * is kept whole, what becomes a placeholder, and that every ID stays. */
+ * is kept whole, what becomes a placeholder, and that every ID stays; from
+ * memory (a mapped file) and from a file read in pieces, the same.  5000
+ * filler types first, so that both sections cross the readers' 64 KiB
+ * chunks more than once. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "btfslim.h"
 #include "check.h"
 
-enum { T_INT = 1, T_KEEP, T_INNER, T_PTR_OTHER, T_OTHER, T_TRACE, T_TRACE_PTR, T_PROTO, T_VOIDP,
+#define FILL 5000
+enum { T_INT = FILL + 1, T_KEEP, T_INNER, T_PTR_OTHER, T_OTHER, T_TRACE, T_TRACE_PTR, T_PROTO, T_VOIDP,
        T_ENUM, T_DROP, T_BITS, T_ANON_ENUM, T_ARR, T_N };
 
 static struct btf *build(void)
 {
 	struct btf *b = btf__new_empty();
+	char nm[64];
 
+	for (int i = 1; i <= FILL; i++) {	/* IDs 1..FILL: names long enough to span chunks */
+		snprintf(nm, sizeof(nm), "filler_type_with_a_long_name_%05d", i);
+		btf__add_struct(b, nm, 8);
+		snprintf(nm, sizeof(nm), "filler_member_with_a_long_name_%05d", i);
+		btf__add_field(b, nm, T_INT, 0, 0);
+	}
 	CHECK(btf__add_int(b, "int", 4, BTF_INT_SIGNED) == T_INT, "int");
 	CHECK(btf__add_struct(b, "keepme", 32) == T_KEEP, "keepme");
 	btf__add_field(b, "a", T_INT, 0, 0);
@@ -52,22 +66,14 @@ static const char *name(const struct btf *b, int id)
 	return btf__name_by_offset(b, btf__type_by_id(b, id)->name_off);
 }
 
-int main(void)
+static void check_cut(struct btf *s, const struct btfslim_stats *st, const char *how)
 {
-	static const char *const roots[] = { "keepme" };
-	struct btf *full = build();
-	struct btfslim_stats st = {};
-	__u32 size;
-	const void *raw = btf__raw_data(full, &size);
-	struct btf *s = btfslim__new(raw, size, roots, 1, &st);
 	const struct btf_type *t;
 	const struct btf_member *m;
 
-	CHECK(s, "cut: %s", strerror(errno));
-	if (!s)
-		CHECK_DONE();
+	printf("%s\n", how);
 	CHECK(btf__type_cnt(s) == T_N, "every ID kept: %u types", btf__type_cnt(s));
-	CHECK(st.types == T_N - 1, "stats: %u types", st.types);
+	CHECK(st->types == T_N - 1, "stats: %u types", st->types);
 
 	/* the root, whole: its members' names, types and offsets, bitfields too */
 	CHECK(btf__find_by_name_kind(s, "keepme", BTF_KIND_STRUCT) == T_KEEP, "keepme at its ID");
@@ -90,6 +96,7 @@ int main(void)
 	CHECK(btf_is_fwd(t) && !t->name_off, "other: a placeholder (kind %u)", btf_kind(t));
 	CHECK(btf__find_by_name_kind(s, "other", BTF_KIND_STRUCT) < 0, "no 'other'");
 	CHECK(btf_is_fwd(btf__type_by_id(s, T_DROP)) && btf__find_by_name(s, "dropme") < 0, "dropme dropped");
+	CHECK(btf_is_fwd(btf__type_by_id(s, 1)) && btf_is_fwd(btf__type_by_id(s, FILL)), "fillers dropped");
 	/* the tracepoint's typedef, with its prototype and parameters */
 	CHECK(btf__find_by_name_kind(s, "btf_trace_foo", BTF_KIND_TYPEDEF) == T_TRACE, "btf_trace_foo at its ID");
 	t = btf__type_by_id(s, T_PROTO);
@@ -100,8 +107,37 @@ int main(void)
 	CHECK(btf_is_enum(t) && btf_vlen(t) == 2 && (__u32)btf_enum(t)[0].val == 0xfffffff0u &&
 	      !strcmp(btf__name_by_offset(s, btf_enum(t)[1].name_off), "E_ONE"), "enum e");
 	t = btf__type_by_id(s, T_ANON_ENUM);
-	CHECK(btf_is_enum(t) && btf_enum(t)[0].val == 16, "anonymous enum");
-	CHECK(st.kept == T_N - 1 - 2, "kept %u (all but other, dropme)", st.kept);
+	CHECK(btf_is_enum(t) && btf_enum(t)[0].val == 16 &&
+	      !strcmp(btf__name_by_offset(s, btf_enum(t)[0].name_off), "QUEUE_FLAG_X"), "anonymous enum");
+	CHECK(st->kept == T_N - 1 - FILL - 2, "kept %u (all but the fillers, other, dropme)", st->kept);
+}
+
+int main(void)
+{
+	static const char *const roots[] = { "keepme" };
+	struct btf *full = build();
+	struct btfslim_stats st = {}, st2 = {};
+	__u32 size, size2;
+	const void *raw = btf__raw_data(full, &size);
+	struct btf *s = btfslim__new(raw, -1, size, roots, 1, &st), *s2;
+	FILE *f = tmpfile();
+
+	CHECK(size > 2 * 65536, "the BTF made: %u bytes", size);
+	CHECK(s, "cut from memory: %s", strerror(errno));
+	if (!s)
+		CHECK_DONE();
+	check_cut(s, &st, "from memory");
+	/* from a file, read in pieces: the same bytes */
+	CHECK(f && fwrite(raw, 1, size, f) == size && !fflush(f), "tmpfile");
+	s2 = f ? btfslim__new(NULL, fileno(f), size, roots, 1, &st2) : NULL;
+	CHECK(s2, "cut from a file: %s", strerror(errno));
+	if (s2) {
+		const void *a = btf__raw_data(s, &size), *b = btf__raw_data(s2, &size2);
+
+		check_cut(s2, &st2, "from a file");
+		CHECK(size == size2 && !memcmp(a, b, size), "the same BTF both ways (%u, %u bytes)", size, size2);
+		btf__free(s2);
+	}
 	btf__free(s);
 
 	/* not BTF: NULL and EINVAL, for the caller to use the whole */
@@ -109,8 +145,10 @@ int main(void)
 		char junk[64] = "not btf";
 
 		errno = 0;
-		CHECK(!btfslim__new(junk, sizeof(junk), roots, 1, NULL) && errno == EINVAL, "junk refused");
+		CHECK(!btfslim__new(junk, -1, sizeof(junk), roots, 1, NULL) && errno == EINVAL, "junk refused");
 	}
 	btf__free(full);
+	if (f)
+		fclose(f);
 	CHECK_DONE();
 }
