@@ -289,11 +289,12 @@ int bpfenv__tp_dir(const char *sys, const char *event, char *buf, size_t len)
  * build links with --wrap=btf__load_vmlinux_btf, so libbpf's calls and ours
  * come here.  Since 6.16 (Lorenz Bauer's "btf: allow mmap of vmlinux btf",
  * bpf-next, May 2025) the sysfs file maps, read-only, onto the kernel's own
- * pages (remap_pfn_range: nothing in our RSS); before, it is read once.
- * Then a command that asked (cli_cmd.slim_btf) gets btfslim's cut of it,
- * 1.9 MB where the whole is 5.5 (IODIG_VMLINUX_BTF=full: the whole, to
- * compare), the others one copy of the whole.  If all that fails, libbpf's
- * own way.
+ * pages (remap_pfn_range: nothing in our RSS).  A command that asked
+ * (cli_cmd.slim_btf) gets btfslim's cut of it, 2.3 MB where the whole is
+ * 5.5 on 6.18, made from the mapping or from the file read in pieces
+ * (IODIG_VMLINUX_BTF=full: the whole, to compare); the others one copy of
+ * the whole, read once where it cannot be mapped.  If all that fails,
+ * libbpf's own way.
  */
 static const char *const *slim_roots;
 static unsigned int slim_nroots;
