@@ -127,8 +127,12 @@ diskstat() {
 }
 
 # start_iodig OUTFILE ARGS... : starts iodig, waits until it says it is attached
+# (each its own ready file: with $RANDOM, a name used before in the test
+# had its file already, and the next iodig was stopped before it caught
+# SIGINT, which a background job starts with ignored: it ran on, seen once)
+START_N=0
 start_iodig() {
-	local out=$1 ready="$T/ready.$RANDOM" i
+	local out=$1 ready="$T/ready.$BASHPID.$((++START_N))" i	# (BASHPID: a subshell counts apart)
 	shift
 	"$IODIG" "$@" --ready-file "$ready" >"$out" 2>"$out.err" &
 	IODIG_PID=$!
