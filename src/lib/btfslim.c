@@ -28,6 +28,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,8 +183,10 @@ static bool u32s_has(const struct u32s *a, uint32_t x)
 }
 
 /* Pass 1, the strings in order: the offsets of those that are a root's name
- * or a tracepoint typedef's (sorted, as they come). */
-static int root_names(const struct src *s, const char *const *roots, unsigned int nroots, struct u32s *out)
+ * (names), and of those a tracepoint typedef's (traces); sorted, as they
+ * come. */
+static int root_names(const struct src *s, const char *const *roots, unsigned int nroots, struct u32s *names,
+		      struct u32s *traces)
 {
 	struct seq q = { .s = s, .at = s->strs_at, .end = (uint64_t)s->strs_at + s->strs_len };
 	int err = 0;
@@ -198,8 +201,13 @@ static int root_names(const struct src *s, const char *const *roots, unsigned in
 			err = -EINVAL;	/* unended, or longer than a name can be */
 			break;
 		}
-		if (*p && (!strncmp(p, "btf_trace_", 10) || bsearch(&p, roots, nroots, sizeof(*roots), cmp_name)) &&
-		    (err = u32s_add(out, q.at + q.pos - s->strs_at)))
+		if (!*p)
+			;
+		else if (!strncmp(p, "btf_trace_", 10))
+			err = u32s_add(traces, q.at + q.pos - s->strs_at);
+		else if (bsearch(&p, roots, nroots, sizeof(*roots), cmp_name))
+			err = u32s_add(names, q.at + q.pos - s->strs_at);
+		if (err)
 			break;
 		q.pos += n + 1;
 	}
@@ -209,8 +217,7 @@ static int root_names(const struct src *s, const char *const *roots, unsigned in
 
 struct cut {
 	const struct src *s;
-	uint32_t n;		/* IDs 1..n */
-	uint32_t *off;		/* by ID - 1: offset in the type section */
+	struct u32s off;	/* by ID - 1: offset in the type section (IDs 1..off.n) */
 	uint8_t *keep;		/* by ID */
 	uint32_t *stack, depth;
 	char *rec;		/* one type record, read */
@@ -219,7 +226,7 @@ struct cut {
 
 static size_t size_of(const struct cut *c, uint32_t id)
 {
-	return (id < c->n ? c->off[id] : c->s->types_len) - c->off[id - 1];
+	return (id < c->off.n ? c->off.v[id] : c->s->types_len) - c->off.v[id - 1];
 }
 
 /* Type id's record, read into c->rec. */
@@ -235,14 +242,14 @@ static const struct btf_type *rec_of(struct cut *c, uint32_t id)
 		c->rec = r;
 		c->rec_cap = n;
 	}
-	if (src_read(c->s, (uint64_t)c->s->types_at + c->off[id - 1], c->rec, n))
+	if (src_read(c->s, (uint64_t)c->s->types_at + c->off.v[id - 1], c->rec, n))
 		return NULL;
 	return (const void *)c->rec;
 }
 
 static void push(struct cut *c, uint32_t id)
 {
-	if (id && id <= c->n && !c->keep[id]) {
+	if (id && id <= c->off.n && !c->keep[id]) {
 		c->keep[id] = 1;
 		c->stack[c->depth++] = id;	/* at most n: each ID once */
 	}
@@ -261,7 +268,7 @@ static void hold(struct cut *c, const struct btf_type *t, bool trace)
 		uint32_t to = t->type;
 
 		push(c, to);
-		if (trace && to && to <= c->n && (t = rec_of(c, to)) && BTF_INFO_KIND(t->info) == BTF_KIND_PTR)
+		if (trace && to && to <= c->off.n && (t = rec_of(c, to)) && BTF_INFO_KIND(t->info) == BTF_KIND_PTR)
 			push(c, t->type);
 		break;
 	}
@@ -304,12 +311,11 @@ static void hold(struct cut *c, const struct btf_type *t, bool trace)
 }
 
 /* Pass 2, the types in order: each one's offset, and the IDs of the roots
- * (named by one of names, or an enum). */
-static int scan_types(struct cut *c, const struct u32s *names, struct u32s *rootids)
+ * (named by one of names or traces, or an enum). */
+static int scan_types(struct cut *c, const struct u32s *names, const struct u32s *traces, struct u32s *rootids)
 {
 	const struct src *s = c->s;
 	struct seq q = { .s = s, .at = s->types_at, .end = (uint64_t)s->types_at + s->types_len };
-	size_t cap = 0;
 	int err = 0;
 
 	if (!(q.buf = malloc(CHUNK)))
@@ -324,21 +330,13 @@ static int scan_types(struct cut *c, const struct u32s *names, struct u32s *root
 			break;
 		}
 		t = (const void *)(q.buf + q.pos);	/* (seq_need may have moved it) */
-		if (c->n == cap) {
-			uint32_t *o = realloc(c->off, (cap = cap ? cap * 2 : 65536) * sizeof(*o));
-
-			if (!o) {
-				err = -ENOMEM;
-				break;
-			}
-			c->off = o;
-		}
-		c->off[c->n++] = q.at + q.pos - s->types_at;
+		if ((err = u32s_add(&c->off, q.at + q.pos - s->types_at)))
+			break;
 		k = BTF_INFO_KIND(t->info);
 		if (k == BTF_KIND_ENUM || k == BTF_KIND_ENUM64 ||
 		    (k != BTF_KIND_FUNC && k != BTF_KIND_VAR && k != BTF_KIND_DATASEC && k != BTF_KIND_DECL_TAG &&
-		     t->name_off && u32s_has(names, t->name_off))) {
-			if ((err = u32s_add(rootids, c->n)))
+		     t->name_off && (u32s_has(names, t->name_off) || u32s_has(traces, t->name_off)))) {
+			if ((err = u32s_add(rootids, c->off.n)))
 				break;
 		}
 		q.pos += sizeof(*t) + tail;
@@ -370,32 +368,25 @@ static void *grow(struct out *o, size_t n)
 	return o->buf + o->len - n;
 }
 
-/* Each name offset of a kept type's record (at p), for fn. */
+/* Each name offset of a kept type's record, for fn: its own, and its
+ * members', enumerators' or parameters', each the first field of its entry. */
+_Static_assert(offsetof(struct btf_member, name_off) == 0 && offsetof(struct btf_enum, name_off) == 0 &&
+	       offsetof(struct btf_enum64, name_off) == 0 && offsetof(struct btf_param, name_off) == 0,
+	       "names first");
 static void names_of(struct btf_type *t, void (*fn)(uint32_t *off, void *ctx), void *ctx)
 {
-	uint16_t vlen = BTF_INFO_VLEN(t->info);
+	size_t each;
 
 	fn(&t->name_off, ctx);
 	switch (BTF_INFO_KIND(t->info)) {
-	case BTF_KIND_STRUCT: case BTF_KIND_UNION:
-		for (struct btf_member *m = (void *)(t + 1); m < (struct btf_member *)(t + 1) + vlen; m++)
-			fn(&m->name_off, ctx);
-		break;
-	case BTF_KIND_ENUM:
-		for (struct btf_enum *e = (void *)(t + 1); e < (struct btf_enum *)(t + 1) + vlen; e++)
-			fn(&e->name_off, ctx);
-		break;
-	case BTF_KIND_ENUM64:
-		for (struct btf_enum64 *e = (void *)(t + 1); e < (struct btf_enum64 *)(t + 1) + vlen; e++)
-			fn(&e->name_off, ctx);
-		break;
-	case BTF_KIND_FUNC_PROTO:
-		for (struct btf_param *p = (void *)(t + 1); p < (struct btf_param *)(t + 1) + vlen; p++)
-			fn(&p->name_off, ctx);
-		break;
-	default:
-		break;
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION:	each = sizeof(struct btf_member); break;
+	case BTF_KIND_ENUM:				each = sizeof(struct btf_enum); break;
+	case BTF_KIND_ENUM64:				each = sizeof(struct btf_enum64); break;
+	case BTF_KIND_FUNC_PROTO:			each = sizeof(struct btf_param); break;
+	default:					return;
 	}
+	for (unsigned int i = 0; i < BTF_INFO_VLEN(t->info); i++)
+		fn((uint32_t *)((char *)(t + 1) + i * each), ctx);
 }
 
 struct names {
@@ -466,7 +457,7 @@ struct btf *btfslim__new(const void *map, int fd, size_t size, const char *const
 {
 	struct src s = { .map = map, .fd = fd, .size = size };
 	struct btf_header h;
-	struct u32s names = {}, rootids = {};
+	struct u32s names = {}, traces = {}, rootids = {};
 	struct cut c = { .s = &s };
 	struct names nm = {};
 	struct out o = {};
@@ -484,10 +475,10 @@ struct btf *btfslim__new(const void *map, int fd, size_t size, const char *const
 	s.strs_at = h.hdr_len + h.str_off;
 	s.strs_len = h.str_len;
 	/* the roots: by name, then by ID */
-	if ((err = root_names(&s, roots, nroots, &names)) || (err = scan_types(&c, &names, &rootids)))
+	if ((err = root_names(&s, roots, nroots, &names, &traces)) || (err = scan_types(&c, &names, &traces, &rootids)))
 		goto out;
 	err = -ENOMEM;
-	if (!(c.keep = calloc(c.n + 1, 1)) || !(c.stack = malloc((c.n + 1) * sizeof(*c.stack))))
+	if (!(c.keep = calloc(c.off.n + 1, 1)) || !(c.stack = malloc((c.off.n + 1) * sizeof(*c.stack))))
 		goto out;
 	for (size_t i = 0; i < rootids.n; i++)
 		push(&c, rootids.v[i]);
@@ -495,15 +486,13 @@ struct btf *btfslim__new(const void *map, int fd, size_t size, const char *const
 	rootids.v = NULL;
 	while (c.depth) {
 		const struct btf_type *t = rec_of(&c, c.stack[--c.depth]);
-		char nb[10];
 
 		if (!t) {
 			err = -EIO;
 			goto out;
 		}
 		/* a btf_trace_ typedef: its prototype kept too */
-		hold(&c, t, BTF_INFO_KIND(t->info) == BTF_KIND_TYPEDEF && t->name_off + 10 <= s.strs_len &&
-			    !src_read(&s, (uint64_t)s.strs_at + t->name_off, nb, 10) && !memcmp(nb, "btf_trace_", 10));
+		hold(&c, t, BTF_INFO_KIND(t->info) == BTF_KIND_TYPEDEF && u32s_has(&traces, t->name_off));
 	}
 	free(c.stack);
 	c.stack = NULL;
@@ -511,7 +500,7 @@ struct btf *btfslim__new(const void *map, int fd, size_t size, const char *const
 	err = -ENOMEM;
 	if (!grow(&o, sizeof(h)))
 		goto out;
-	for (uint32_t id = 1; id <= c.n; id++) {
+	for (uint32_t id = 1; id <= c.off.n; id++) {
 		size_t n = c.keep[id] ? size_of(&c, id) : sizeof(struct btf_type);
 		struct btf_type *d = grow(&o, n);
 
@@ -535,8 +524,8 @@ struct btf *btfslim__new(const void *map, int fd, size_t size, const char *const
 	if ((err = nm.err))
 		goto out;
 	types_end = o.len;
-	free(c.off);
-	c.off = NULL;
+	free(c.off.v);
+	c.off.v = NULL;
 	free(c.keep);
 	c.keep = NULL;
 	qsort(nm.old.v, nm.old.n, sizeof(*nm.old.v), cmp_u32);
@@ -553,7 +542,7 @@ struct btf *btfslim__new(const void *map, int fd, size_t size, const char *const
 		.type_off = 0, .type_len = types_end - sizeof(h),
 		.str_off = types_end - sizeof(h), .str_len = o.len - types_end };
 	if (st) {
-		st->types = c.n;
+		st->types = c.off.n;
 		st->bytes = o.len;
 	}
 	free(nm.old.v);
@@ -564,6 +553,8 @@ struct btf *btfslim__new(const void *map, int fd, size_t size, const char *const
 	c.rec = NULL;
 	free(names.v);
 	names.v = NULL;
+	free(traces.v);
+	traces.v = NULL;
 	/* everything else freed before libbpf copies it */
 	if (libbpf_get_error(b = btf__new(o.buf, o.len))) {
 		err = libbpf_get_error(b);
@@ -572,10 +563,11 @@ struct btf *btfslim__new(const void *map, int fd, size_t size, const char *const
 out:
 	free(o.buf);
 	free(names.v);
+	free(traces.v);
 	free(rootids.v);
 	free(nm.old.v);
 	free(nm.new);
-	free(c.off);
+	free(c.off.v);
 	free(c.keep);
 	free(c.stack);
 	free(c.rec);
