@@ -91,13 +91,14 @@ int cmd_replay(int argc, char **argv)
 		return err;
 	}
 	printer__init(&pr, c.json, false);
+	run__buffer_output();
 	if (perfetto_path) {
 		if ((err = perfetto__open(&pf, perfetto_path))) {
 			recfile__close(&r);
 			return fail(perfetto_path, "%s", strerror(-err));
 		}
 	}
-	for (;;) {
+	for (uint64_t nrec = 0;;) {
 		const void *data;
 		uint32_t type, size;
 		char v[64];
@@ -148,7 +149,8 @@ int cmd_replay(int argc, char **argv)
 				records++;
 			}
 		}
-		if ((err = run__flush()))
+		/* a failed write said within 1024 records (main flushes the rest) */
+		if (++nrec % 1024 == 0 && (err = run__flush()))
 			break;
 	}
 	r_err = r;	/* its offset, for the message */

@@ -126,6 +126,7 @@ int slow__main(int argc, char **argv, bool snoop, const char *synopsis, const ch
 	cfg.kstack = o.kstack;
 	cfg.ustack = o.ustack;
 	printer__init(&pr, o.c.json, snoop);
+	run__buffer_output();
 	if (cfg.kernel_q && (o.kstack || o.ustack))
 		warnf("this kernel stamps bios at Q itself and iodig does not run there: no stacks (-K/-U)");
 	if ((err = printer__stacks(&pr, o.kstack, o.ustack)))

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+#include <math.h>
 #include <string.h>
 #include "counters.h"
 #include "frames.h"
@@ -212,16 +214,26 @@ static const char *conversion(const char *fmt, size_t *start, size_t *end, int *
 	return p;
 }
 
-static void format(char *out, size_t len, const char *fmt, const struct fval *v, bool safe, int nullw)
+/* printf's way, for what the quick way below leaves to it; width (when
+ * not NULL) in place of the conversion's own. */
+static void format_printf(char *out, size_t len, const char *fmt, const struct fval *v, bool safe, int nullw,
+			  const int *width_of)
 {
-	size_t start, end, n;
+	/* (out is a string when this returns: its length is what was written) */
+	size_t start, end, n, k;
 	int width;
 	const char *conv = conversion(fmt, &start, &end, &width);
-	char f[64], esc[TEXT_SAFE_LEN(FIELDS_BUF)];
+	char f[64], wf[64], esc[TEXT_SAFE_LEN(FIELDS_BUF)];
 
 	if (!conv || !*conv) {
 		snprintf(out, len, "%s", fmt);
 		return;
+	}
+	if (width_of) {	/* "%-s" and a width of 12 make "%-12s" */
+		for (k = start + 1; k < end && strchr("-+ #0", fmt[k]); k++)
+			;
+		snprintf(wf, sizeof(wf), "%.*s%d%s", (int)k, fmt, *width_of, fmt + k);
+		conv = conversion(fmt = wf, &start, &end, &width);
 	}
 	if (v->k == V_NULL) {	/* "-" in the column's width, without the literal text */
 		snprintf(out, len, "%*s", nullw ? nullw : width, "-");
@@ -256,9 +268,181 @@ static void format(char *out, size_t len, const char *fmt, const struct fval *v,
 	}
 }
 
+/*
+ * The quick way: a conversion with no flag but '-', no precision but a
+ * float's, and literal text with no '%', written by hand.  snoop prints
+ * 150k rows a second, each a dozen conversions, on the CPUs the traced
+ * I/O needs; through snprintf (twice a field: the spec, then the value) a
+ * row took 12.8 us of the reader's CPU (docs/PERFORMANCE.md, "Records out").
+ */
+static size_t put_u64(char *b, uint64_t v)	/* b: 20 bytes at least */
+{
+	char t[20];
+	size_t i = sizeof(t), n;
+
+	do
+		t[--i] = '0' + v % 10;
+	while (v /= 10);
+	n = sizeof(t) - i;
+	memcpy(b, t + i, n);
+	return n;
+}
+
+/* %.Nf of d, as printf writes it, or 0 when too near a tie to tell here:
+ * |d| * 10^N is exact to 2^-12 below 2^40, so a fraction more than 2^-10
+ * from one half rounds the way the exact value does. */
+static size_t put_fixed(char *b, double d, int prec)	/* b: 48 bytes at least */
+{
+	static const double p10[] = { 1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9 };
+	static const uint64_t u10[] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+					100000000, 1000000000 };
+	double a, fl, fr;
+	uint64_t r, frac;
+	size_t n = 0;
+
+	if (prec < 0 || prec > 9 || !isfinite(d))
+		return 0;
+	a = fabs(d) * p10[prec];
+	if (a >= 0x1p40)
+		return 0;
+	fl = floor(a);
+	fr = a - fl;
+	if (fabs(fr - 0.5) < 0x1p-10)
+		return 0;
+	r = (uint64_t)fl + (fr > 0.5);
+	if (signbit(d))		/* printf keeps the sign of what rounds to 0 */
+		b[n++] = '-';
+	n += put_u64(b + n, r / u10[prec]);
+	if (prec) {
+		b[n++] = '.';
+		frac = r % u10[prec];
+		for (int i = prec - 1; i >= 0; i--, frac /= 10)
+			b[n + i] = '0' + frac % 10;
+		n += prec;
+	}
+	return n;
+}
+
+/* A string as the terminal may see it: as it is when all printable ASCII
+ * with no backslash, else text__safe's copy in esc. */
+static const char *term_safe(const char *s, char *esc, size_t len)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p >= 0x7f || *p == '\\')
+			return text__safe(s, esc, len);
+	return s;
+}
+
+/* The length written, or 0 when printf must do it. */
+static size_t format_quick(char *out, size_t len, const char *fmt, const struct fval *v, bool safe, int nullw,
+			   const int *width_of)
+{
+	const char *p, *val;
+	char num[48], esc[TEXT_SAFE_LEN(FIELDS_BUF)];
+	size_t start, after, vlen, pad, total, tail;
+	char *o = out;
+	int width = 0, prec = -1;
+	bool left = false;
+
+	if (!(p = strchr(fmt, '%')) || p[1] == '%')
+		return 0;
+	start = p++ - fmt;
+	if (*p == '-')
+		left = true, p++;
+	while (*p >= '0' && *p <= '9')
+		width = width * 10 + (*p++ - '0');
+	if (*p == '.') {
+		prec = 0;
+		while (*++p >= '0' && *p <= '9')
+			prec = prec * 10 + (*p - '0');
+	}
+	while (*p == 'l' || *p == 'h' || *p == 'z' || *p == 'j')
+		p++;
+	after = p - fmt + 1;
+	if (!*p || strchr(p + 1, '%') || (prec >= 0 && *p != 'f'))
+		return 0;
+	if (width_of)
+		width = *width_of < 0 ? -*width_of : *width_of;
+	if (v->k == V_NULL) {	/* "-" in the column's width, without the literal text */
+		int w = nullw ? nullw : left ? -width : width;
+
+		left = w < 0;
+		width = left ? -w : w;
+		start = 0;
+		after = strlen(fmt);
+		val = "-";
+		vlen = 1;
+	} else {
+		switch (*p) {
+		case 's':
+			val = v->k == V_STR ? (safe ? v->s : term_safe(v->s, esc, sizeof(esc)))
+			      : v->k == V_BOOL ? (v->b ? "yes" : "no") : "?";
+			vlen = strlen(val);
+			break;
+		case 'f':
+			val = num;
+			vlen = put_fixed(num, v->k == V_DBL ? v->d : v->k == V_I64 ? (double)v->i
+					 : v->k == V_U64 ? (double)v->u : 0, prec < 0 ? 6 : prec);
+			if (!vlen)
+				return 0;
+			break;
+		case 'd': case 'i': {
+			long long x = v->k == V_DBL ? (long long)v->d : v->k == V_U64 ? (long long)v->u
+				      : (long long)v->i;
+
+			val = num;
+			vlen = 0;
+			if (x < 0)
+				num[vlen++] = '-';
+			vlen += put_u64(num + vlen, x < 0 ? -(unsigned long long)x : (unsigned long long)x);
+			break;
+		}
+		case 'u':
+			val = num;
+			vlen = put_u64(num, v->k == V_DBL ? (unsigned long long)v->d : v->k == V_I64
+				       ? (unsigned long long)v->i : (unsigned long long)v->u);
+			break;
+		default:
+			return 0;
+		}
+	}
+	pad = vlen < (size_t)width ? width - vlen : 0;
+	tail = v->k == V_NULL ? 0 : strlen(fmt + after);
+	total = start + pad + vlen + tail;
+	if (!total || total >= len)
+		return 0;
+	memcpy(o, fmt, start);
+	o += start;
+	if (!left) {
+		memset(o, ' ', pad);
+		o += pad;
+	}
+	memcpy(o, val, vlen);
+	o += vlen;
+	if (left) {
+		memset(o, ' ', pad);
+		o += pad;
+	}
+	memcpy(o, fmt + after, tail);
+	o[tail] = '\0';
+	return total;
+}
+
+/* The value in fmt's conversion, into out (a string); its length. */
+static size_t format(char *out, size_t len, const char *fmt, const struct fval *v, bool safe, int nullw,
+		     const int *width_of)
+{
+	size_t n = format_quick(out, len, fmt, v, safe, nullw, width_of);
+
+	if (n)
+		return n;
+	format_printf(out, len, fmt, v, safe, nullw, width_of);
+	return strlen(out);
+}
+
 void fields__format(char *out, size_t len, const char *fmt, const struct fval *v)
 {
-	format(out, len, fmt, v, false, 0);
+	format(out, len, fmt, v, false, 0, NULL);
 }
 
 /* The field's text value: tget's or the JSON one, scaled, per second. */
@@ -333,32 +517,37 @@ void fields__head(FILE *out, const struct rec *r, const struct fctx *c)
 
 void fields__text(FILE *out, const struct rec *r, const void *row, const struct fctx *c)
 {
-	const char *sep = "";
-	char buf[FIELDS_BUF], txt[TEXT_SAFE_LEN(FIELDS_BUF) + 64], tmp[64];
+	/* the line is made here and written at once: a field's text is at
+	 * most TXT, and what is made goes out before the room left is less */
+	enum { TXT = TEXT_SAFE_LEN(FIELDS_BUF) + 64 };
+	char buf[FIELDS_BUF], line[2 * TXT];
+	size_t off = 0;
+	bool first = true;
 	struct fval v;
 
-	for (size_t i = 0; i < r->n; i++) {
-		const struct field *f = &r->f[i];
+	for (int tail = 0; tail < 2; tail++) {
+		for (size_t i = 0; i < r->n; i++) {
+			const struct field *f = &r->f[i];
+			int w = f->width ? f->width(c) : 0;
 
-		if (!column(f, c))
-			continue;
-		text_value(f, row, c, &v, buf, sizeof(buf));
-		format(txt, sizeof(txt), field_fmt(f, c, tmp, sizeof(tmp)), &v, f->flags & FL_SAFE, f->hw);
-		fprintf(out, "%s%s", sep, txt);
-		sep = " ";
+			if (tail ? !(f->flags & FL_TAIL) || !f->fmt || !kept(f, c) : !column(f, c))
+				continue;
+			text_value(f, row, c, &v, buf, sizeof(buf));
+			if (tail && v.k == V_NULL)
+				continue;
+			if (sizeof(line) - off < TXT + 1) {
+				fwrite(line, 1, off, out);
+				off = 0;
+			}
+			if (!tail && !first)	/* between columns */
+				line[off++] = ' ';
+			first = false;
+			off += format(line + off, TXT, f->fmt, &v, f->flags & FL_SAFE, f->hw,
+				      f->width && !tail ? &w : NULL);
+		}
 	}
-	for (size_t i = 0; i < r->n; i++) {
-		const struct field *f = &r->f[i];
-
-		if (!(f->flags & FL_TAIL) || !f->fmt || !kept(f, c))
-			continue;
-		text_value(f, row, c, &v, buf, sizeof(buf));
-		if (v.k == V_NULL)
-			continue;
-		format(txt, sizeof(txt), f->fmt, &v, f->flags & FL_SAFE, f->hw);
-		fputs(txt, out);
-	}
-	fputc('\n', out);
+	line[off++] = '\n';
+	fwrite(line, 1, off, out);
 }
 
 /* ---- text as lines ---- */
@@ -428,7 +617,7 @@ void fields__lines(FILE *out, const struct rec *r, const void *row, const struct
 			fields__lines(out, f->sub, row, c);
 			continue;
 		}
-		format(txt, sizeof(txt), f->fmt, &v, f->flags & FL_SAFE, 0);
+		format(txt, sizeof(txt), f->fmt, &v, f->flags & FL_SAFE, 0, NULL);
 		fputs(txt, out);
 	}
 }

@@ -9,11 +9,16 @@
 
 #define JSON_MAX_DEPTH 16
 
+#define JSON_BUF 4096
+
+/* A line is made in buf and written to out when it ends (or buf fills). */
 struct json {
 	FILE *out;
 	int depth;
 	bool first[JSON_MAX_DEPTH];
 	bool after_key;
+	size_t len;
+	char buf[JSON_BUF];
 };
 
 void json__init(struct json *j, FILE *out);

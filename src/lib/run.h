@@ -30,6 +30,10 @@ int run__loop(struct run_loop *loop);
 /* Flushes stdout; on failure (a full disk, a closed pipe) says so once,
  * stops the run and returns -EIO. */
 int run__flush(void);
+/* stdout fully buffered, 64 KiB, even on a terminal: for a command that
+ * prints many lines and calls run__flush() on its own clock (the engine's
+ * drain, every LIFE_DRAIN_MS).  Before its first output. */
+void run__buffer_output(void);
 /* Another file run__flush() flushes (and checks) with stdout: a recording. */
 void run__add_output(FILE *f, const char *name);
 void run__remove_output(FILE *f);

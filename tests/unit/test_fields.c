@@ -183,6 +183,66 @@ static void test_chain(void)
 	      fields__lint(&link_rec));
 }
 
+/* fields.c writes the common conversions by hand: the same bytes as
+ * printf's, ties and signs included, over values of every size. */
+static void test_quick_format(void)
+{
+	static const char *const ffmt[] = { "%8.3f", "%-9.3f", "%9.3f", "%.1f", "%.0f", "%f", "%-4.2f ms", "x%12.6f|" };
+	static const char *const ifmt[] = { "%-7u", "%8u", "%u", "%-llu", "%d", "%-5d|", "%6lld" };
+	static const double fixed[] = { 0, -0.0, 0.0005, 0.0015, 0.0025, 1.0005, 2.5, 0.5, -0.5, -0.0001, 123456.7895,
+					1e11, 1e12 + 0.5, 1e15, 4.2719999999, 0.1, 0.7, 1e-9, -3.14159, 9.9995, 99.9995 };
+	uint64_t seed = 88172645463325252ull;
+	int bad = 0;
+
+	for (int i = 0; i < 200000 && bad < 5; i++) {
+		char got[128], want[128];
+		struct fval v;
+		const char *f;
+		double d;
+
+		seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+		if (i % 2) {	/* integers */
+			f = ifmt[seed % 7];
+			v = (struct fval){ .k = V_U64, .u = seed >> (seed % 64) };
+			if (f[strlen(f) - 1] == 'd' || strchr(f, 'd')) {
+				v.k = V_I64;
+				v.i = (int64_t)(seed >> (seed % 64)) * ((seed & 1) ? -1 : 1);
+				snprintf(want, sizeof(want), strchr(f, 'l') ? f : "%lld", (long long)v.i);
+				if (!strchr(f, 'l')) {	/* the width and text around, as fields.c adds ll */
+					char ff[32];
+					const char *c = strchr(f, 'd');
+
+					snprintf(ff, sizeof(ff), "%.*sll%s", (int)(c - f), f, c);
+					snprintf(want, sizeof(want), ff, (long long)v.i);
+				}
+			} else {
+				char ff[32];
+				const char *c = strchr(f, 'u');
+				const char *l = strchr(f, 'l');
+
+				snprintf(ff, sizeof(ff), "%.*sll%s", (int)((l ? l : c) - f), f, c);
+				snprintf(want, sizeof(want), ff, (unsigned long long)v.u);
+			}
+		} else {
+			f = ffmt[seed % 8];
+			if (i < 2 * (int)(sizeof(fixed) / sizeof(fixed[0])))
+				d = fixed[i / 2];
+			else if (seed & 2)	/* ns as ms, s: what snoop prints */
+				d = (double)(seed % 100000000000ull) / ((seed & 4) ? 1e6 : 1e9);
+			else		/* any bits */
+				memcpy(&d, &seed, sizeof(d));
+			v = (struct fval){ .k = V_DBL, .d = d };
+			snprintf(want, sizeof(want), f, d);
+		}
+		fields__format(got, sizeof(got), f, &v);
+		if (strcmp(got, want)) {
+			bad++;
+			CHECK(0, "'%s' of value %d: '%s', printf '%s'", f, i, got, want);
+		}
+	}
+	CHECK(!bad, "the quick conversions match printf's");
+}
+
 int main(void)
 {
 	struct row r = { 42, "a\033b", 10, 20480, -3, 7, 1, "x" };
@@ -331,5 +391,6 @@ int main(void)
 		CHECK(!strcmp(s, "ffffffffffffffff"), "a u64 in %%x: '%s'", s);
 	}
 	test_chain();
+	test_quick_format();
 	CHECK_DONE();
 }
