@@ -60,18 +60,36 @@ static __always_inline void hist_add(struct hist *h, __u64 v)
 
 static struct hist hist_zero;
 
-/* The histogram for key, created empty when missing; NULL when the map
- * (or the allocator's cache) has no room. */
-static __always_inline struct hist *hist_get(void *map, void *key)
+/* The histogram (or histograms) for key, created as zero (an empty value
+ * of the map's size) when missing; NULL when the map (or the allocator's
+ * cache) has no room. */
+static __always_inline void *hist_get(void *map, void *key, const void *zero)
 {
-	struct hist *h = bpf_map_lookup_elem(map, key);
+	void *h = bpf_map_lookup_elem(map, key);
 
 	if (h)
 		return h;
 	/* EEXIST from a racing CPU is fine: look up again either way. */
-	bpf_map_update_elem(map, key, &hist_zero, BPF_NOEXIST);
+	bpf_map_update_elem(map, key, zero, BPF_NOEXIST);
 	return bpf_map_lookup_elem(map, key);
 }
+
+/* Value v of *keyp onto the epoch's spill list of prefix; when that is
+ * full, *full counted. */
+#define HIST_SPILL(spill, ep_, keyp, val, full) ({				\
+	__u32 __se = (ep_);							\
+	struct hist_spill *__s = bpf_map_lookup_elem(&spill, &__se);		\
+	__u32 __i = __s ? __s->n : HIST_SPILL_N;				\
+										\
+	if (__i < HIST_SPILL_N) {						\
+		__i &= HIST_SPILL_N - 1;					\
+		__builtin_memcpy(__s->e[__i].key, keyp, sizeof(*(keyp)));	\
+		__s->e[__i].v = (val);						\
+		__s->n = __i + 1;						\
+	} else {								\
+		__sync_fetch_and_add(full, 1);					\
+	}									\
+})
 
 /* Value v into the histogram of *keyp in this epoch's map of prefix; when
  * it has no room, onto the epoch's spill list; when that is full too, *full
@@ -80,23 +98,13 @@ static __always_inline struct hist *hist_get(void *map, void *key)
 #define HIST_PUT(prefix, ep, keyp, val, full) ({				\
 	__u32 __e = (ep) & 1;							\
 	__u64 __v = (val);							\
-	struct hist *__h = __e ? hist_get(&prefix##1, keyp) : hist_get(&prefix##0, keyp); \
+	struct hist *__h = __e ? hist_get(&prefix##1, keyp, &hist_zero)	\
+			       : hist_get(&prefix##0, keyp, &hist_zero);		\
 										\
-	if (__h) {								\
+	if (__h)								\
 		hist_add(__h, __v);						\
-	} else {								\
-		struct hist_spill *__s = bpf_map_lookup_elem(&prefix##_spill, &__e); \
-		__u32 __i = __s ? __s->n : HIST_SPILL_N;			\
-										\
-		if (__i < HIST_SPILL_N) {					\
-			__i &= HIST_SPILL_N - 1;				\
-			__builtin_memcpy(__s->e[__i].key, keyp, sizeof(*(keyp))); \
-			__s->e[__i].v = __v;					\
-			__s->n = __i + 1;					\
-		} else {							\
-			__sync_fetch_and_add(full, 1);				\
-		}								\
-	}									\
+	else									\
+		HIST_SPILL(prefix##_spill, __e, keyp, __v, full);		\
 })
 
 #endif

@@ -18,19 +18,24 @@ struct life_records_map {
 extern struct life_records_map records SEC(".maps");
 extern struct life_stats stats;
 
-/* The phases' histograms by disk, op and phase (lat --phases, export), and
- * top's by process, disk and op: hist.bpf.h's epoch maps, named so that
- * life_stack.bpf.c adds the bio-based disks' bios to them too. */
-#define LIFE_HIST_MAP(name, key_t, max)					\
+/* The phases' histograms by disk and op (lat --phases, export), and top's
+ * by process, disk and op: hist.bpf.h's epoch maps, each key's histograms
+ * in one value (key's phase, or what, 0 in the map), so a request costs
+ * one lookup, not one a histogram (5 for the phases, 3 for top: ~80 ns
+ * each, docs/PERFORMANCE.md).  Named so that life_stack.bpf.c adds the
+ * bio-based disks' bios to them too. */
+struct life_phase_hists { struct hist h[PH_NR]; };
+struct life_top_hists { struct hist h[TOP_NR]; };
+#define LIFE_HIST_MAP(name, key_t, val_t, max)				\
 	struct name {							\
 		__uint(type, BPF_MAP_TYPE_PERCPU_HASH);			\
 		__uint(max_entries, max);				\
 		__uint(map_flags, BPF_F_NO_PREALLOC);			\
 		__type(key, key_t);					\
-		__type(value, struct hist);				\
+		__type(value, val_t);					\
 	}
-LIFE_HIST_MAP(life_phases_map, struct life_phase_key, 4096);
-LIFE_HIST_MAP(life_tops_map, struct life_top_key, 8192);
+LIFE_HIST_MAP(life_phases_map, struct life_phase_key, struct life_phase_hists, 4096);
+LIFE_HIST_MAP(life_tops_map, struct life_top_key, struct life_top_hists, 8192);
 struct life_tops_spill_map {	/* (the phases' spill list too: the same shape) */
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 2);
@@ -42,18 +47,45 @@ extern struct life_tops_spill_map phases_spill SEC(".maps");
 extern struct life_tops_map tops0 SEC(".maps"), tops1 SEC(".maps");
 extern struct life_tops_spill_map tops_spill SEC(".maps");
 extern __u32 epoch;
+static struct life_phase_hists phases_zero;	/* a new key's value */
+static struct life_top_hists tops_zero;
 
-static __always_inline void phase_add(__u32 dev, __u32 op, __u32 phase, __u64 v)
+/* The values of the phases in mask (1 << PH_*), from v[PH_*], for dev and op. */
+static __always_inline void phases_add(__u32 dev, __u32 op, const __u64 *v, __u32 mask)
 {
-	struct life_phase_key k = { dev, phase, op };
+	struct life_phase_key k = { dev, 0, op };
+	__u32 e = epoch & 1;
+	struct life_phase_hists *h = e ? hist_get(&phases1, &k, &phases_zero) : hist_get(&phases0, &k, &phases_zero);
 
-	HIST_PUT(phases, epoch, &k, v, &stats.map_full);
+	if (h) {
+		for (int p = 0; p < PH_NR; p++)
+			if (mask & (1u << p))
+				hist_add(&h->h[p], v[p]);
+		return;
+	}
+	for (int p = 0; p < PH_NR; p++) {	/* the spill list names the phase in its key */
+		if (!(mask & (1u << p)))
+			continue;
+		k.phase = p;
+		HIST_SPILL(phases_spill, e, &k, v[p], &stats.map_full);
+	}
 }
 
-static __always_inline void top_add(struct life_top_key *k, __u32 what, __u64 v)
+/* Q2C, Q2G and bytes (v[TOP_*]) into k's row; k->what is 0. */
+static __always_inline void tops_add(struct life_top_key *k, const __u64 *v)
 {
-	k->what = what;
-	HIST_PUT(tops, epoch, k, v, &stats.map_full);
+	__u32 e = epoch & 1;
+	struct life_top_hists *h = e ? hist_get(&tops1, k, &tops_zero) : hist_get(&tops0, k, &tops_zero);
+
+	if (h) {
+		for (int w = 0; w < TOP_NR; w++)
+			hist_add(&h->h[w], v[w]);
+		return;
+	}
+	for (int w = 0; w < TOP_NR; w++) {
+		k->what = w;
+		HIST_SPILL(tops_spill, e, k, v[w], &stats.map_full);
+	}
 }
 
 /*

@@ -848,11 +848,7 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 
 		if (!life_phases(r.q, r.g, r.i, r.d, r.c, r.seen, ph))
 			return 0;
-		phase_add(r.dev, op, PH_Q2G, ph[PH_Q2G]);
-		phase_add(r.dev, op, PH_G2I, ph[PH_G2I]);
-		phase_add(r.dev, op, PH_I2D, ph[PH_I2D]);
-		phase_add(r.dev, op, PH_D2C, ph[PH_D2C]);
-		phase_add(r.dev, op, PH_Q2C, ph[PH_Q2C]);
+		phases_add(r.dev, op, ph, (1u << PH_NR) - 1);
 		/* export --tag-holders: who held the tags it waited for */
 		if (targ_tags && (r.seen & (SEEN_Q | SEEN_G)) == (SEEN_Q | SEEN_G) && ph[PH_Q2G] >= LIFE_TAG_MIN_NS)
 			tags_emit((__u64)rq->q->nr_requests << 32 | r.dev, r.q, r.g, r.c, b ? key : ptr_val(first));
@@ -883,13 +879,14 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 			.pid = r.pid, .dev = r.dev, .cgroup = first ? bio_cgroup_id(first) : fdata.cgroup,
 			.op = rq->cmd_flags & REQ_OP_MASK_, .wb_pid = wb_pid,
 		};
-		__u64 bytes = first ? first->bi_iter.bi_size : 0;
+		__u64 bytes = first ? first->bi_iter.bi_size : 0, v[TOP_NR];
 
 		__builtin_memcpy(k.comm, r.comm, sizeof(k.comm));
-		top_add(&k, TOP_Q2C, t ? r.c - t : 0);
-		top_add(&k, TOP_Q2G, (r.seen & (SEEN_Q | SEEN_G)) == (SEEN_Q | SEEN_G) && r.g > r.q ? r.g - r.q : 0);
+		v[TOP_Q2C] = t ? r.c - t : 0;
+		v[TOP_Q2G] = (r.seen & (SEEN_Q | SEEN_G)) == (SEEN_Q | SEEN_G) && r.g > r.q ? r.g - r.q : 0;
 		bytes = nr_bytes > bytes ? nr_bytes : bytes;
-		top_add(&k, TOP_BYTES, fdata.bytes > bytes ? fdata.bytes : bytes);
+		v[TOP_BYTES] = fdata.bytes > bytes ? fdata.bytes : bytes;
+		tops_add(&k, v);
 		return 0;
 	}
 	if (targ_mode == LIFE_SLOW && (!t || r.c - t < targ_min_ns))

@@ -235,14 +235,16 @@ static __always_inline void upper_ended(struct life_upper *u, struct bio *bio, _
 			.op = u->cmd_flags & REQ_OP_MASK_,
 		};
 
+		__u64 v[TOP_NR] = { [TOP_Q2C] = now - u->q, [TOP_Q2G] = 0, [TOP_BYTES] = u->bytes };
+
 		__builtin_memcpy(k.comm, u->comm, sizeof(k.comm));
-		top_add(&k, TOP_Q2C, now - u->q);
-		top_add(&k, TOP_Q2G, 0);
-		top_add(&k, TOP_BYTES, u->bytes);
+		tops_add(&k, v);
 		return;
 	}
 	if (targ_mode == LIFE_PHASES) {
-		phase_add(u->dev, u->cmd_flags & REQ_OP_MASK_, PH_Q2C, now - u->q);
+		__u64 v[PH_NR] = { [PH_Q2C] = now - u->q };
+
+		phases_add(u->dev, u->cmd_flags & REQ_OP_MASK_, v, 1u << PH_Q2C);
 		return;
 	}
 	if (targ_mode != LIFE_SNOOP && now - u->q < targ_min_ns)

@@ -223,9 +223,9 @@ static int collect(struct export_ctx *ec)
 	int err;
 
 	pthread_mutex_lock(&ec->lock);
-	err = histmap__drain(bpf_map__fd(old ? sk->maps.phases1 : sk->maps.phases0),
-			     bpf_map__fd(sk->maps.phases_spill), old, sizeof(struct life_phase_key),
-			     take, ec);
+	err = histmap__drain_n(bpf_map__fd(old ? sk->maps.phases1 : sk->maps.phases0),
+			       bpf_map__fd(sk->maps.phases_spill), old, sizeof(struct life_phase_key),
+			       PH_NR, offsetof(struct life_phase_key, phase), take, ec);
 	read_slows(ec);
 	life__stats(&ec->l, &ec->st);
 	{

@@ -98,9 +98,9 @@ static int phases_report(void *ctx, bool last)
 	int err;
 
 	pc->nd = 0;
-	err = histmap__drain(bpf_map__fd(old ? sk->maps.phases1 : sk->maps.phases0),
-			     bpf_map__fd(sk->maps.phases_spill), old,
-			     sizeof(struct life_phase_key), phases_take, pc);
+	err = histmap__drain_n(bpf_map__fd(old ? sk->maps.phases1 : sk->maps.phases0),
+			       bpf_map__fd(sk->maps.phases_spill), old, sizeof(struct life_phase_key),
+			       PH_NR, offsetof(struct life_phase_key, phase), phases_take, pc);
 	if (err)
 		return err < 0 ? fail("collecting histograms", "%s", strerror(-err)) : err;
 	qsort(pc->d, pc->nd, sizeof(*pc->d), cmp_disk);

@@ -59,16 +59,18 @@ static void fold(struct hist *h, const void *key, size_t key_size, struct spille
 		}
 }
 
-int histmap__drain(int fd, int spill_fd, __u32 epoch, size_t key_size, histmap_fn fn, void *ctx)
+int histmap__drain_n(int fd, int spill_fd, __u32 epoch, size_t key_size, unsigned nhist, size_t idx_off,
+		     histmap_fn fn, void *ctx)
 {
-	size_t vsz = (sizeof(struct hist) + 7) & ~7UL;
+	size_t vsz = (nhist * sizeof(struct hist) + 7) & ~7UL;
 	int ncpus = libbpf_num_possible_cpus(), err = 0, n = 0, cap = 64, nsv = 0;
 	char *keys = malloc(cap * key_size), *percpu = malloc(vsz * ncpus);
-	struct hist *sum = malloc(sizeof(*sum));
+	struct hist *sum = malloc(nhist * sizeof(*sum));
+	unsigned char xkey[HIST_SPILL_KEY];
 	struct spilled *sv = NULL;
 	void *prev = NULL;
 
-	if (!keys || !percpu || !sum || key_size > HIST_SPILL_KEY) {
+	if (!keys || !percpu || !sum || key_size > HIST_SPILL_KEY || (nhist > 1 && idx_off >= key_size)) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -90,25 +92,39 @@ int histmap__drain(int fd, int spill_fd, __u32 epoch, size_t key_size, histmap_f
 	}
 	for (int i = 0; i < n && !err; i++) {
 		void *key = keys + i * key_size;
+		bool used = false;
 
 		if (bpf_map_lookup_elem(fd, key, percpu))
 			continue;
-		memset(sum, 0, sizeof(*sum));
+		memset(sum, 0, nhist * sizeof(*sum));
 		for (int cpu = 0; cpu < ncpus; cpu++)
-			hist__merge(sum, (struct hist *)(percpu + cpu * vsz));
-		fold(sum, key, key_size, sv, nsv);
+			for (unsigned p = 0; p < nhist; p++)
+				hist__merge(&sum[p], (struct hist *)(percpu + cpu * vsz) + p);
+		memcpy(xkey, key, key_size);
+		for (unsigned p = 0; p < nhist; p++) {
+			if (nhist > 1)
+				xkey[idx_off] = p;
+			fold(&sum[p], xkey, key_size, sv, nsv);
+			used |= sum[p].count > 0;
+		}
 		/* A key used since its last drain is kept, emptied: the programs
 		 * find it next time instead of allocating it again, an allocation
 		 * that can fail in their context (hist.bpf.h).  A key unused since
 		 * is deleted, so keys of the gone do not pile up. */
-		if (!sum->count) {
+		if (!used) {
 			bpf_map_delete_elem(fd, key);
 			continue;
 		}
 		memset(percpu, 0, vsz * ncpus);
 		if (bpf_map_update_elem(fd, key, percpu, BPF_EXIST))
 			bpf_map_delete_elem(fd, key);
-		err = fn(ctx, key, sum);
+		for (unsigned p = 0; p < nhist && !err; p++) {
+			if (!sum[p].count)
+				continue;
+			if (nhist > 1)
+				xkey[idx_off] = p;
+			err = fn(ctx, xkey, &sum[p]);
+		}
 	}
 	/* keys that had no room in the map at all: from their spills alone */
 	for (int i = 0; i < nsv && !err; i++) {
@@ -124,6 +140,11 @@ out:
 	free(percpu);
 	free(sum);
 	return err;
+}
+
+int histmap__drain(int fd, int spill_fd, __u32 epoch, size_t key_size, histmap_fn fn, void *ctx)
+{
+	return histmap__drain_n(fd, spill_fd, epoch, key_size, 1, 0, fn, ctx);
 }
 
 __u32 histmap__flip(__u32 *epoch)

@@ -20,5 +20,10 @@ typedef int (*histmap_fn)(void *ctx, const void *key, const struct hist *h);
  * allocate it again), one unused since is deleted.  Returns 0, a negative
  * errno, or what fn returned if not 0. */
 int histmap__drain(int fd, int spill_fd, __u32 epoch, size_t key_size, histmap_fn fn, void *ctx);
+/* The same for a map whose value is nhist histograms, the key's byte at
+ * idx_off 0 (the index a spilled value's key names): fn is called for each
+ * histogram with values, its key with the histogram's index at idx_off. */
+int histmap__drain_n(int fd, int spill_fd, __u32 epoch, size_t key_size, unsigned nhist, size_t idx_off,
+		     histmap_fn fn, void *ctx);
 
 #endif
