@@ -47,9 +47,6 @@ const volatile bool targ_owners = false;	/* a write's data's dirtier (top, and r
 const volatile bool targ_tags = false;	/* note allocations, name who got tags (life.h) */
 const volatile bool targ_own_clock = false;
 const volatile bool targ_watch = false;		/* slow: watched, above */
-/* top: followed, but Q writes its slot without reading it and C leaves it
- * (bio_claim) */
-const volatile bool targ_claim = false;
 const volatile bool targ_kernel_q = false;	/* ... on the kernel's Q stamps */
 const volatile __u64 targ_watch_ns = 0;		/* WATCH, above */
 const volatile __u32 targ_slot_bits = LIFE_SLOT_BITS;
@@ -185,25 +182,6 @@ static __always_inline void bio_follow(__u64 bio, struct life_bio *b)
 		__sync_fetch_and_add(&stats.untracked, 1);
 	s->b = *b;
 	s->bio = bio;
-}
-
-/*
- * top: a slot written blindly.  Reading it here first (to count a slot
- * taken over, as bio_follow does) stalls on the line the completing CPU
- * last wrote; and C, which must read it, does not free it, so the line is
- * only read over there.  What top gives up: the counts of slots taken
- * over and of ends unseen, which it does not show; a request completing
- * with no Q of its own (begun before tracing) whose first bio's address a
- * finished request had is named after that one's submitter.
- */
-static __always_inline void bio_claim(__u64 bio, const struct life_bio *b)
-{
-	struct life_slot *s = slot_get(bio);
-
-	if (s) {
-		s->b = *b;
-		s->bio = bio;
-	}
 }
 
 /* Counted before it is added: C of the same request comes later (the
@@ -361,7 +339,7 @@ SEC("tp_btf/block_bio_queue")
 int BLOCK_PROG(life_queue, block_bio_queue, struct bio *bio)
 {
 	struct life_bio b = {};
-	__u64 id, key;
+	__u64 id;
 
 	if (!bio_to_mq(bio))
 		return 0;
@@ -389,12 +367,8 @@ int BLOCK_PROG(life_queue, block_bio_queue, struct bio *bio)
 	b.q = bpf_ktime_get_ns();
 	b.tid = (__u32)id;
 	b.seen = SEEN_Q | SEEN_WHO;
-	key = ptr_val(bio);
-	take_stacks(ctx, key);
-	if (targ_claim)
-		bio_claim(key, &b);
-	else
-		bio_follow(key, &b);
+	take_stacks(ctx, ptr_val(bio));
+	bio_follow(ptr_val(bio), &b);
 	return 0;
 }
 
@@ -822,7 +796,7 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 			g = b->g;
 			d = dp ? *dp : 0;
 		}
-		if (!targ_watch && !targ_claim)
+		if (!targ_watch)
 			bio_forget(key);
 	} else {
 		/* Not followed from Q: started before tracing, or an internal

@@ -164,8 +164,6 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 	sk->rodata->targ_tags = cfg->mode == LIFE_SLOW || cfg->tags;
 	l->kernel_q = l->watch && cfg->kernel_q;
 	sk->rodata->targ_watch = l->watch;
-	l->claim = cfg->mode == LIFE_TOP;	/* slots never freed: no sweep (life_block.bpf.c) */
-	sk->rodata->targ_claim = l->claim;
 	sk->rodata->targ_kernel_q = l->kernel_q;
 	/* a request that waited this long before G is watched (life.bpf.c) */
 	sk->rodata->targ_watch_ns = cfg->min_ns / 8;
@@ -270,7 +268,7 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 	/* without the kernel's count, skipped reads 0: said, not fatal */
 	if (block && (err = skipped__start(&l->skipped, cfg->dev, life_seen, l)))
 		warnf(SKIPPED_OFF, bpfenv__strerror(err));
-	if (block && !l->watch && !l->claim) {	/* watched slots are never freed: no sweep */
+	if (block && !l->watch) {	/* watched slots are never freed: no sweep */
 		l->slots = mmap(NULL, sizeof(struct life_slot) * LIFE_SLOTS, PROT_READ | PROT_WRITE,
 				MAP_SHARED, bpf_map__fd(sk->maps.bios), 0);
 		if (l->slots == MAP_FAILED)

@@ -51,7 +51,6 @@ struct life {
 	bool sysfs_on;
 	bool owners;		/* writes carry their data's dirtier (life_cfg.owners) */
 	bool watch;		/* slow: only slow requests looked at (life.bpf.c) */
-	bool claim;		/* top: slots written blindly at Q, never freed (life_block.bpf.c) */
 	bool kernel_q;		/* ... with the kernel's Q stamps */
 	bool stack;		/* stacked disks: bios of bio-based disks, linked
 				 * to what they became below (life_stack.bpf.c) */

@@ -349,6 +349,8 @@ static size_t format_quick(char *out, size_t len, const char *fmt, const struct 
 	start = p++ - fmt;
 	if (*p == '-')
 		left = true, p++;
+	if (*p == '0')		/* zero padding: printf's */
+		return 0;
 	while (*p >= '0' && *p <= '9')
 		width = width * 10 + (*p++ - '0');
 	if (*p == '.') {

@@ -187,8 +187,9 @@ static void test_chain(void)
  * printf's, ties and signs included, over values of every size. */
 static void test_quick_format(void)
 {
-	static const char *const ffmt[] = { "%8.3f", "%-9.3f", "%9.3f", "%.1f", "%.0f", "%f", "%-4.2f ms", "x%12.6f|" };
-	static const char *const ifmt[] = { "%-7u", "%8u", "%u", "%-llu", "%d", "%-5d|", "%6lld" };
+	static const char *const ffmt[] = { "%8.3f", "%-9.3f", "%9.3f", "%.1f", "%.0f", "%f", "%-4.2f ms", "x%12.6f|",
+					    "%08.3f" };
+	static const char *const ifmt[] = { "%-7u", "%8u", "%u", "%-llu", "%d", "%-5d|", "%6lld", "%05u" };
 	static const double fixed[] = { 0, -0.0, 0.0005, 0.0015, 0.0025, 1.0005, 2.5, 0.5, -0.5, -0.0001, 123456.7895,
 					1e11, 1e12 + 0.5, 1e15, 4.2719999999, 0.1, 0.7, 1e-9, -3.14159, 9.9995, 99.9995 };
 	uint64_t seed = 88172645463325252ull;
@@ -202,7 +203,7 @@ static void test_quick_format(void)
 
 		seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
 		if (i % 2) {	/* integers */
-			f = ifmt[seed % 7];
+			f = ifmt[seed % 8];
 			v = (struct fval){ .k = V_U64, .u = seed >> (seed % 64) };
 			if (f[strlen(f) - 1] == 'd' || strchr(f, 'd')) {
 				v.k = V_I64;
@@ -224,7 +225,7 @@ static void test_quick_format(void)
 				snprintf(want, sizeof(want), ff, (unsigned long long)v.u);
 			}
 		} else {
-			f = ffmt[seed % 8];
+			f = ffmt[seed % 9];
 			if (i < 2 * (int)(sizeof(fixed) / sizeof(fixed[0])))
 				d = fixed[i / 2];
 			else if (seed & 2)	/* ns as ms, s: what snoop prints */
