@@ -214,26 +214,37 @@ static const char *conversion(const char *fmt, size_t *start, size_t *end, int *
 	return p;
 }
 
+/* fmt with width w in its conversion: "%-s" and 12 make "%-12s" (fmt as it
+ * is when it has none). */
+static const char *with_width(const char *fmt, int w, char *tmp, size_t len)
+{
+	size_t start, end, k;
+	int cw;
+
+	if (!conversion(fmt, &start, &end, &cw))
+		return fmt;
+	for (k = start + 1; k < end && strchr("-+ #0", fmt[k]); k++)
+		;
+	snprintf(tmp, len, "%.*s%d%s", (int)k, fmt, w, fmt + k);
+	return tmp;
+}
+
 /* printf's way, for what the quick way below leaves to it; width (when
  * not NULL) in place of the conversion's own. */
 static void format_printf(char *out, size_t len, const char *fmt, const struct fval *v, bool safe, int nullw,
 			  const int *width_of)
 {
-	/* (out is a string when this returns: its length is what was written) */
-	size_t start, end, n, k;
+	size_t start, end, n;
 	int width;
-	const char *conv = conversion(fmt, &start, &end, &width);
 	char f[64], wf[64], esc[TEXT_SAFE_LEN(FIELDS_BUF)];
+	const char *conv;
 
+	if (width_of)
+		fmt = with_width(fmt, *width_of, wf, sizeof(wf));
+	conv = conversion(fmt, &start, &end, &width);
 	if (!conv || !*conv) {
 		snprintf(out, len, "%s", fmt);
 		return;
-	}
-	if (width_of) {	/* "%-s" and a width of 12 make "%-12s" */
-		for (k = start + 1; k < end && strchr("-+ #0", fmt[k]); k++)
-			;
-		snprintf(wf, sizeof(wf), "%.*s%d%s", (int)k, fmt, *width_of, fmt + k);
-		conv = conversion(fmt = wf, &start, &end, &width);
 	}
 	if (v->k == V_NULL) {	/* "-" in the column's width, without the literal text */
 		snprintf(out, len, "%*s", nullw ? nullw : width, "-");
@@ -275,18 +286,6 @@ static void format_printf(char *out, size_t len, const char *fmt, const struct f
  * I/O needs; through snprintf (twice a field: the spec, then the value) a
  * row took 12.8 us of the reader's CPU (docs/PERFORMANCE.md, "Records out").
  */
-static size_t put_u64(char *b, uint64_t v)	/* b: 20 bytes at least */
-{
-	char t[20];
-	size_t i = sizeof(t), n;
-
-	do
-		t[--i] = '0' + v % 10;
-	while (v /= 10);
-	n = sizeof(t) - i;
-	memcpy(b, t + i, n);
-	return n;
-}
 
 /* %.Nf of d, as printf writes it, or 0 when too near a tie to tell here:
  * |d| * 10^N is exact to 2^-12 below 2^40, so a fraction more than 2^-10
@@ -312,7 +311,7 @@ static size_t put_fixed(char *b, double d, int prec)	/* b: 48 bytes at least */
 	r = (uint64_t)fl + (fr > 0.5);
 	if (signbit(d))		/* printf keeps the sign of what rounds to 0 */
 		b[n++] = '-';
-	n += put_u64(b + n, r / u10[prec]);
+	n += text__u64(b + n, r / u10[prec]);
 	if (prec) {
 		b[n++] = '.';
 		frac = r % u10[prec];
@@ -396,12 +395,12 @@ static size_t format_quick(char *out, size_t len, const char *fmt, const struct 
 			vlen = 0;
 			if (x < 0)
 				num[vlen++] = '-';
-			vlen += put_u64(num + vlen, x < 0 ? -(unsigned long long)x : (unsigned long long)x);
+			vlen += text__u64(num + vlen, x < 0 ? -(unsigned long long)x : (unsigned long long)x);
 			break;
 		}
 		case 'u':
 			val = num;
-			vlen = put_u64(num, v->k == V_DBL ? (unsigned long long)v->d : v->k == V_I64
+			vlen = text__u64(num, v->k == V_DBL ? (unsigned long long)v->d : v->k == V_I64
 				       ? (unsigned long long)v->i : (unsigned long long)v->u);
 			break;
 		default:
@@ -475,19 +474,10 @@ static void text_value(const struct field *f, const void *row, const struct fctx
 	v->d = d;
 }
 
-/* The field's conversion, with its width from f->width() if it has one:
- * "%-s" and a width of 12 make "%-12s". */
+/* The field's conversion, with its width from f->width() if it has one. */
 static const char *field_fmt(const struct field *f, const struct fctx *c, char *tmp, size_t len)
 {
-	size_t start, end, k;
-	int w;
-
-	if (!f->width || !conversion(f->fmt, &start, &end, &w))
-		return f->fmt;
-	for (k = start + 1; k < end && strchr("-+ #0", f->fmt[k]); k++)
-		;
-	snprintf(tmp, len, "%.*s%d%s", (int)k, f->fmt, f->width(c), f->fmt + k);
-	return tmp;
+	return f->width ? with_width(f->fmt, f->width(c), tmp, len) : f->fmt;
 }
 
 static bool column(const struct field *f, const struct fctx *c)
@@ -530,10 +520,11 @@ void fields__text(FILE *out, const struct rec *r, const void *row, const struct 
 	for (int tail = 0; tail < 2; tail++) {
 		for (size_t i = 0; i < r->n; i++) {
 			const struct field *f = &r->f[i];
-			int w = f->width ? f->width(c) : 0;
+			int w;
 
 			if (tail ? !(f->flags & FL_TAIL) || !f->fmt || !kept(f, c) : !column(f, c))
 				continue;
+			w = f->width && !tail ? f->width(c) : 0;
 			text_value(f, row, c, &v, buf, sizeof(buf));
 			if (tail && v.k == V_NULL)
 				continue;

@@ -54,12 +54,8 @@ static void done(struct json *j)
 static void put_u64(struct json *j, uint64_t v)
 {
 	char b[20];
-	int i = sizeof(b);
 
-	do
-		b[--i] = '0' + v % 10;
-	while (v /= 10);
-	put(j, b + i, sizeof(b) - i);
+	put(j, b, text__u64(b, v));
 }
 
 void json__init(struct json *j, FILE *out)
@@ -203,12 +199,12 @@ void json__i64(struct json *j, int64_t v)
 
 void json__double(struct json *j, double v)
 {
-	json_sep(j);
-	char b[32];
+	char b[32] = "null";
 
+	json_sep(j);
 	if (isfinite(v))
 		snprintf(b, sizeof(b), "%.6g", v);
-	puts_(j, isfinite(v) ? b : "null");
+	puts_(j, b);
 	done(j);
 }
 

@@ -78,6 +78,19 @@ const char *text__ret(int64_t ret, char *buf, size_t len)
 	return buf;
 }
 
+size_t text__u64(char *b, uint64_t v)
+{
+	char t[20];
+	size_t i = sizeof(t), n;
+
+	do
+		t[--i] = '0' + v % 10;
+	while (v /= 10);
+	n = sizeof(t) - i;
+	memcpy(b, t + i, n);
+	return n;
+}
+
 bool text__is_decimal(const char *s, bool fraction)
 {
 	const char *p = s;

@@ -22,6 +22,10 @@ const char *text__safe(const char *s, char *buf, size_t len);
  * -4095..-1, else the number. */
 const char *text__ret(int64_t ret, char *buf, size_t len);
 
+/* v in decimal at b (room for 20 bytes), not terminated; its length.
+ * printf's %llu without printf: for the printers' hot path. */
+size_t text__u64(char *b, uint64_t v);
+
 /* s is a decimal number: digits, and with fraction a dot and digits after them. */
 bool text__is_decimal(const char *s, bool fraction);
 
