@@ -48,6 +48,10 @@ struct why_stats stats;
 /* set by why.c at the end: the syscall links stay until after the summary
  * (detaching them takes seconds), and calls ending meanwhile are not taken */
 volatile bool stopping;
+/* set by why.c once every program is attached: a call begun while they were
+ * being attached one by one (seconds for the per-syscall events) had parts
+ * unseen, a wait whose switch out came before sched_switch's link among them */
+volatile bool started;
 
 enum { F_CALL = 1, F_LOCK = 2, F_THROTTLE = 4, F_RECLAIM = 8, F_SUBMIT = 16, F_OFF = 32, F_WOKEN = 64 };
 
@@ -555,7 +559,7 @@ static __always_inline int enter(long id, __u64 a0, __u64 a1, __u64 a2)
 	__u64 id64;
 	__u8 kind;
 
-	if (id < 0 || id >= WHY_SYSCALLS || stopping)
+	if (id < 0 || id >= WHY_SYSCALLS || stopping || !started)
 		return 0;
 	kind = targ_args[id & (WHY_SYSCALLS - 1)];
 	if (kind == WA_NONE)
@@ -1102,6 +1106,8 @@ static __always_inline int fn_entry(__u64 cookie)
 			w->depth++;
 			return 0;
 		}
+		if (!started)
+			return 0;
 		id64 = bpf_get_current_pid_tgid();
 		if (!task_wanted(id64 >> 32))
 			return 0;

@@ -339,6 +339,7 @@ int why__start(struct why_ctx *wc, struct life_cfg *cfg)
 		return bpfenv__fail("attaching to system call and scheduler tracepoints", err);
 	if ((err = why__sc_attach(wc)))
 		return err;
+	wc->skel->bss->started = true;	/* calls are taken from now, whole */
 	if (qw)
 		teach_sysfs();
 	wc->t0 = run__mono_ns();

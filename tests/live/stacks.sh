@@ -149,10 +149,10 @@ start_iodig "$T/why.txt" why 5 -K -U -p "$W"
 touch "$T/go3"; wait $J || die "stackload failed"
 stop_all_iodig
 assert_eq "$(jq -s '[.[] | select(.type == "call" and .syscall == "pread64")] | length' "$T/why.json")" 5 "why: the 5 slow reads"
-bad=$(jq -s '[.[] | select(.type == "call") | select(.longest_wait.ns < .parts.block_io_ns * 0.9 or .longest_wait.ns > .wall_ns
+bad=$(jq -s '[.[] | select(.type == "call" and .syscall == "pread64") | select(.longest_wait.ns < .parts.block_io_ns * 0.9 or .longest_wait.ns > .wall_ns
 	or ([.longest_wait.kernel[].sym] | index("io_schedule_timeout") == null or index("blkdev_read_iter") == null)
 	or [.longest_wait.user[:5][].sym] != ["inner","through","middle","outer","main"] or .longest_wait.user_cut_short)] | length' "$T/why.json")
-[ "$bad" = 0 ] || die "why -K -U: $(jq -c 'select(.type == "call") | [.wall_ns, .parts.block_io_ns, .longest_wait.ns, [.longest_wait.user[:6][].sym], .longest_wait.user_cut_short, ([.longest_wait.kernel[].sym] | index("blkdev_read_iter"))]' "$T/why.json" | head -5)"
+[ "$bad" = 0 ] || die "why -K -U: $(jq -c 'select(.type == "call" and .syscall == "pread64") | [.wall_ns, .parts.block_io_ns, .longest_wait.ns, [.longest_wait.user[:6][].sym], .longest_wait.user_cut_short, ([.longest_wait.kernel[].sym] | index("blkdev_read_iter"))]' "$T/why.json" | head -5)"
 ok "why -K -U: each call's longest wait (>= 90% of its block I/O, <= its wall) in io_schedule_timeout under blkdev_read_iter, from inner < through < middle < outer < main"
 grep -q "longest wait off CPU" "$T/why.txt" && grep -q "inner+0x[0-9a-f]* \[stackload-fp\] .*stackload.c:$line" "$T/why.txt" || die "why text: $(head -30 "$T/why.txt")"
 ok "why -K -U text: the wait and inner's line"

@@ -139,6 +139,5 @@ print("  added per call: fentry %.0f ns, kprobe %.0f ns; kprobe/fentry = %.2f" %
 PY
 echo "  glob attach: $(file func_glob gl.err | grep -o 'Tracing [0-9]* functions ([^)]*)')"
 
-echo
-echo "vm checks: $pass passed, $failed failed"
+summary vm
 [ $failed = 0 ]

@@ -223,6 +223,5 @@ for c in lat slow; do
 			'[ "$(kv btf $c.slim.rc)" = "$(kv btf $c.full.rc)" ]'
 	fi
 done
-echo
-echo "stack checks: $pass passed, $failed failed"
+summary stack
 [ $failed = 0 ]
