@@ -1,8 +1,9 @@
 #!/bin/bash
 # bench/records.sh [SECONDS] [ROUNDS] [OTHER_IODIG]: a record a request out to
 # a file at the device's full speed (fio randread 4k, libaio iodepth 32, 2
-# jobs): iodig snoop in text and JSON beside bpftrace printing a line at each
-# completion, and another build's snoop (the one before a change) when given.
+# jobs): iodig snoop in text and JSON (and with a 4 KiB ring) beside
+# bpftrace printing a line at each completion, and another build's snoop (the
+# one before a change) when given.
 # For each: requests/s, lines delivered, records lost, and the reader's own
 # CPU (user + system, /proc/PID/stat) per line delivered.  Medians of ROUNDS.
 set -eu
@@ -49,6 +50,7 @@ echo "|---|---:|---:|---:|---:|"
 row "bpftrace printf at block_rq_complete" '^[0-9]' bpftrace -e "${bt//DEV/$devnum}"
 row "iodig snoop" ' read ' ./iodig snoop -d "$n"
 row "iodig snoop --json" '"type":"request"' ./iodig snoop -d "$n" --json
+row "iodig snoop --json --buffer-size 4096" '"type":"request"' ./iodig snoop -d "$n" --json --buffer-size 4096
 if [ -n "$other" ]; then
 	row "before: snoop" ' read ' "$other" snoop -d "$n"
 	row "before: snoop --json" '"type":"request"' "$other" snoop -d "$n" --json

@@ -107,4 +107,28 @@ static __always_inline void *hist_get(void *map, void *key, const void *zero)
 		HIST_SPILL(prefix##_spill, __e, keyp, __v, full);		\
 })
 
+/* Several histograms under one key, one value of the map (each request
+ * adds to all of them, so one lookup): vals[i] into histogram i for each i
+ * below n in mask.  The key's member idx is 0 in the map; a value that
+ * finds no room is spilled with idx set to its histogram's index, which
+ * histmap__drain_n() reads back. */
+#define HIST_PUT_N(prefix, ep, keyp, idx, n, mask, vals, zero, full) ({	\
+	__u32 __e = (ep) & 1;							\
+	struct hist *__h = __e ? hist_get(&prefix##1, keyp, zero)		\
+			       : hist_get(&prefix##0, keyp, zero);		\
+										\
+	if (__h) {	/* (no arithmetic on __h before this test: the verifier) */ \
+		for (int __p = 0; __p < (n); __p++)				\
+			if ((mask) & (1u << __p))				\
+				hist_add(&__h[__p], (vals)[__p]);		\
+	} else {								\
+		for (int __p = 0; __p < (n); __p++) {				\
+			if (!((mask) & (1u << __p)))				\
+				continue;					\
+			(keyp)->idx = __p;					\
+			HIST_SPILL(prefix##_spill, __e, keyp, (vals)[__p], full); \
+		}								\
+	}									\
+})
+
 #endif

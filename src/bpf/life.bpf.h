@@ -54,38 +54,14 @@ static struct life_top_hists tops_zero;
 static __always_inline void phases_add(__u32 dev, __u32 op, const __u64 *v, __u32 mask)
 {
 	struct life_phase_key k = { dev, 0, op };
-	__u32 e = epoch & 1;
-	struct life_phase_hists *h = e ? hist_get(&phases1, &k, &phases_zero) : hist_get(&phases0, &k, &phases_zero);
 
-	if (h) {
-		for (int p = 0; p < PH_NR; p++)
-			if (mask & (1u << p))
-				hist_add(&h->h[p], v[p]);
-		return;
-	}
-	for (int p = 0; p < PH_NR; p++) {	/* the spill list names the phase in its key */
-		if (!(mask & (1u << p)))
-			continue;
-		k.phase = p;
-		HIST_SPILL(phases_spill, e, &k, v[p], &stats.map_full);
-	}
+	HIST_PUT_N(phases, epoch, &k, phase, PH_NR, mask, v, &phases_zero, &stats.map_full);
 }
 
 /* Q2C, Q2G and bytes (v[TOP_*]) into k's row; k->what is 0. */
 static __always_inline void tops_add(struct life_top_key *k, const __u64 *v)
 {
-	__u32 e = epoch & 1;
-	struct life_top_hists *h = e ? hist_get(&tops1, k, &tops_zero) : hist_get(&tops0, k, &tops_zero);
-
-	if (h) {
-		for (int w = 0; w < TOP_NR; w++)
-			hist_add(&h->h[w], v[w]);
-		return;
-	}
-	for (int w = 0; w < TOP_NR; w++) {
-		k->what = w;
-		HIST_SPILL(tops_spill, e, k, v[w], &stats.map_full);
-	}
+	HIST_PUT_N(tops, epoch, k, what, TOP_NR, ~0u, v, &tops_zero, &stats.map_full);
 }
 
 /*

@@ -153,8 +153,9 @@ stall=$(sd "[.[] | select(.type == \"bio\" and .comm == \"ceph-osd\") | .lower[]
 check "slow -d bcache0 names udevadm[$up] writing nullb1/queue/scheduler under the OSD's slow writes (their Q2G: $stall)" \
 	'[ "$(jq "length" <<<"$stall")" -ge 1 ] && [ "$(jq "max" <<<"$stall")" -ge 1000000 ]'
 # the helpers' own clocks (CLOCK_MONOTONIC, bpf_ktime_get_ns's): a stall
-# ends while one of udevadm's writes runs or within 5 ms of its return (the
-# unfreeze wakes the request; in the emulator a wake-up takes ms), and began
+# ends while one of udevadm's writes runs or within 20 ms of its return (the
+# unfreeze wakes the request; in the emulator a wake-up takes ms: 7.6 ms seen
+# on a busy host, where 5 ms were allowed; the writes are 200 ms apart), and began
 # before that write returned.  A stall may outlast the write: its bio can be
 # queued (Q) before the freeze began and wait in blk_queue_enter.  The lower
 # request's Q lies between its bio's Q and (bio end - lower Q2C).
@@ -163,7 +164,7 @@ ow=$(file seed osd.out | awk '$1 == "W" { if ($3 > m) m = $3 } END { print m + 0
 unexplained=$(sd "[.[] | select(.type == \"bio\" and .comm == \"ceph-osd\") | (.ts_ns - .q2c_ns) as \$q0 | .ts_ns as \$c | .lower[]
 	| select(.disk == \"nullb1\" and .queue_write.comm == \"udevadm\" and .q2g_ns >= 1000000)
 	| {qlo: \$q0, qhi: (\$c - .q2c_ns), q2g: .q2g_ns}
-	| select([$uw[] as \$w | select(.qlo + .q2g <= \$w[1] + 5000000 and .qhi + .q2g >= \$w[0] and .qlo <= \$w[1])] | length == 0)] | length")
+	| select([$uw[] as \$w | select(.qlo + .q2g <= \$w[1] + 20000000 and .qhi + .q2g >= \$w[0] and .qlo <= \$w[1])] | length == 0)] | length")
 check "each stall ends in one of udevadm's writes (by its own clock: $(jq length <<<"$uw") writes; stalls not inside one: $unexplained)" '[ "$unexplained" = 0 ] && [ "$(jq length <<<"$uw")" -ge 1 ]'
 check "each bio within the OSD's own slowest call ($(sd '[.[] | select(.type == "bio") | .q2c_ns] | max') <= $ow ns)" \
 	'[ "$(sd "[.[] | select(.type == \"bio\") | .q2c_ns] | max")" -le "$ow" ]'
