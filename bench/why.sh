@@ -38,7 +38,7 @@ measure() {
 	$S "$calls" > "$tmp/$label"
 	$W $((calls / 3)) >> "$tmp/$label"
 	# iodig's own programs: BPF run time per run, from the kernel's stats
-	case $label in why*) bpftool prog show --json > "$tmp/$label.progs";; esac
+	case $label in why*|syscount*) bpftool prog show --json > "$tmp/$label.progs";; esac
 	if [ -n "$pid" ]; then	# Ctrl-C to exit, everything detached
 		local t0=$(date +%s%N)
 		kill -INT $pid; wait $pid || true
@@ -59,13 +59,15 @@ spell='"$tmp/spellwait" <> "$tmp/fifo" > /dev/null & spid=$!; sleep 0.3'
 after_ready=$spell measure why-spell file ./iodig why 1000 --comm spellwait --syscalls read --no-queue-writes --ready-file "$tmp/ready"
 kill $spid
 command -v syscount >/dev/null && measure syscount 3 syscount
+# syscount counts at exit alone; -L times each call, entry and exit, as why does
+command -v syscount >/dev/null && measure syscount-L 3 syscount -L
 command -v offcputime >/dev/null && measure offcputime 3 offcputime
 command -v perf >/dev/null && measure perf-trace 3 perf trace -s -a -o "$tmp/perf.out"
 
 echo "| ns added | write | pwrite64 | writev | getppid | context switch |"
 echo "|---|---:|---:|---:|---:|---:|"
 printf "| (no tracing: ns per call / switch) |"; awk '{printf " %.0f |", $2}' "$tmp/none"; echo
-for l in why-untraced-nqw why-untraced-ev why-untraced why-traced why-all why-spell syscount offcputime perf-trace; do
+for l in why-untraced-nqw why-untraced-ev why-untraced why-traced why-all why-spell syscount syscount-L offcputime perf-trace; do
 	[ -s "$tmp/$l" ] || continue
 	case $l in
 	why-untraced-nqw) name="iodig why --comm OTHER --no-queue-writes";;
@@ -75,6 +77,7 @@ for l in why-untraced-nqw why-untraced-ev why-untraced why-traced why-all why-sp
 	why-all) name="iodig why (every process traced)";;
 	why-spell) name="iodig why --comm OTHER --syscalls read --no-queue-writes, OTHER asleep in a call (a spell)";;
 	syscount) name="libbpf-tools syscount";;
+	syscount-L) name="libbpf-tools syscount -L (each call timed)";;
 	offcputime) name="libbpf-tools offcputime";;
 	perf-trace) name="perf trace -s -a";;
 	esac
@@ -99,21 +102,25 @@ measure why-traced-stats file ./iodig why 1000 --comm syscost --ready-file "$tmp
 measure why-all-stats file ./iodig why 1000 --ready-file "$tmp/ready"
 after_ready=$spell measure why-spell-stats file ./iodig why 1000 --comm spellwait --syscalls read --no-queue-writes --ready-file "$tmp/ready"
 kill $spid
+command -v syscount >/dev/null && measure syscount-stats 3 syscount
+command -v syscount >/dev/null && measure syscount-L-stats 3 syscount -L
 echo 0 > /proc/sys/kernel/bpf_stats_enabled
 echo
 echo "BPF run time per run of why's programs (kernel.bpf_stats_enabled, the same runs again):"
 echo
 echo "| run | sys_enter | sys_exit | sched_switch | sched_wakeup | sched_waking |"
 echo "|---|---:|---:|---:|---:|---:|"
-for l in why-untraced-nqw why-untraced why-traced why-all why-spell; do
+for l in why-untraced-nqw why-untraced why-traced why-all why-spell syscount syscount-L; do
 	[ -s "$tmp/$l-stats.progs" ] || continue
 	python3 - "$tmp/$l-stats.progs" "$l" <<'PY'
 import json, sys
 progs = json.load(open(sys.argv[1]))
 row = []
-# the enter programs: one per argument count (why_sc_enter0..3), or the raw one
-for names in (("why_enter", "why_sc_enter"), ("why_exit", "why_sc_exit"), ("why_switch",), ("why_wakeup",), ("why_waking",)):
-    ps = [p for p in progs if p.get("name") == names[0] or (len(names) > 1 and p.get("name", "").startswith(names[1]))]
+# the enter programs: one per argument count (why_sc_enter0..3), or the raw
+# one; syscount's are sys_enter and sys_exit
+for names in (("why_enter", "why_sc_enter", "sys_enter"), ("why_exit", "why_sc_exit", "sys_exit"),
+              ("why_switch",), ("why_wakeup",), ("why_waking",)):
+    ps = [p for p in progs if p.get("name", "") in names or (len(names) > 1 and p.get("name", "").startswith(names[1]))]
     cnt = sum(p.get("run_cnt", 0) for p in ps)
     ns = sum(p.get("run_time_ns", 0) for p in ps)
     row.append("%.0f ns (%d runs)" % (ns / cnt, cnt) if cnt else "-")
@@ -132,4 +139,9 @@ if [ -s "$tmp/syscount" ] && [ -s "$tmp/offcputime" ]; then
 		END { printf "getppid(2), a call why does not trace: why adds %.2f x what syscount adds (%.2f x with --syscall-events);\n", g, ge
 		      printf "write(2) of a process why does not trace (--no-queue-writes): %.2f x (%.2f x with --syscall-events);\n", w, we
 		      printf "a context switch: %.2f x what offcputime adds.\n", s }'
+fi
+if [ -s "$tmp/syscount-L" ]; then	# the peer that times each call, as why does
+	paste "$tmp/none" "$tmp/why-untraced" "$tmp/why-traced" "$tmp/syscount-L" | awk '
+		NR == 1 { printf "write(2) against syscount -L: a process why does not trace %.2f x, one it traces %.2f x.\n",
+			  ($4 - $2) / ($8 - $2), ($6 - $2) / ($8 - $2) }'
 fi
