@@ -85,6 +85,29 @@ static __always_inline void sysfs_learn(__u64 *fops, unsigned int fd)
 		*fops = (__u64)BPF_CORE_READ(file, f_op);
 }
 
+/* Is file a queue attribute (queue/<attr> or queue/iosched/<attr>)?  Its
+ * dentry and the queue directory's in *de and *parent. */
+static __always_inline bool sysfs_queue_attr(struct file *file, __u64 *fops, struct dentry **de,
+					     struct dentry **parent)
+{
+	char pname[8];
+
+	if (!file)
+		return false;
+	if (fops && *fops && (__u64)BPF_CORE_READ(file, f_op) != *fops)
+		return false;
+	if (BPF_CORE_READ(file, f_inode, i_sb, s_magic) != SYSFS_MAGIC)
+		return false;
+	*de = BPF_CORE_READ(file, f_path.dentry);
+	*parent = BPF_CORE_READ(*de, d_parent);
+	dname(*parent, pname, sizeof(pname));
+	if (streq(pname, "iosched", sizeof(pname))) {	/* queue/iosched/<attr> */
+		*parent = BPF_CORE_READ(*parent, d_parent);
+		dname(*parent, pname, sizeof(pname));
+	}
+	return streq(pname, "queue", sizeof(pname));
+}
+
 /*
  * Writes to queue attributes: write(2), pwrite64(2), writev(2), pwritev(2)
  * and pwritev2(2).  The life engine takes each by its own syscall event, so
@@ -105,24 +128,10 @@ static __always_inline int sysfs_enter(void *writes, __s64 *pending, void *ring,
 				 * on every write on the machine) */
 	struct file *file = sysfs_file_of(fd);
 	struct dentry *de, *parent;
-	char pname[8];
 	__u64 id;
 	__u32 tid;
 
-	if (!file)
-		return 0;
-	if (fops && *fops && (__u64)BPF_CORE_READ(file, f_op) != *fops)
-		return 0;
-	if (BPF_CORE_READ(file, f_inode, i_sb, s_magic) != SYSFS_MAGIC)
-		return 0;
-	de = BPF_CORE_READ(file, f_path.dentry);
-	parent = BPF_CORE_READ(de, d_parent);
-	dname(parent, pname, sizeof(pname));
-	if (streq(pname, "iosched", sizeof(pname))) {	/* queue/iosched/<attr> */
-		parent = BPF_CORE_READ(parent, d_parent);
-		dname(parent, pname, sizeof(pname));
-	}
-	if (!streq(pname, "queue", sizeof(pname)))
+	if (!sysfs_queue_attr(file, fops, &de, &parent))
 		return 0;
 	__builtin_memset(&w, 0, sizeof(w));
 	dname(BPF_CORE_READ(parent, d_parent), w.rec.disk, sizeof(w.rec.disk));

@@ -641,6 +641,47 @@ const volatile long qw_read_nr = -1;	/* read: iodig's own read of a sysfs file t
 __u64 qw_fops;				/* ... sysfs files' f_op (sysfs_learn) */
 SYSFS_WRITES_MAP(qw_writes);
 __s64 qw_pending = 0;
+/*
+ * The processes that may write a queue attribute: those that opened one for
+ * writing while why ran (open, openat, openat2, creat), those found holding
+ * one at start (why.c reads /proc/PID/fd), and their children, each until
+ * its last thread exits.  A write of any other process is let go after one
+ * load of qw_nprocs (0 but while such a process lives) and a hash lookup:
+ * the fd walk to the file's f_op was paid by every write on the machine.
+ * Not seen: an fd passed over a socket (SCM_RIGHTS) or by pidfd_getfd.
+ */
+const volatile long qw_open_nr[4] = { -1, -1, -1, -1 };
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);		/* tgid */
+	__type(value, __u8);
+} qw_procs SEC(".maps");
+__s64 qw_nprocs = 0;
+
+static __always_inline void qw_proc_add(__u32 tgid)
+{
+	__u8 one = 1;
+
+	if (!bpf_map_update_elem(&qw_procs, &tgid, &one, BPF_NOEXIST))
+		__sync_fetch_and_add(&qw_nprocs, 1);
+}
+
+/* At an open's exit: a queue attribute opened for writing marks its process. */
+static __always_inline void qw_opened(long id, long fd)
+{
+	struct dentry *de, *parent;
+	struct file *file;
+
+	if (fd < 0 || (id != qw_open_nr[0] && id != qw_open_nr[1] && id != qw_open_nr[2] && id != qw_open_nr[3]))
+		return;
+	file = sysfs_file_of((unsigned int)fd);
+	/* O_WRONLY or O_RDWR (the user ABI's access mode bits, include/uapi) */
+	if (!file || !(BPF_CORE_READ(file, f_flags) & 3))
+		return;
+	if (sysfs_queue_attr(file, &qw_fops, &de, &parent))
+		qw_proc_add(bpf_get_current_pid_tgid() >> 32);
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -649,6 +690,7 @@ struct {
 
 static __always_inline void qw_enter(long id, __u64 a0, __u64 a1, __u64 a2)
 {
+	__u32 tgid;
 	bool vec;
 
 	if (id == qw_nr[0] || id == qw_nr[1])
@@ -656,6 +698,11 @@ static __always_inline void qw_enter(long id, __u64 a0, __u64 a1, __u64 a2)
 	else if (id == qw_nr[2] || id == qw_nr[3] || id == qw_nr[4])
 		vec = true;
 	else
+		return;
+	if (!qw_nprocs)		/* no process that may write one */
+		return;
+	tgid = bpf_get_current_pid_tgid() >> 32;
+	if (!bpf_map_lookup_elem(&qw_procs, &tgid))
 		return;
 	sysfs_enter(&qw_writes, &qw_pending, &life_records, &stats.qw_lost, &qw_fops, (unsigned int)a0, a1, a2, vec);
 }
@@ -676,8 +723,10 @@ SEC("tp_btf/sys_exit")
 int BPF_PROG(why_exit, struct pt_regs *regs, long ret)
 {
 	/* a thread's next exit after a queue write's entry is that write's */
-	if (targ_qwrites)
+	if (targ_qwrites) {
 		sysfs_exit(&qw_writes, &qw_pending, &life_records, &stats.qw_lost, ret);
+		qw_opened(regs->orig_ax, ret);
+	}
 	return leave(regs->orig_ax, ret);	/* untraced calls leave at the table */
 }
 
@@ -794,6 +843,28 @@ int BPF_PROG(why_fork, struct task_struct *parent, struct task_struct *child)
 		bpf_task_storage_get(&anys, child, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	else
 		any_of(child, WW_RUNQ, bpf_ktime_get_ns());
+	/* a new process inherits its parent's fds: a queue attribute among them */
+	if (targ_qwrites && qw_nprocs && child->pid == child->tgid) {
+		__u32 ptgid = parent->tgid;
+
+		if (bpf_map_lookup_elem(&qw_procs, &ptgid))
+			qw_proc_add(child->tgid);
+	}
+	return 0;
+}
+
+/* A process's last thread exits (signal->live is counted down before the
+ * tracepoint): it writes no more. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(why_pexit, struct task_struct *p)
+{
+	__u32 tgid;
+
+	if (!targ_qwrites || !qw_nprocs || BPF_CORE_READ(p, signal, live.counter))
+		return 0;
+	tgid = p->tgid;
+	if (!bpf_map_delete_elem(&qw_procs, &tgid))
+		__sync_fetch_and_add(&qw_nprocs, -1);
 	return 0;
 }
 

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
 #include <sys/stat.h>
@@ -217,6 +218,67 @@ static void teach_sysfs(void)
 	}
 }
 
+/* Is /proc/TGID/fd/FD open for writing (fdinfo's flags, octal)? */
+static bool fd_writable(unsigned tgid, const char *fd)
+{
+	char path[300], line[128];
+	unsigned flags;
+	bool w = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/fdinfo/%s", tgid, fd);
+	if (!(f = fopen(path, "re")))
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "flags: %o", &flags) == 1) {
+			w = (flags & O_ACCMODE) != O_RDONLY;
+			break;
+		}
+	fclose(f);
+	return w;
+}
+
+/* The processes holding a queue attribute open for writing as why starts
+ * (opened before it, so not seen by its open hook): into qw_procs, after
+ * the programs are attached (a process that opens one meanwhile is taken
+ * by both, once). */
+static void qw_holders(struct why_ctx *wc)
+{
+	int map = bpf_map__fd(wc->skel->maps.qw_procs);
+	char path[300], link[256];
+	struct dirent *p, *f;
+	DIR *proc, *fds;
+	__u8 one = 1;
+
+	if (!(proc = opendir("/proc")))
+		return;
+	while ((p = readdir(proc))) {
+		char *end;
+		unsigned tgid = strtoul(p->d_name, &end, 10);
+
+		if (*end || !tgid)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%u/fd", tgid);
+		if (!(fds = opendir(path)))
+			continue;
+		while ((f = readdir(fds))) {
+			ssize_t n;
+
+			snprintf(path, sizeof(path), "/proc/%u/fd/%s", tgid, f->d_name);
+			if (f->d_name[0] == '.' || (n = readlink(path, link, sizeof(link) - 1)) <= 0)
+				continue;
+			link[n] = 0;
+			if (strncmp(link, "/sys/", 5) || !strstr(link, "/queue/") || !fd_writable(tgid, f->d_name))
+				continue;
+			if (!bpf_map_update_elem(map, &tgid, &one, BPF_NOEXIST))
+				__atomic_fetch_add(&wc->skel->bss->qw_nprocs, 1, __ATOMIC_SEQ_CST);
+			break;
+		}
+		closedir(fds);
+	}
+	closedir(proc);
+}
+
 /*
  * The engine, for why and for doctor: its BPF object and the life engine
  * loaded and attached with wc->o's filters (the caller frees wc with
@@ -301,6 +363,10 @@ int why__start(struct why_ctx *wc, struct life_cfg *cfg)
 	wc->skel->rodata->qw_nr[3] = SYS_pwritev;
 	wc->skel->rodata->qw_nr[4] = SYS_pwritev2;
 	wc->skel->rodata->qw_read_nr = SYS_read;
+	wc->skel->rodata->qw_open_nr[0] = SYS_open;
+	wc->skel->rodata->qw_open_nr[1] = SYS_openat;
+	wc->skel->rodata->qw_open_nr[2] = SYS_openat2;
+	wc->skel->rodata->qw_open_nr[3] = SYS_creat;
 	/* tracepoints this kernel may not have: the part or count stays 0, and it says so */
 	{
 		static const struct bpfenv_optional_tp optional[] = {
@@ -340,8 +406,10 @@ int why__start(struct why_ctx *wc, struct life_cfg *cfg)
 	if ((err = why__sc_attach(wc)))
 		return err;
 	wc->skel->bss->started = true;	/* calls are taken from now, whole */
-	if (qw)
+	if (qw) {
 		teach_sysfs();
+		qw_holders(wc);
+	}
 	wc->t0 = run__mono_ns();
 	return 0;
 }

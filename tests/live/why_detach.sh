@@ -41,7 +41,26 @@ assert_eq "$(ours)" "$p0" "why's and the engine's BPF programs 1 s after it exit
 
 # ---- the watcher, each write call ----
 L=$(loopdev 64); n=${L#/dev/}
+# a process that opened the attribute before doctor started (found in
+# /proc/PID/fd), and its child, which inherits the fd: only processes that
+# may write a queue attribute have their writes looked at (why.bpf.c)
+python3 - "$n" "$T/go.h" > "$T/holder" 2>&1 <<'PY' & H=$!
+import os, sys, time
+fd = os.open("/sys/block/%s/queue/scheduler" % sys.argv[1], os.O_WRONLY)
+print(os.getpid(), flush=True)
+while not os.path.exists(sys.argv[2]):
+    time.sleep(0.01)
+assert os.write(fd, b"mq-deadline      ") == 17	# (6 blanks: the kernel strips them)
+c = os.fork()
+if c == 0:
+    assert os.write(fd, b"none      ") == 10
+    os._exit(0)
+print(c, flush=True)
+assert os.waitpid(c, 0)[1] == 0
+PY
+for i in $(seq 50); do [ -s "$T/holder" ] && break; sleep 0.05; done
 start_iodig "$T/d.json" doctor -d "$n" --json --record "$T/d.rec" 2
+touch "$T/go.h"; wait $H || die "the holder failed: $(cat "$T/holder")"
 assert_eq "$(own_progs "$IODIG_PID" life_sysfs_) $(own_progs "$IODIG_PID" why_enter) $(own_progs "$IODIG_PID" why_sc_)" "0 1 0" \
 	"doctor's programs: the engine's watcher on syscall events, why's raw sys_enter, why's syscall events"
 python3 - "$n" > "$T/writer" <<'PY' || die "the attribute writer failed"
@@ -64,3 +83,7 @@ w=$(cat "$T/writer")
 want='"mq-deadline " "none " "mq-deadline  " "none  " "mq-deadline   " "none   " "mq-deadline    " "none    " "mq-deadline     " "none     "'
 got=$(jq -r -s "[.[] | select(.type == \"queue_write\" and .pid == $w and .attr == \"scheduler\" and .disk == \"$n\" and .ret == (.value | length)) | .value | @json] | join(\" \")" "$T/r.json")
 assert_eq "$got" "$want" "python3[$w]'s writes by write, pwrite64, writev, pwritev, pwritev2, each with its value and return, in doctor's recording"
+read -r hp hc <<<"$(tr '\n' ' ' < "$T/holder")"
+got=$(jq -r -s "[.[] | select(.type == \"queue_write\" and .attr == \"scheduler\" and .disk == \"$n\" and (.pid == $hp or .pid == $hc)) | [.pid, .value]]" "$T/r.json" | jq -c .)
+assert_eq "$got" "[[$hp,\"mq-deadline      \"],[$hc,\"none      \"]]" \
+	"a write through an fd opened before doctor started, and its child's through the fd inherited"
