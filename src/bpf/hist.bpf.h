@@ -28,6 +28,22 @@ static __always_inline void hist_add(struct hist *h, __u64 v)
 		__sync_fetch_and_add(&h->slots[slot], 1);
 }
 
+/* hist_add() with plain adds, for a histogram no other run can be in the
+ * middle of: HIST_PUT_N's, under its value's busy word. */
+static __always_inline void hist_add_own(struct hist *h, __u64 v)
+{
+	__u32 slot = hist_slot(v);
+
+	if (!h->count || v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+	h->count++;
+	h->sum += v;
+	if (slot < HIST_SLOTS)
+		h->slots[slot]++;
+}
+
 /*
  * Histograms split by a key live in two per-CPU hashes, one per epoch: the
  * user side flips `epoch` and drains the half no longer written.  Declare
@@ -109,18 +125,34 @@ static __always_inline void *hist_get(void *map, void *key, const void *zero)
 
 /* Several histograms under one key, one value of the map (each request
  * adds to all of them, so one lookup): vals[i] into histogram i for each i
- * below n in mask.  The key's member idx is 0 in the map; a value that
- * finds no room is spilled with idx set to its histogram's index, which
- * histmap__drain_n() reads back. */
+ * below n in mask.  The value is a struct with the histograms in h[] and a
+ * word `busy` after them (HIST_N_VALUE).  The key's member idx is 0 in the
+ * map; a value that finds no room is spilled with idx set to its
+ * histogram's index, which histmap__drain_n() reads back.
+ *
+ * Plain adds, not hist_add()'s locked ones (15 of them for the 5 phases:
+ * 58 ns a request here, docs/PERFORMANCE.md): the value is per CPU, and
+ * the one run that can come between a load and a store is a nested one on
+ * the same CPU (see hist_add()).  busy is set around the adds, so a run
+ * that nests there finds it set and spills instead; one that nests
+ * anywhere else runs whole before the outer one goes on.  The compiler
+ * barriers keep the adds between the two stores; a CPU sees its own
+ * stores in order. */
+#define HIST_N_VALUE(name, n) struct name { struct hist h[n]; __u64 busy; }
+
 #define HIST_PUT_N(prefix, ep, keyp, idx, n, mask, vals, zero, full) ({	\
 	__u32 __e = (ep) & 1;							\
-	struct hist *__h = __e ? hist_get(&prefix##1, keyp, zero)		\
-			       : hist_get(&prefix##0, keyp, zero);		\
+	typeof(zero) __hv = __e ? hist_get(&prefix##1, keyp, zero)		\
+				: hist_get(&prefix##0, keyp, zero);		\
 										\
-	if (__h) {	/* (no arithmetic on __h before this test: the verifier) */ \
+	if (__hv && !__hv->busy) {	/* (no arithmetic on __hv before this test: the verifier) */ \
+		__hv->busy = 1;							\
+		asm volatile("" ::: "memory");					\
 		for (int __p = 0; __p < (n); __p++)				\
 			if ((mask) & (1u << __p))				\
-				hist_add(&__h[__p], (vals)[__p]);		\
+				hist_add_own(&__hv->h[__p], (vals)[__p]);	\
+		asm volatile("" ::: "memory");					\
+		__hv->busy = 0;							\
 	} else {								\
 		for (int __p = 0; __p < (n); __p++) {				\
 			if (!((mask) & (1u << __p)))				\

@@ -9,6 +9,7 @@
 #define IODIG_LIFE_BPF_H
 
 #include "hist.bpf.h"
+#include "ptr.bpf.h"
 
 struct life_records_map {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -24,8 +25,8 @@ extern struct life_stats stats;
  * one lookup, not one a histogram (5 for the phases, 3 for top: ~80 ns
  * each, docs/PERFORMANCE.md).  Named so that life_stack.bpf.c adds the
  * bio-based disks' bios to them too. */
-struct life_phase_hists { struct hist h[PH_NR]; };
-struct life_top_hists { struct hist h[TOP_NR]; };
+HIST_N_VALUE(life_phase_hists, PH_NR);
+HIST_N_VALUE(life_top_hists, TOP_NR);
 #define LIFE_HIST_MAP(name, key_t, val_t, max)				\
 	struct name {							\
 		__uint(type, BPF_MAP_TYPE_PERCPU_HASH);			\
@@ -62,19 +63,6 @@ static __always_inline void phases_add(__u32 dev, __u32 op, const __u64 *v, __u3
 static __always_inline void tops_add(struct life_top_key *k, const __u64 *v)
 {
 	HIST_PUT_N(tops, epoch, k, what, TOP_NR, ~0u, v, &tops_zero, &stats.map_full);
-}
-
-/*
- * A kernel pointer's value as a number, to hash it.  The verifier forbids
- * arithmetic on a pointer and refuses partial fills of a spilled one; a copy
- * made by bpf_probe_read_kernel() is a plain scalar.
- */
-static __always_inline __u64 ptr_val(const void *p)
-{
-	__u64 spill = (__u64)p, v = 0;
-
-	bpf_probe_read_kernel(&v, sizeof(v), &spill);
-	return v;
 }
 
 #endif

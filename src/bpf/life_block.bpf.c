@@ -59,6 +59,7 @@ const volatile bool targ_ustack = false;	/* -U: its user stack */
 
 __u32 epoch;
 struct life_stats stats;
+__u64 ptr_anchor;	/* life.bpf.h's ptr_val() */
 /* Entries on the watch list, in a section of its own: written only when a
  * request is watched, so C reads it from its own cache. */
 __u64 watching SEC(".data.watch") = 0;
@@ -169,6 +170,17 @@ static __always_inline __u64 *clock_of(__u64 bio)
 	return bpf_map_lookup_elem(&clocks, &k);
 }
 
+/* A slot naming bio at Q: its last life ended unseen (see life_stats). */
+static __always_inline void bio_forget_unseen(__u64 bio)
+{
+	struct life_slot *s = slot_get(bio);
+
+	if (s && s->bio == bio) {
+		s->bio = 0;
+		__sync_fetch_and_add(&stats.unseen_end, 1);
+	}
+}
+
 /* Start following a bio; a live slot it takes over is counted. */
 static __always_inline void bio_follow(__u64 bio, struct life_bio *b)
 {
@@ -182,6 +194,15 @@ static __always_inline void bio_follow(__u64 bio, struct life_bio *b)
 		__sync_fetch_and_add(&stats.untracked, 1);
 	s->b = *b;
 	s->bio = bio;
+}
+
+/* A bio the filters keep out: a slot still naming it is from a life of
+ * its address whose end ran no program (skipped.h), and must not be taken
+ * for this one's at C (seen: -p FA named one of another fio's reads). */
+static __always_inline int bio_not_followed(__u64 bio)
+{
+	bio_forget_unseen(bio);
+	return 0;
 }
 
 /* Counted before it is added: C of the same request comes later (the
@@ -327,7 +348,7 @@ static __always_inline __u32 bio_dirtier(struct bio *bio, __u32 pid)
 
 	if ((bio->bi_opf & REQ_OP_MASK_) != req_op_write() || !bio->bi_vcnt)
 		return 0;
-	mapping = page_file_mapping(bio->bi_io_vec->bv_page);
+	mapping = ptr_num_val(page_file_mapping(bio->bi_io_vec->bv_page));
 	if (!mapping)
 		return 0;
 	d = bpf_map_lookup_elem(&dirtiers, &mapping);
@@ -358,12 +379,14 @@ int BLOCK_PROG(life_queue, block_bio_queue, struct bio *bio)
 	if (targ_owners)
 		b.wb_pid = bio_dirtier(bio, b.pid);
 	if (filter_pid && b.pid != filter_pid && b.wb_pid != filter_pid)
-		return 0;
-	bpf_get_current_comm(b.comm, sizeof(b.comm));
+		return bio_not_followed(ptr_val(bio));
+	/* the phases name no process: the name only for a filter */
+	if (targ_mode != LIFE_PHASES || filter_comm_on)
+		bpf_get_current_comm(b.comm, sizeof(b.comm));
 	if (filter_comm_on && !comm_matches(b.comm))
-		return 0;
+		return bio_not_followed(ptr_val(bio));
 	if (!cgroup_wanted(bio))
-		return 0;
+		return bio_not_followed(ptr_val(bio));
 	b.q = bpf_ktime_get_ns();
 	b.tid = (__u32)id;
 	b.seen = SEEN_Q | SEEN_WHO;
@@ -390,7 +413,7 @@ int BLOCK_PROG(life_split, block_split, struct bio *split, unsigned int new_sect
 		}
 		return 0;
 	}
-	p = bio_entry(ptr_val(split->bi_private));
+	p = bio_entry(ptr_val_at(&split->bi_private));
 	if (!p)
 		return 0;
 	__sync_fetch_and_add(&stats.splits, 1);

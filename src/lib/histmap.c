@@ -62,15 +62,22 @@ static void fold(struct hist *h, const void *key, size_t key_size, struct spille
 int histmap__drain_n(int fd, int spill_fd, __u32 epoch, size_t key_size, unsigned nhist, size_t idx_off,
 		     histmap_fn fn, void *ctx)
 {
-	size_t vsz = (nhist * sizeof(struct hist) + 7) & ~7UL;
+	struct bpf_map_info info = {};
+	__u32 ilen = sizeof(info);
+	/* the histograms first in each CPU's value, a busy word may follow
+	 * (HIST_N_VALUE): the map says its value's size */
+	size_t vsz = bpf_obj_get_info_by_fd(fd, &info, &ilen) ? nhist * sizeof(struct hist) : info.value_size;
 	int ncpus = libbpf_num_possible_cpus(), err = 0, n = 0, cap = 64, nsv = 0;
-	char *keys = malloc(cap * key_size), *percpu = malloc(vsz * ncpus);
+	char *keys = malloc(cap * key_size), *percpu;
 	struct hist *sum = malloc(nhist * sizeof(*sum));
 	unsigned char xkey[HIST_SPILL_KEY];
 	struct spilled *sv = NULL;
 	void *prev = NULL;
 
-	if (!keys || !percpu || !sum || key_size > HIST_SPILL_KEY || (nhist > 1 && idx_off >= key_size)) {
+	vsz = (vsz + 7) & ~7UL;
+	percpu = malloc(vsz * ncpus);
+	if (!keys || !percpu || !sum || vsz < nhist * sizeof(struct hist) || key_size > HIST_SPILL_KEY ||
+	    (nhist > 1 && idx_off >= key_size)) {
 		err = -ENOMEM;
 		goto out;
 	}
