@@ -16,7 +16,8 @@
 #define STACKS_DEPTH	127	/* frames kept, the kernel's limit */
 #define STACKS_MAX	16384	/* distinct stacks */
 #define STACKS_KEYS	16384	/* distinct (process, stacks, disk) */
-#define STACKS_INFLIGHT	65536	/* block: bios between submission and completion */
+#define STACKS_INFLIGHT_BITS 16
+#define STACKS_INFLIGHT	(1 << STACKS_INFLIGHT_BITS)	/* block: slots of bios between submission and completion */
 #define STACKS_RQ_BIOS	1024	/* bios of one request looked at for their end (4 KiB bios of a 4 MiB request) */
 
 struct stacks_key {
@@ -31,10 +32,14 @@ struct stacks_val {
 	struct hist lat;	/* block: each bio's time from submission (Q) to its end */
 };
 
-/* block: a bio on its way, by its address: whose it is and since when */
+/* block: a bio on its way, in an array slot by a hash of its address (as
+ * the life engine's, life.h): which bio, whose it is and since when; one
+ * cache line */
 struct stacks_inflight {
-	struct stacks_key k;
+	__u64 bio;		/* ptr_val() of the bio; 0: free */
 	__u64 ts;
+	struct stacks_key k;
+	__u64 pad[2];
 };
 
 struct stacks_stats {
@@ -42,7 +47,7 @@ struct stacks_stats {
 	__u64 kstack_lost;	/* kernel stacks that could not be taken (map full, hash collision) */
 	__u64 ustack_lost;	/* user stacks that could not be taken */
 	__u64 map_full;		/* events whose key found no room */
-	__u64 inflight_full;	/* block: bios not timed, no room to remember them */
+	__u64 inflight_full;	/* block: bios not timed, their slot taken by another's */
 	__u64 unmatched;	/* block: bio ends whose submission was not seen (before the start) */
 };
 

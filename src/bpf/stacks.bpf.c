@@ -13,6 +13,7 @@
 #include "filter.bpf.h"
 #include "events.bpf.h"
 #include "hist.bpf.h"
+#include "ptr.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -31,14 +32,24 @@ struct {
 	__type(value, struct stacks_val);
 } counts SEC(".maps");
 
+/* An array, not a hash: no allocation and no lock at each bio (the LRU
+ * hash before cost about 1100 ns a bio here, its insert and its delete
+ * on different CPUs, docs/PERFORMANCE.md).  A slot whose bio never ends
+ * where it is looked for (a completion the kernel ran no program for) is
+ * simply taken by the next bio that hashes to it. */
 struct {
-	/* LRU: a bio whose end is never seen (a device without requests, a
-	 * completion the kernel ran no program for) must not fill it */
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, STACKS_INFLIGHT);
-	__type(key, __u64);			/* the bio's address */
+	__type(key, __u32);
 	__type(value, struct stacks_inflight);
 } inflight SEC(".maps");
+
+__u64 ptr_anchor;	/* ptr.bpf.h */
+
+static __always_inline __u32 slot_of(__u64 key)
+{
+	return (__u32)(((key >> 6) * 0x9E3779B97F4A7C15ULL) >> (64 - STACKS_INFLIGHT_BITS));
+}
 
 static struct stacks_val val_zero;
 
@@ -73,11 +84,18 @@ static __always_inline int count(void *ctx, __u32 dev, __u64 bytes, struct bio *
 	__sync_fetch_and_add(&v->count, 1);
 	__sync_fetch_and_add(&v->bytes, bytes);
 	if (bio) {
-		struct stacks_inflight in = { .k = k, .ts = bpf_ktime_get_ns() };
-		__u64 key = (__u64)bio;
+		__u64 key = ptr_val(bio), now = bpf_ktime_get_ns();
+		__u32 i = slot_of(key);
+		struct stacks_inflight *in = bpf_map_lookup_elem(&inflight, &i);
 
-		if (bpf_map_update_elem(&inflight, &key, &in, BPF_ANY))
+		if (!in)
+			return 0;
+		/* (a slot a second old: its bio's end was not seen) */
+		if (in->bio && now - in->ts < 1000000000ull)
 			__sync_fetch_and_add(&stats.inflight_full, 1);
+		in->bio = key;
+		in->ts = now;
+		in->k = k;
 	}
 	return 0;
 }
@@ -87,7 +105,8 @@ int BLOCK_PROG(stacks_bio, block_bio_queue, struct bio *bio)
 {
 	if (!bio_wanted(bio) || !cgroup_wanted(bio))
 		return 0;
-	return count(ctx, bio_dev(bio), bio->bi_iter.bi_size, bio);
+	/* timed only where its end is looked for: a disk with requests */
+	return count(ctx, bio_dev(bio), bio->bi_iter.bi_size, bio_to_mq(bio) ? bio : NULL);
 }
 
 /*
@@ -103,6 +122,7 @@ struct rq_done {
 	__u32 left;		/* bytes completed not yet given to a bio */
 	bool wanted;		/* the request's first bio passes the filters */
 	__u64 now;
+	__u64 anchor;		/* ptr_anchor_num(), once a request */
 };
 
 /* One bio of the request: ends if the bytes cover it; 1 stops the loop. */
@@ -111,19 +131,21 @@ static long bio_done(__u64 i, void *arg)
 	struct rq_done *d = arg;
 	struct bio *bio = d->bio;
 	__u32 size = BPF_CORE_READ(bio, bi_iter.bi_size);
-	__u64 key = (__u64)bio;
+	/* (the callback's bio is a number: ptr_num_val() with the anchor read once) */
+	__u64 key = (__u64)bio - d->anchor;
+	__u32 slot = slot_of(key);
 	struct stacks_inflight *in;
 	struct stacks_val *v;
 
 	if (!bio || size > d->left)
 		return 1;	/* the end, or only part of it done: it ends later */
 	d->left -= size;
-	in = bpf_map_lookup_elem(&inflight, &key);
-	if (in) {
+	in = bpf_map_lookup_elem(&inflight, &slot);
+	if (in && in->bio == key) {
 		v = bpf_map_lookup_elem(&counts, &in->k);
 		if (v)
 			hist_add(&v->lat, d->now - in->ts);
-		bpf_map_delete_elem(&inflight, &key);
+		in->bio = 0;
 	} else if (d->wanted) {
 		__sync_fetch_and_add(&stats.unmatched, 1);
 	}
@@ -134,11 +156,14 @@ static long bio_done(__u64 i, void *arg)
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(stacks_rq_done, struct request *rq, blk_status_t error, unsigned int nr_bytes)
 {
-	struct rq_done d = { .bio = rq->bio, .left = nr_bytes, .now = bpf_ktime_get_ns() };
+	struct bio *first = rq->bio;
+	/* (read as a number: the callback hashes it) */
+	struct rq_done d = { .bio = BPF_CORE_READ(rq, bio), .left = nr_bytes, .now = bpf_ktime_get_ns(),
+			     .anchor = ptr_anchor_num() };
 
 	/* the callback's bio is a plain pointer: the filters, which read
 	 * through typed pointers, are asked here, of the first bio */
-	d.wanted = d.bio && bio_wanted(d.bio) && cgroup_wanted(d.bio);
+	d.wanted = first && bio_wanted(first) && cgroup_wanted(first);
 
 	/* bpf_loop (5.17): a request can hold hundreds of bios, too many to unroll */
 	bpf_loop(STACKS_RQ_BIOS, bio_done, &d, 0);
