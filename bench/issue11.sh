@@ -1,6 +1,7 @@
 #!/bin/bash
-# bench/issue11.sh [SECONDS] [ROUNDS]: iodig top and iodig stacks beside what
-# a user would run instead on this kernel, in one run (bench.py: BPF ns per
+# bench/issue11.sh [SECONDS] [ROUNDS] [OTHER_IODIG]: iodig top and iodig stacks
+# beside what a user would run instead on this kernel (and another build's,
+# the one before a change, when given), in one run (bench.py: BPF ns per
 # request, IOPS kept, peak RSS, time to live); then iodig exec beside
 # libbpf-tools execsnoop, as the cost of one fork+exec; then the cost of
 # naming 10,000 user addresses (build/bench/symbench); then what top's
@@ -9,15 +10,20 @@
 # kernel lacks: bpftrace on the block tracepoints stands in for them.
 set -eu
 cd "$(dirname "$0")/.."
-secs=${1:-4}; rounds=${2:-3}
+secs=${1:-4}; rounds=${2:-3}; other=${3:-}
 . bench/lib.sh
+before=()
+[ -z "$other" ] || before=(
+	"before: top=^Tracing block I/O=exec $other top -b 1 >/dev/null"
+	"before: stacks=^Counting stacks=exec $other stacks -n 5 >/dev/null")
 /usr/bin/python3 bench/bench.py "$dev" "$secs" "$rounds" \
 	"iodig top=^Tracing block I/O=exec ./iodig top -b 1 >/dev/null" \
 	"bpftrace per-process bytes (top stand-in)=^Attaching=exec bpftrace -e 'tracepoint:block:block_io_start { @b[pid, comm] = sum(args->bytes); @n[pid, comm] = count(); } interval:s:1 { print(@b); print(@n); clear(@b); clear(@n); }'" \
 	"iodig stacks=^Counting stacks=exec ./iodig stacks -n 5 >/dev/null" \
 	"iodig slow 10=^Tracing=exec ./iodig slow 10 --no-queue-writes >/dev/null" \
 	"iodig slow 10 -K -U=^Tracing=exec ./iodig slow 10 -K -U --no-queue-writes >/dev/null" \
-	"bpftrace kstack+ustack count (biostacks stand-in)=^Attaching=exec bpftrace -e 'tracepoint:block:block_bio_queue { @[kstack, ustack, comm] = count(); }'"
+	"bpftrace kstack+ustack count (biostacks stand-in)=^Attaching=exec bpftrace -e 'tracepoint:block:block_bio_queue { @[kstack, ustack, comm] = count(); }'" \
+	"${before[@]}"
 
 echo
 echo "exec: wall time of 2000 fork+exec of /bin/true, best of 3, added per exec:"

@@ -122,25 +122,15 @@ struct rq_done {
 	__u32 left;		/* bytes completed not yet given to a bio */
 	bool wanted;		/* the request's first bio passes the filters */
 	__u64 now;
-	__u64 anchor;		/* ptr_anchor_num(), once a request */
 };
 
-/* One bio of the request: ends if the bytes cover it; 1 stops the loop. */
-static long bio_done(__u64 i, void *arg)
+/* A bio the completed bytes cover ends: its time into its stack's. */
+static __always_inline void bio_end(struct rq_done *d, __u64 key)
 {
-	struct rq_done *d = arg;
-	struct bio *bio = d->bio;
-	__u32 size = BPF_CORE_READ(bio, bi_iter.bi_size);
-	/* (the callback's bio is a number: ptr_num_val() with the anchor read once) */
-	__u64 key = (__u64)bio - d->anchor;
 	__u32 slot = slot_of(key);
-	struct stacks_inflight *in;
+	struct stacks_inflight *in = bpf_map_lookup_elem(&inflight, &slot);
 	struct stacks_val *v;
 
-	if (!bio || size > d->left)
-		return 1;	/* the end, or only part of it done: it ends later */
-	d->left -= size;
-	in = bpf_map_lookup_elem(&inflight, &slot);
 	if (in && in->bio == key) {
 		v = bpf_map_lookup_elem(&counts, &in->k);
 		if (v)
@@ -149,6 +139,20 @@ static long bio_done(__u64 i, void *arg)
 	} else if (d->wanted) {
 		__sync_fetch_and_add(&stats.unmatched, 1);
 	}
+}
+
+/* The request's next bio: ends if the bytes cover it; 1 stops the loop. */
+static long bio_done(__u64 i, void *arg)
+{
+	struct rq_done *d = arg;
+	struct bio *bio = d->bio;
+	__u32 size = BPF_CORE_READ(bio, bi_iter.bi_size);
+
+	if (!bio || size > d->left)
+		return 1;	/* the end, or only part of it done: it ends later */
+	d->left -= size;
+	/* (the callback's bio is a number: ptr_num_val() with the anchor read once) */
+	bio_end(d, (__u64)bio - ptr_anchor_num());
 	d->bio = BPF_CORE_READ(bio, bi_next);
 	return 0;
 }
@@ -157,15 +161,24 @@ SEC("tp_btf/block_rq_complete")
 int BPF_PROG(stacks_rq_done, struct request *rq, blk_status_t error, unsigned int nr_bytes)
 {
 	struct bio *first = rq->bio;
-	/* (read as a number: the callback hashes it) */
-	struct rq_done d = { .bio = BPF_CORE_READ(rq, bio), .left = nr_bytes, .now = bpf_ktime_get_ns(),
-			     .anchor = ptr_anchor_num() };
+	struct rq_done d = { .left = nr_bytes };
+	__u32 size;
 
-	/* the callback's bio is a plain pointer: the filters, which read
-	 * through typed pointers, are asked here, of the first bio */
-	d.wanted = first && bio_wanted(first) && cgroup_wanted(first);
-
-	/* bpf_loop (5.17): a request can hold hundreds of bios, too many to unroll */
+	if (!first)
+		return 0;
+	size = first->bi_iter.bi_size;
+	if (size > nr_bytes)
+		return 0;	/* only part of it done: it ends later */
+	d.now = bpf_ktime_get_ns();
+	d.wanted = bio_wanted(first) && cgroup_wanted(first);
+	d.left -= size;
+	/* the first bio through typed pointers, here: most requests hold one */
+	bio_end(&d, ptr_val(first));
+	if (!d.left)
+		return 0;
+	/* the others as numbers (the callback's bio is a plain pointer), in
+	 * bpf_loop (5.17): a request can hold hundreds, too many to unroll */
+	d.bio = BPF_CORE_READ(first, bi_next);
 	bpf_loop(STACKS_RQ_BIOS, bio_done, &d, 0);
 	return 0;
 }

@@ -232,7 +232,7 @@ const struct counter stacks_counters[STACKS_NCOUNTERS] = {
 	{ "mmap_lost", SV(mmap_lost), "lost: %llu mapping records (some gone processes stay unnamed)" },
 	{ "untimed", SV(untimed), "%llu bios not timed (their end not seen: still in flight, or a completion "
 				  "the kernel ran no program for)", 2 },
-	{ "inflight_full", SV(st.inflight_full), "%llu of them for want of room", 2 },
+	{ "inflight_full", SV(st.inflight_full), "%llu of them, their slot taken by another bio", 2 },
 	{ "unmatched", SV(st.unmatched), "%llu bio ends whose submission was before the start", 2 },
 };
 
