@@ -18,30 +18,11 @@ static __always_inline void hist_add(struct hist *h, __u64 v)
 {
 	__u32 slot = hist_slot(v);
 
-	if (!h->count || v < h->min)
-		h->min = v;
-	if (v > h->max)
-		h->max = v;
+	hist_bounds(h, v);
 	__sync_fetch_and_add(&h->count, 1);
 	__sync_fetch_and_add(&h->sum, v);
 	if (slot < HIST_SLOTS)	/* bounds proof for the verifier */
 		__sync_fetch_and_add(&h->slots[slot], 1);
-}
-
-/* hist_add() with plain adds, for a histogram no other run can be in the
- * middle of: HIST_PUT_N's, under its value's busy word. */
-static __always_inline void hist_add_own(struct hist *h, __u64 v)
-{
-	__u32 slot = hist_slot(v);
-
-	if (!h->count || v < h->min)
-		h->min = v;
-	if (v > h->max)
-		h->max = v;
-	h->count++;
-	h->sum += v;
-	if (slot < HIST_SLOTS)
-		h->slots[slot]++;
 }
 
 /*
@@ -150,7 +131,7 @@ static __always_inline void *hist_get(void *map, void *key, const void *zero)
 		asm volatile("" ::: "memory");					\
 		for (int __p = 0; __p < (n); __p++)				\
 			if ((mask) & (1u << __p))				\
-				hist_add_own(&__hv->h[__p], (vals)[__p]);	\
+				hist_add_plain(&__hv->h[__p], (vals)[__p]);	\
 		asm volatile("" ::: "memory");					\
 		__hv->busy = 0;							\
 	} else {								\

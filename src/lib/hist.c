@@ -22,13 +22,7 @@ uint64_t hist__slot_hi(unsigned int slot)
 
 void hist__add(struct hist *h, uint64_t v)
 {
-	if (!h->count || v < h->min)
-		h->min = v;
-	if (v > h->max)
-		h->max = v;
-	h->count++;
-	h->sum += v;
-	h->slots[hist_slot(v)]++;
+	hist_add_plain(h, v);
 }
 
 void hist__merge(struct hist *dst, const struct hist *src)

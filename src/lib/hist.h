@@ -71,4 +71,26 @@ static inline __u32 hist_slot(__u64 v)
 	       (__u32)((v >> (e - HIST_SUB_BITS)) & (HIST_SUB - 1));
 }
 
+/* v's bounds into h's, before its count moves */
+static inline void hist_bounds(struct hist *h, __u64 v)
+{
+	if (!h->count || v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+}
+
+/* One value into h with plain adds: the user side's hist__add(), and the
+ * BPF side's where no other run can be in the middle of h (hist.bpf.h). */
+static inline void hist_add_plain(struct hist *h, __u64 v)
+{
+	__u32 slot = hist_slot(v);
+
+	hist_bounds(h, v);
+	h->count++;
+	h->sum += v;
+	if (slot < HIST_SLOTS)	/* (a bounds proof for the verifier) */
+		h->slots[slot]++;
+}
+
 #endif
