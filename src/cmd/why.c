@@ -29,6 +29,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "attach.h"
+#include "procfiles.h"
 #include "kfeatures.h"
 #include "bpfenv.h"
 #include "cli.h"
@@ -219,23 +220,25 @@ static void teach_sysfs(void)
 }
 
 /* Is /proc/TGID/fd/FD open for writing (fdinfo's flags, octal)? */
-static bool fd_writable(unsigned tgid, const char *fd)
+/* One of a process's fds: a queue attribute open for writing? Then the
+ * process goes into qw_procs. */
+static int qw_holder(void *ctx, unsigned tgid, int dfd, const char *dir, const char *name)
 {
-	char path[300], line[128];
-	unsigned flags;
-	bool w = false;
-	FILE *f;
+	struct why_ctx *wc = ctx;
+	char link[256], flags[32];
+	ssize_t n = readlinkat(dfd, name, link, sizeof(link) - 1);
+	__u8 one = 1;
 
-	snprintf(path, sizeof(path), "/proc/%u/fdinfo/%s", tgid, fd);
-	if (!(f = fopen(path, "re")))
-		return false;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "flags: %o", &flags) == 1) {
-			w = (flags & O_ACCMODE) != O_RDONLY;
-			break;
-		}
-	fclose(f);
-	return w;
+	if (n <= 0)
+		return PROCFILES_NEXT;
+	link[n] = 0;
+	if (strncmp(link, "/sys/", 5) || !strstr(link, "/queue/") ||
+	    !procfiles__fdinfo(tgid, name, "flags", flags, sizeof(flags)) ||
+	    (strtoul(flags, NULL, 8) & O_ACCMODE) == O_RDONLY)
+		return PROCFILES_NEXT;
+	if (!bpf_map_update_elem(bpf_map__fd(wc->skel->maps.qw_procs), &tgid, &one, BPF_NOEXIST))
+		__atomic_fetch_add(&wc->skel->bss->qw_nprocs, 1, __ATOMIC_SEQ_CST);
+	return PROCFILES_NEXT_PROC;
 }
 
 /* The processes holding a queue attribute open for writing as why starts
@@ -244,39 +247,9 @@ static bool fd_writable(unsigned tgid, const char *fd)
  * by both, once). */
 static void qw_holders(struct why_ctx *wc)
 {
-	int map = bpf_map__fd(wc->skel->maps.qw_procs);
-	char path[300], link[256];
-	struct dirent *p, *f;
-	DIR *proc, *fds;
-	__u8 one = 1;
+	static const char *const fd[] = { "fd" };
 
-	if (!(proc = opendir("/proc")))
-		return;
-	while ((p = readdir(proc))) {
-		char *end;
-		unsigned tgid = strtoul(p->d_name, &end, 10);
-
-		if (*end || !tgid)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%u/fd", tgid);
-		if (!(fds = opendir(path)))
-			continue;
-		while ((f = readdir(fds))) {
-			ssize_t n;
-
-			snprintf(path, sizeof(path), "/proc/%u/fd/%s", tgid, f->d_name);
-			if (f->d_name[0] == '.' || (n = readlink(path, link, sizeof(link) - 1)) <= 0)
-				continue;
-			link[n] = 0;
-			if (strncmp(link, "/sys/", 5) || !strstr(link, "/queue/") || !fd_writable(tgid, f->d_name))
-				continue;
-			if (!bpf_map_update_elem(map, &tgid, &one, BPF_NOEXIST))
-				__atomic_fetch_add(&wc->skel->bss->qw_nprocs, 1, __ATOMIC_SEQ_CST);
-			break;
-		}
-		closedir(fds);
-	}
-	closedir(proc);
+	procfiles__walk(fd, 1, qw_holder, wc);
 }
 
 /*

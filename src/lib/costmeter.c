@@ -12,6 +12,7 @@
 #include "fields.h"
 #include "json.h"
 #include "log.h"
+#include "procfiles.h"
 
 #define METER_PROGS 128
 
@@ -44,17 +45,10 @@ int costmeter__start(bool json)
 /* A BPF program's fd says its prog_type in fdinfo (maps and links say other things). */
 static bool is_prog(int fd)
 {
-	char path[64], line[128];
-	bool prog = false;
-	FILE *f;
+	char name[16], v[64];
 
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	if (!(f = fopen(path, "r")))
-		return false;
-	while (!prog && fgets(line, sizeof(line), f))
-		prog = !strncmp(line, "prog_type:", 10);
-	fclose(f);
-	return prog;
+	snprintf(name, sizeof(name), "%d", fd);
+	return procfiles__fdinfo(0, name, "prog_type", v, sizeof(v));
 }
 
 void costmeter__ready(void)

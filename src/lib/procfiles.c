@@ -49,51 +49,104 @@ char *procfiles__join(uint32_t dev, const char *const *comps, int depth, bool cu
 	return strdup(path);
 }
 
-void procfiles__name(struct procfile *f, size_t n)
+void procfiles__walk(const char *const *dirs, int ndirs, procfiles_fn fn, void *ctx)
 {
-	static const char *const dirs[] = { "fd", "map_files" };
-	size_t want = 0;
 	struct dirent *p;
-	DIR *proc;
+	DIR *proc = opendir("/proc");
+	int r = PROCFILES_NEXT;
 
-	for (size_t i = 0; i < n; i++)
-		want += !f[i].path;
-	if (!want || !(proc = opendir("/proc")))
+	if (!proc)
 		return;
-	while (want && (p = readdir(proc))) {
-		if (p->d_name[0] < '1' || p->d_name[0] > '9')
+	while (r != PROCFILES_STOP && (p = readdir(proc))) {
+		char *end;
+		unsigned pid = strtoul(p->d_name, &end, 10);
+
+		if (*end || !pid)
 			continue;
-		for (int d = 0; d < 2 && want; d++) {
-			char dir[300], link[600], path[4096];
+		r = PROCFILES_NEXT;
+		for (int d = 0; d < ndirs && r == PROCFILES_NEXT; d++) {
+			char dir[300];
 			struct dirent *e;
 			DIR *fds;
 
-			snprintf(dir, sizeof(dir), "/proc/%s/%s", p->d_name, dirs[d]);
+			snprintf(dir, sizeof(dir), "/proc/%u/%s", pid, dirs[d]);
 			if (!(fds = opendir(dir)))
 				continue;
-			while (want && (e = readdir(fds))) {
-				struct stat st;
-				ssize_t len;
-
-				if (e->d_name[0] == '.' || fstatat(dirfd(fds), e->d_name, &st, 0))
-					continue;
-				for (size_t i = 0; i < n; i++) {
-					if (f[i].path || st.st_ino != f[i].ino ||
-					    st.st_dev != makedev(f[i].dev >> 20, f[i].dev & 0xfffff))
-						continue;
-					snprintf(link, sizeof(link), "%s/%s", dir, e->d_name);
-					len = readlink(link, path, sizeof(path) - 1);
-					if (len > 0) {
-						path[len] = '\0';
-						f[i].path = strdup(path);
-						want--;
-					}
-				}
-			}
+			while (r == PROCFILES_NEXT && (e = readdir(fds)))
+				if (e->d_name[0] != '.')
+					r = fn(ctx, pid, dirfd(fds), dir, e->d_name);
 			closedir(fds);
 		}
 	}
 	closedir(proc);
+}
+
+bool procfiles__fdinfo(unsigned pid, const char *fd, const char *key, char *val, size_t len)
+{
+	char path[300], line[256];
+	size_t kl = strlen(key);
+	bool found = false;
+	FILE *f;
+
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%u/fdinfo/%s", pid, fd);
+	else
+		snprintf(path, sizeof(path), "/proc/self/fdinfo/%s", fd);
+	if (!(f = fopen(path, "re")))
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		const char *v = line + kl;
+
+		if (strncmp(line, key, kl) || *v != ':')
+			continue;
+		for (v++; *v == ' ' || *v == '\t'; v++)
+			;
+		snprintf(val, len, "%.*s", (int)strcspn(v, "\n"), v);
+		found = true;
+	}
+	fclose(f);
+	return found;
+}
+
+struct name_walk {
+	struct procfile *f;
+	size_t n, want;
+};
+
+static int name_one(void *ctx, unsigned pid, int dfd, const char *dir, const char *name)
+{
+	struct name_walk *w = ctx;
+	char link[600], path[4096];
+	struct stat st;
+	ssize_t len;
+
+	if (fstatat(dfd, name, &st, 0))
+		return PROCFILES_NEXT;
+	for (size_t i = 0; i < w->n; i++) {
+		struct procfile *f = &w->f[i];
+
+		if (f->path || st.st_ino != f->ino || st.st_dev != makedev(f->dev >> 20, f->dev & 0xfffff))
+			continue;
+		snprintf(link, sizeof(link), "%s/%s", dir, name);
+		len = readlink(link, path, sizeof(path) - 1);
+		if (len > 0) {
+			path[len] = '\0';
+			f->path = strdup(path);
+			w->want--;
+		}
+	}
+	return w->want ? PROCFILES_NEXT : PROCFILES_STOP;
+}
+
+void procfiles__name(struct procfile *f, size_t n)
+{
+	static const char *const dirs[] = { "fd", "map_files" };
+	struct name_walk w = { f, n, 0 };
+
+	for (size_t i = 0; i < n; i++)
+		w.want += !f[i].path;
+	if (w.want)
+		procfiles__walk(dirs, 2, name_one, &w);
 }
 
 void procfiles__name_rows(void *rows, size_t n, size_t stride, size_t off)

@@ -28,6 +28,17 @@ int procfiles__mount_point(uint32_t dev, char *buf, size_t len);
  * Returns a malloc'd string, or NULL when dev is mounted nowhere. */
 char *procfiles__join(uint32_t dev, const char *const *comps, int depth, bool cut);
 
+/* fn(ctx, pid, dfd, dir, name) for each entry (not . or ..) of each
+ * process's /proc/PID/DIR, for each DIR of dirs (fd, map_files), dfd the
+ * open directory dir; fn returns what to do next. */
+enum { PROCFILES_NEXT, PROCFILES_NEXT_PROC, PROCFILES_STOP };
+typedef int (*procfiles_fn)(void *ctx, unsigned pid, int dfd, const char *dir, const char *name);
+void procfiles__walk(const char *const *dirs, int ndirs, procfiles_fn fn, void *ctx);
+/* The value of key ("flags", "prog_type") in /proc/PID/fdinfo/FD (pid 0:
+ * this process's), without the key, its colon and blanks; false if the fd
+ * or the key is not there. */
+bool procfiles__fdinfo(unsigned pid, const char *fd, const char *key, char *val, size_t len);
+
 /* One walk of /proc for every entry whose path is NULL. */
 void procfiles__name(struct procfile *f, size_t n);
 /* The same for rows[0..n), each `stride` bytes with a struct procfile at
