@@ -59,7 +59,7 @@ const volatile bool targ_ustack = false;	/* -U: its user stack */
 
 __u32 epoch;
 struct life_stats stats;
-__u64 ptr_anchor;	/* life.bpf.h's ptr_val() */
+__u64 ptr_anchor;	/* ptr.bpf.h: ptr_val() */
 /* Entries on the watch list, in a section of its own: written only when a
  * request is watched, so C reads it from its own cache. */
 __u64 watching SEC(".data.watch") = 0;
