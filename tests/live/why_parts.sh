@@ -27,8 +27,11 @@ dominant() {
 # cpu_vs_clock FILE PID CLOCK WHAT: each call's time on CPU is what the
 # helper's own thread clock says it ran over the call (that clock's window
 # holds the call and a little Python around it)
+# (on failure, the steal /proc/stat counted meanwhile: a thread on a vCPU
+# the host took away is current for why, yet its thread clock stands still)
+steal0=$(awk '/^cpu /{print $9}' /proc/stat)
 cpu_vs_clock() {
-	python3 - "$@" <<'PY' || die "$4: on CPU against the helper's thread clock"
+	python3 - "$@" <<'PY' || die "$4: on CPU against the helper's thread clock (steal since the test began: $(( $(awk '/^cpu /{print $9}' /proc/stat) - steal0 )) ticks)"
 import json, sys
 calls = [r for r in map(json.loads, open(sys.argv[1])) if r.get("type") == "call" and r.get("pid") == int(sys.argv[2])]
 clk = [tuple(int(x) for x in l.split()) for l in open(sys.argv[3]) if l.strip()]
