@@ -19,7 +19,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
 #include <sys/stat.h>
@@ -219,10 +218,9 @@ static void teach_sysfs(void)
 	}
 }
 
-/* Is /proc/TGID/fd/FD open for writing (fdinfo's flags, octal)? */
 /* One of a process's fds: a queue attribute open for writing? Then the
  * process goes into qw_procs. */
-static int qw_holder(void *ctx, unsigned tgid, int dfd, const char *dir, const char *name)
+static int qw_holder(void *ctx, unsigned tgid, int dfd, const char *name)
 {
 	struct why_ctx *wc = ctx;
 	char link[256], flags[32];

@@ -74,7 +74,7 @@ void procfiles__walk(const char *const *dirs, int ndirs, procfiles_fn fn, void *
 				continue;
 			while (r == PROCFILES_NEXT && (e = readdir(fds)))
 				if (e->d_name[0] != '.')
-					r = fn(ctx, pid, dirfd(fds), dir, e->d_name);
+					r = fn(ctx, pid, dirfd(fds), e->d_name);
 			closedir(fds);
 		}
 	}
@@ -113,10 +113,10 @@ struct name_walk {
 	size_t n, want;
 };
 
-static int name_one(void *ctx, unsigned pid, int dfd, const char *dir, const char *name)
+static int name_one(void *ctx, unsigned pid, int dfd, const char *name)
 {
 	struct name_walk *w = ctx;
-	char link[600], path[4096];
+	char path[4096];
 	struct stat st;
 	ssize_t len;
 
@@ -127,8 +127,7 @@ static int name_one(void *ctx, unsigned pid, int dfd, const char *dir, const cha
 
 		if (f->path || st.st_ino != f->ino || st.st_dev != makedev(f->dev >> 20, f->dev & 0xfffff))
 			continue;
-		snprintf(link, sizeof(link), "%s/%s", dir, name);
-		len = readlink(link, path, sizeof(path) - 1);
+		len = readlinkat(dfd, name, path, sizeof(path) - 1);
 		if (len > 0) {
 			path[len] = '\0';
 			f->path = strdup(path);

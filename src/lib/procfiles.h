@@ -28,11 +28,11 @@ int procfiles__mount_point(uint32_t dev, char *buf, size_t len);
  * Returns a malloc'd string, or NULL when dev is mounted nowhere. */
 char *procfiles__join(uint32_t dev, const char *const *comps, int depth, bool cut);
 
-/* fn(ctx, pid, dfd, dir, name) for each entry (not . or ..) of each
- * process's /proc/PID/DIR, for each DIR of dirs (fd, map_files), dfd the
- * open directory dir; fn returns what to do next. */
+/* fn(ctx, pid, dfd, name) for each entry (not . or ..) of each process's
+ * /proc/PID/DIR, for each DIR of dirs (fd, map_files), dfd that directory
+ * open; fn returns what to do next. */
 enum { PROCFILES_NEXT, PROCFILES_NEXT_PROC, PROCFILES_STOP };
-typedef int (*procfiles_fn)(void *ctx, unsigned pid, int dfd, const char *dir, const char *name);
+typedef int (*procfiles_fn)(void *ctx, unsigned pid, int dfd, const char *name);
 void procfiles__walk(const char *const *dirs, int ndirs, procfiles_fn fn, void *ctx);
 /* The value of key ("flags", "prog_type") in /proc/PID/fdinfo/FD (pid 0:
  * this process's), without the key, its colon and blanks; false if the fd
