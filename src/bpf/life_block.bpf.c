@@ -155,12 +155,15 @@ static __always_inline struct life_bio *bio_entry(__u64 bio)
 	return s && s->bio == bio ? &s->b : NULL;
 }
 
-static __always_inline void bio_forget(__u64 bio)
+/* Frees a slot naming bio; false when none did. */
+static __always_inline bool bio_forget(__u64 bio)
 {
 	struct life_slot *s = slot_get(bio);
 
-	if (s && s->bio == bio)
-		s->bio = 0;
+	if (!s || s->bio != bio)
+		return false;
+	s->bio = 0;
+	return true;
 }
 
 static __always_inline __u64 *clock_of(__u64 bio)
@@ -168,17 +171,6 @@ static __always_inline __u64 *clock_of(__u64 bio)
 	__u32 k = life_slot_of(bio, LIFE_SLOT_BITS);
 
 	return bpf_map_lookup_elem(&clocks, &k);
-}
-
-/* A slot naming bio at Q: its last life ended unseen (see life_stats). */
-static __always_inline void bio_forget_unseen(__u64 bio)
-{
-	struct life_slot *s = slot_get(bio);
-
-	if (s && s->bio == bio) {
-		s->bio = 0;
-		__sync_fetch_and_add(&stats.unseen_end, 1);
-	}
 }
 
 /* Start following a bio; a live slot it takes over is counted. */
@@ -201,7 +193,8 @@ static __always_inline void bio_follow(__u64 bio, struct life_bio *b)
  * for this one's at C (seen: -p FA named one of another fio's reads). */
 static __always_inline int bio_not_followed(__u64 bio)
 {
-	bio_forget_unseen(bio);
+	if (bio_forget(bio))	/* its last life ended unseen: see life_stats */
+		__sync_fetch_and_add(&stats.unseen_end, 1);
 	return 0;
 }
 

@@ -122,6 +122,7 @@ struct rq_done {
 	__u32 left;		/* bytes completed not yet given to a bio */
 	bool wanted;		/* the request's first bio passes the filters */
 	__u64 now;
+	__u64 anchor;		/* ptr_anchor_num(), read once for the loop */
 };
 
 /* A bio the completed bytes cover ends: its time into its stack's. */
@@ -152,7 +153,7 @@ static long bio_done(__u64 i, void *arg)
 		return 1;	/* the end, or only part of it done: it ends later */
 	d->left -= size;
 	/* (the callback's bio is a number: ptr_num_val() with the anchor read once) */
-	bio_end(d, (__u64)bio - ptr_anchor_num());
+	bio_end(d, (__u64)bio - d->anchor);
 	d->bio = BPF_CORE_READ(bio, bi_next);
 	return 0;
 }
@@ -179,6 +180,7 @@ int BPF_PROG(stacks_rq_done, struct request *rq, blk_status_t error, unsigned in
 	/* the others as numbers (the callback's bio is a plain pointer), in
 	 * bpf_loop (5.17): a request can hold hundreds, too many to unroll */
 	d.bio = BPF_CORE_READ(first, bi_next);
+	d.anchor = ptr_anchor_num();
 	bpf_loop(STACKS_RQ_BIOS, bio_done, &d, 0);
 	return 0;
 }
