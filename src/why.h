@@ -26,6 +26,9 @@ enum why_part {
 	WP_THROTTLE,	/* asleep in balance_dirty_pages (dirty-page throttling) */
 	WP_RECLAIM,	/* in direct reclaim (on or off CPU) */
 	WP_SLEEP,	/* other sleep: pipes, futexes, timers, ... */
+	WP_STEAL,	/* on CPU in the guest, but the hypervisor ran something
+			 * else (steal time, kvm's per-CPU steal clock): carved
+			 * out of the running part it fell in */
 	WP_NR
 };
 

@@ -76,7 +76,8 @@ struct why_task {
 	struct why_waker up[WHY_CHAIN - 1];	/* ... and that one's chain */
 	__u64 args[3];		/* the call's first three arguments, read if it is slow */
 	__u32 kind;		/* enum why_args: how they read (WA_NONE: --call) */
-	__u32 pad3;
+	__u32 steal_cpu;	/* the CPU (+1) whose steal clock steal_at is */
+	__u64 steal_at;		/* its steal clock at the last charge() */
 	struct why_call rec;
 };
 
@@ -367,18 +368,72 @@ static __always_inline void wait_add(struct why_task *w, __u32 part, __u64 ns)
 }
 
 /* Closes the current part at now and opens `next`. */
+/*
+ * Steal: a thread on a vCPU the hypervisor has taken away is still current
+ * in the guest, so the time would count as its running part, while its own
+ * CPU clock (sum_exec_runtime, from rq_clock_task, which leaves steal out)
+ * stands still.  kvm's per-CPU steal_time (arch/x86/kernel/kvm.c) has the
+ * vCPU's stolen ns, added by the host whenever it runs the vCPU again;
+ * kvm_steal_clock() reads it so, less its version loop (one 64-bit load).
+ * Its address is this CPU's run queue's plus targ_steal_off
+ * (kfeatures__steal_off: no per-CPU variable can be named here), found
+ * once a CPU.  0 where the kernel has none, and where the host keeps none.
+ */
+const volatile __s64 targ_steal_off = 0;
+#define WHY_STEAL_CPUS 1024
+__u64 steal_addr[WHY_STEAL_CPUS];
+
+static __always_inline __u64 steal_now(__u32 cpu)
+{
+	__u64 a, v = 0;
+
+	if (!targ_steal_off || cpu >= WHY_STEAL_CPUS)
+		return 0;
+	a = steal_addr[cpu];
+	if (!a) {
+		struct task_struct *t = bpf_get_current_task_btf();
+
+		a = (__u64)BPF_CORE_READ(t, se.cfs_rq, rq);
+		if (!a)
+			return 0;
+		a += targ_steal_off + bpf_core_field_offset(struct kvm_steal_time, steal);
+		steal_addr[cpu] = a;
+	}
+	bpf_probe_read_kernel(&v, sizeof(v), (void *)a);
+	return v;
+}
+
+/* On CPU, in a running part: not runnable, not blocked. */
+static __always_inline bool on_cpu(const struct why_task *w)
+{
+	return !(w->flags & F_OFF) && w->state != WP_RUNQ;
+}
+
 static __always_inline void charge(struct why_task *w, __u64 now, __u32 next)
 {
-	__u32 s = w->state;
+	__u32 s = w->state, cpu = bpf_get_smp_processor_id();
+	__u64 st = steal_now(cpu);
 
 	if (s < WP_NR && now > w->since) {
-		w->rec.part[s] += now - w->since;
+		__u64 d = now - w->since, stolen = 0;
+
+		/* on CPU since the last charge, which read this CPU's clock
+		 * (a thread on CPU changes CPUs only through a switch) */
+		if (on_cpu(w) && w->steal_cpu == cpu + 1 && st > w->steal_at) {
+			stolen = st - w->steal_at;
+			if (stolen > d)
+				stolen = d;
+			w->rec.part[WP_STEAL] += stolen;
+		}
+		w->rec.part[s] += d - stolen;
 		/* off CPU and not yet runnable: a wait, at its place */
 		if ((w->flags & F_OFF) && s != WP_RUNQ && s != WP_CPU)
-			wait_add(w, s, now - w->since);
+			wait_add(w, s, d);
 	}
 	w->since = now;
 	w->state = next;
+	w->steal_at = st;
+	w->steal_cpu = cpu + 1;
 }
 
 /* What the thread runs in, when it runs. */
@@ -491,6 +546,8 @@ static __always_inline void begin(struct why_task *w, __u32 nr, __u64 id64)
 	w->off_since = 0;
 	w->since = now;
 	w->state = WP_CPU;
+	w->steal_cpu = bpf_get_smp_processor_id() + 1;
+	w->steal_at = steal_now(w->steal_cpu - 1);
 	if (w->flags & F_OFF)	/* a call whose switch in was missed */
 		sleeper_out();
 	if (!(w->flags & F_CALL))	/* (set: the last one's exit was not seen) */

@@ -71,7 +71,7 @@ static int block_tracepoints(struct tp *tps, int max)
 
 /* ---- what it prints, declared once (fields.h) ---- */
 
-#define NCMDS 6
+#define NCMDS 7
 
 /* text: a command (or a few), and what it will use here */
 struct cmd_line {
@@ -87,6 +87,7 @@ struct probe_view {
 	const char *lat, *slow, *snoop, *func_kernel, *func_user;	/* JSON: what each uses */
 	const char *stacked;	/* bio-based disks: where a bio's start comes from */
 	const char *owners;	/* whose data a write carried: the dirtying tracepoint, or unavailable */
+	const char *steal;	/* why's steal part: kvm's steal clock, or unavailable */
 	struct cmd_line cmds[NCMDS];
 };
 
@@ -137,6 +138,7 @@ static const struct field cmds_fields[] = {
 	{ "func_user", FS_PSTR, PV(func_user) },
 	{ "stacked", FS_PSTR, PV(stacked) },
 	{ "owners", FS_PSTR, PV(owners) },
+	{ "steal", FS_PSTR, PV(steal) },
 };
 static const struct rec cmds_rec = REC(NULL, NULL, NULL, cmds_fields);
 
@@ -237,6 +239,13 @@ static void commands(struct probe_view *pv)
 			wb ? "yes (top, why, doctor): writeback_dirty_folio"
 			   : "no: top's writeback rows, why's data_of and doctor's journal culprit need "
 			     "writeback_dirty_folio (5.18; this kernel's is writeback_dirty_page)" };
+		/* CPU the hypervisor took from a call (kfeatures__steal_off) */
+		bool st = vmlinux && kfeatures__steal_off(vmlinux);
+
+		pv->steal = st ? "kvm steal_time" : "unavailable";
+		pv->cmds[6] = (struct cmd_line){ "why's steal part",
+			st ? "yes: kvm's per-CPU steal clock"
+			   : "no: this kernel has no kvm steal clock (not built as a kvm guest): stolen time counts as cpu" };
 	}
 }
 

@@ -311,6 +311,8 @@ int why__start(struct why_ctx *wc, struct life_cfg *cfg)
 	wc->skel->rodata->targ_self = getpid();	/* iodig's own calls are not the user's */
 	wc->skel->rodata->targ_kstack = o->kstack;
 	wc->skel->rodata->targ_ustack = o->ustack;
+	/* stolen time, a part of its own (a kvm guest's steal clock) */
+	wc->skel->rodata->targ_steal_off = kfeatures__steal_off(vmlinux);
 	if (!o->kstack && !o->ustack)
 		bpf_map__set_max_entries(wc->skel->maps.stacks, 1);
 	if ((err = ksyms__load(&wc->ks, NULL))) {	/* the waits' places */
@@ -447,8 +449,9 @@ int cmd_why(int argc, char **argv)
 	off = snprintf(about, sizeof(about),
 		       "For each file-system call slower than MIN_MS (default 10), where its time went:\n"
 		       "on CPU, runnable, blocked on block I/O (with the requests it waited for and\n"
-		       "their phases), locks, dirty throttling, reclaim, other sleep; and page-cache\n"
-		       "misses, readahead and faults during the call.  System calls:\n ");
+		       "their phases), locks, dirty throttling, reclaim, other sleep, CPU stolen by\n"
+		       "the hypervisor; and page-cache misses, readahead and faults during the call.\n"
+		       "System calls:\n ");
 	for (int i = 0; i < NSYSC; i++)
 		off += snprintf(about + off, sizeof(about) - off, " %s%s", why_syscalls[i].name,
 				(i + 1) % 8 || i == NSYSC - 1 ? "" : "\n ");

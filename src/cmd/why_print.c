@@ -15,7 +15,7 @@
 #include "why.skel.h"
 
 const char *const why_part_names[WP_NR] = {
-	"cpu", "runq", "io", "lock", "throttle", "reclaim", "sleep",
+	"cpu", "runq", "io", "lock", "throttle", "reclaim", "sleep", "steal",
 };
 
 
@@ -97,6 +97,7 @@ static const struct field parts_fields[] = {
 	{ "throttle_ns", FS_U64, CV(c.part[WP_THROTTLE]) },
 	{ "reclaim_ns", FS_U64, CV(c.part[WP_RECLAIM]) },
 	{ "sleep_ns", FS_U64, CV(c.part[WP_SLEEP]) },
+	{ "steal_ns", FS_U64, CV(c.part[WP_STEAL]) },
 	{ "unaccounted_ns", FS_I64, CV(unaccounted) },
 };
 static const struct rec parts_rec = REC(NULL, NULL, NULL, parts_fields);

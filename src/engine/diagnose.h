@@ -159,7 +159,7 @@ struct diagnose {
 struct dx_finding {
 	const char *kind;		/* queue_frozen, tag_starvation, slow_device, slow_layer,
 					 * dirty_throttled, readahead_waste, cache_thrash, journal_wait,
-					 * cpu_starved, reclaim, lock_contention, lost_events,
+					 * cpu_starved, cpu_stolen, reclaim, lock_contention, lost_events,
 					 * nothing_wrong */
 	unsigned rank;
 	uint64_t cost_ns;		/* the requests' time it cost; all ones: not a time */

@@ -488,6 +488,20 @@ static void rule_calls(struct diagnose *d, struct dx_finding *out, unsigned *n, 
 		f->confidence = pct(ns, wall) >= 50 ? "high" : "medium";
 		snprintf(f->why, sizeof(f->why), "from the scheduler's own switch and wakeup events");
 	}
+	/* the hypervisor's: on CPU in the guest while the host ran another */
+	ns = part_total(d, WP_STEAL, &calls, names, sizeof(names));
+	if (ns >= DX_RUNQ_MIN_NS && pct(ns, wall) >= 25 && *n < max) {
+		f = finding(out, n, "cpu_stolen", ns, NULL, 0, NULL);
+		fmt_ns(a, sizeof(a), ns);
+		snprintf(f->title, sizeof(f->title), "the hypervisor took %s of the calls' CPU: %.0f%% of their time", a,
+			 pct(ns, wall));
+		ev(f, "slow calls (from %s): %s", b, names);
+		ev(f, "stolen (the vCPU's steal clock while they ran): %s of their %s", a, fmt_ns(wk, sizeof(wk), wall));
+		next(f, "iodig why 5");
+		next(f, "the host's load, or a larger CPU share for this guest");
+		f->confidence = "high";
+		snprintf(f->why, sizeof(f->why), "from kvm's per-CPU steal clock, read at each switch and call end");
+	}
 	/* direct reclaim inside the calls */
 	ns = part_total(d, WP_RECLAIM, &calls, names, sizeof(names));
 	if (ns >= DX_MIN_COST_NS && *n < max) {

@@ -214,3 +214,15 @@ const struct features *features__get(void)
 	}
 	return &f;
 }
+
+long long kfeatures__steal_off(const struct btf *vmlinux)
+{
+	static const char *const vars[] = { "steal_time", "runqueues" };
+	long long off[2];
+
+	if (!vmlinux || !bpfenv__has_member(vmlinux, "sched_entity", "cfs_rq") ||
+	    !bpfenv__has_member(vmlinux, "cfs_rq", "rq") || !bpfenv__has_member(vmlinux, "kvm_steal_time", "steal") ||
+	    bpfenv__percpu_offs(vars, 2, off) || off[0] < 0 || off[1] < 0)
+		return 0;
+	return off[0] - off[1];
+}

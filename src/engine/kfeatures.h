@@ -30,4 +30,18 @@ bool kfeatures__has(enum kneed n);
  * has none: `iodig probe` says what works here", returned as fail() does. */
 int kfeatures__need(enum kneed n, const char *cmd);
 
+struct btf;
+/*
+ * Steal time, a vCPU's time the hypervisor gave to something else: kvm's
+ * per-CPU steal_time.steal (ns).  A BPF program cannot name a per-CPU
+ * variable on a kernel without CONFIG_KALLSYMS_ALL (the verifier looks its
+ * address up in kallsyms: "ldimm64 failed to find the address"), this
+ * project's 6.18 among them, so it gets there from one it can reach: this
+ * CPU's run queue, the current task's se.cfs_rq->rq (with
+ * CONFIG_FAIR_GROUP_SCHED), plus the distance this returns between the two
+ * in .data..percpu (vmlinux BTF's DATASEC), plus .steal's offset (CO-RE);
+ * 0 when any of them is missing (no CONFIG_KVM_GUEST: not a kvm guest).
+ */
+long long kfeatures__steal_off(const struct btf *vmlinux);
+
 #endif

@@ -78,18 +78,6 @@ static int tracefs_ready(char *why, size_t len)
 	return 0;
 }
 
-static bool has_member(const struct btf *btf, const char *type, const char *member)
-{
-	int id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
-	const struct btf_type *t = id < 0 ? NULL : btf__type_by_id(btf, id);
-	const struct btf_member *m = t ? btf_members(t) : NULL;
-
-	for (int i = 0; t && i < btf_vlen(t); i++)
-		if (!strcmp(btf__name_by_offset(btf, m[i].name_off), member))
-			return true;
-	return false;
-}
-
 /*
  * bio->bi_issue (4.19 to 6.16 or so) is stamped for every bio when the
  * kernel has CONFIG_BLK_CGROUP.  It became issue_time_ns, which kernels
@@ -100,9 +88,9 @@ bool life__kernel_q(const struct btf *vmlinux)
 {
 	if (!vmlinux)
 		return false;
-	if (has_member(vmlinux, "bio", "bi_issue"))
+	if (bpfenv__has_member(vmlinux, "bio", "bi_issue"))
 		return true;
-	return has_member(vmlinux, "bio", "issue_time_ns") &&
+	return bpfenv__has_member(vmlinux, "bio", "issue_time_ns") &&
 	       bpfenv__enumerator(vmlinux, "QUEUE_FLAG_BIO_ISSUE_TIME", -1) < 0;
 }
 

@@ -332,19 +332,38 @@ static struct btf *vmlinux_whole(const void *map, int fd, size_t size)
 	return libbpf_get_error(b) ? NULL : b;
 }
 
+/* The sysfs file open in *fd (-1: not), mapped where it maps (else
+ * MAP_FAILED); its size, 0 when it cannot be read. */
+static size_t vmlinux_open(int *fd, void **map)
+{
+	struct stat st;
+
+	*map = MAP_FAILED;
+	*fd = open("/sys/kernel/btf/vmlinux", O_RDONLY | O_CLOEXEC);
+	if (*fd < 0 || fstat(*fd, &st) || st.st_size <= 0)
+		return 0;
+	*map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, *fd, 0);
+	return st.st_size;
+}
+
+static void vmlinux_close(int fd, void *map, size_t size)
+{
+	if (map != MAP_FAILED)
+		munmap(map, size);
+	if (fd >= 0)
+		close(fd);
+}
+
 struct btf *__real_btf__load_vmlinux_btf(void);
 
 struct btf *__wrap_btf__load_vmlinux_btf(void)
 {
-	int fd = open("/sys/kernel/btf/vmlinux", O_RDONLY | O_CLOEXEC);
-	void *map = MAP_FAILED;
+	int fd;
+	void *map;
 	struct btf *b = NULL;
-	struct stat st;
-	size_t size;
+	size_t size = vmlinux_open(&fd, &map);
 
-	if (fd >= 0 && !fstat(fd, &st) && st.st_size > 0) {
-		size = st.st_size;
-		map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (size) {
 		if (slim_on) {
 			struct btfslim_stats bs = {};
 
@@ -358,11 +377,8 @@ struct btf *__wrap_btf__load_vmlinux_btf(void)
 		}
 		if (!b)
 			b = vmlinux_whole(map != MAP_FAILED ? map : NULL, fd, size);
-		if (map != MAP_FAILED)
-			munmap(map, size);
 	}
-	if (fd >= 0)
-		close(fd);
+	vmlinux_close(fd, map, size);
 	return b ? b : __real_btf__load_vmlinux_btf();
 }
 
@@ -523,4 +539,33 @@ int bpfenv__drop_missing_tps(struct bpf_object *obj, const struct btf *vmlinux,
 			}
 	}
 	return dropped;
+}
+
+long long bpfenv__member_off(const struct btf *btf, const char *type, const char *member)
+{
+	int id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
+	const struct btf_type *t = id < 0 ? NULL : btf__type_by_id(btf, id);
+	const struct btf_member *m = t ? btf_members(t) : NULL;
+
+	for (int i = 0; t && i < btf_vlen(t); i++)
+		if (!strcmp(btf__name_by_offset(btf, m[i].name_off), member))
+			return btf_member_bit_offset(t, i) / 8;
+	return -1;
+}
+
+bool bpfenv__has_member(const struct btf *btf, const char *type, const char *member)
+{
+	return bpfenv__member_off(btf, type, member) >= 0;
+}
+
+int bpfenv__percpu_offs(const char *const *names, unsigned int n, long long *offs)
+{
+	int fd, err = -ENOENT;
+	void *map;
+	size_t size = vmlinux_open(&fd, &map);
+
+	if (size)
+		err = btfslim__var_offs(map != MAP_FAILED ? map : NULL, fd, size, ".data..percpu", names, n, offs);
+	vmlinux_close(fd, map, size);
+	return err;
 }

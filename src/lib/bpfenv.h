@@ -44,6 +44,14 @@ struct bpfenv_optional_tp {
  * CO-RE cannot name), or dflt when there is none: a kernel where it is a
  * #define. */
 long long bpfenv__enumerator(const struct btf *btf, const char *name, long long dflt);
+/* The byte offset of member in struct type of btf, or -1 (none, or a bit
+ * field's); has_member: is there one? */
+long long bpfenv__member_off(const struct btf *btf, const char *type, const char *member);
+bool bpfenv__has_member(const struct btf *btf, const char *type, const char *member);
+/* The offsets of per-CPU variables names[0..n) in vmlinux's .data..percpu
+ * (its DATASEC in BTF; -1: none), read from the file (the set-up's BTF may
+ * be slim: btfslim.h).  0, or -errno. */
+int bpfenv__percpu_offs(const char *const *names, unsigned int n, long long *offs);
 /* vmlinux BTF, parsed once for the process's set-up (every command needs
  * a few facts of it: request flags, enumerators, tracepoint prototypes);
  * NULL (errno set) without BTF.  Freed by bpfenv__vmlinux_drop() before

@@ -575,3 +575,73 @@ out:
 		errno = err < 0 ? -err : err ? err : EINVAL;
 	return b;
 }
+
+int btfslim__var_offs(const void *map, int fd, size_t size, const char *sec, const char *const *names,
+		      unsigned int n, long long *offs)
+{
+	struct src s = { .map = map, .fd = fd, .size = size };
+	uint32_t sec_off = 0, name_off[BTFSLIM_VARS] = {}, var_id[BTFSLIM_VARS] = {}, id = 0;
+	struct btf_header h;
+	struct seq q;
+	int err = 0;
+
+	if (n > BTFSLIM_VARS)
+		return -EINVAL;
+	for (unsigned int i = 0; i < n; i++)
+		offs[i] = -1;
+	if ((err = src_read(&s, 0, &h, sizeof(h))) || h.magic != BTF_MAGIC || h.hdr_len < sizeof(h) ||
+	    (uint64_t)h.hdr_len + h.type_off + h.type_len > size || (uint64_t)h.hdr_len + h.str_off + h.str_len > size)
+		return err ? err : -EINVAL;
+	/* the names' offsets (BTF keeps each string once) */
+	q = (struct seq){ .s = &s, .at = h.hdr_len + h.str_off, .end = (uint64_t)h.hdr_len + h.str_off + h.str_len };
+	if (!(q.buf = malloc(CHUNK)))
+		return -ENOMEM;
+	while (q.at + q.pos < q.end) {
+		size_t len;
+		const char *p = seq_str(&q, &len);
+		uint32_t at = q.at + q.pos - (h.hdr_len + h.str_off);
+
+		if (!p) {
+			err = -EINVAL;
+			break;
+		}
+		if (*p && !strcmp(p, sec))
+			sec_off = at;
+		for (unsigned int i = 0; *p && i < n; i++)
+			if (!strcmp(p, names[i]))
+				name_off[i] = at;
+		q.pos += len + 1;
+	}
+	/* the types in order: each VAR of a name, then the section's entries
+	 * (pahole puts the DATASECs after every VAR) */
+	q.at = h.hdr_len + h.type_off;
+	q.end = (uint64_t)h.hdr_len + h.type_off + h.type_len;
+	q.have = q.pos = 0;
+	while (!err && sec_off && q.at + q.pos < q.end) {
+		const struct btf_type *t = (const void *)seq_need(&q, sizeof(*t));
+		long tail = t ? tail_of(t) : -1;
+
+		if (tail < 0 || !seq_need(&q, sizeof(*t) + tail)) {
+			err = -EINVAL;
+			break;
+		}
+		t = (const void *)(q.buf + q.pos);
+		id++;
+		if (BTF_INFO_KIND(t->info) == BTF_KIND_VAR) {
+			for (unsigned int i = 0; i < n; i++)
+				if (name_off[i] && t->name_off == name_off[i])
+					var_id[i] = id;
+		} else if (BTF_INFO_KIND(t->info) == BTF_KIND_DATASEC && t->name_off == sec_off) {
+			const struct btf_var_secinfo *v = (const void *)(t + 1);
+
+			for (unsigned int k = 0; k < BTF_INFO_VLEN(t->info); k++)
+				for (unsigned int i = 0; i < n; i++)
+					if (var_id[i] && v[k].type == var_id[i])
+						offs[i] = v[k].offset;
+			break;
+		}
+		q.pos += sizeof(*t) + tail;
+	}
+	free(q.buf);
+	return err;
+}

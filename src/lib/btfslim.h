@@ -27,4 +27,11 @@ struct btfslim_stats {
 struct btf *btfslim__new(const void *map, int fd, size_t size, const char *const *roots, unsigned int nroots,
 			 struct btfslim_stats *st);
 
+/* The offsets in DATASEC sec (".data..percpu") of the variables names[0..n)
+ * (n <= BTFSLIM_VARS; -1: not there), from the same raw BTF, streamed: the
+ * slim BTF keeps no variables.  0, or -errno. */
+#define BTFSLIM_VARS 4
+int btfslim__var_offs(const void *map, int fd, size_t size, const char *sec, const char *const *names,
+		      unsigned int n, long long *offs);
+
 #endif

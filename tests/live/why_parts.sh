@@ -27,8 +27,8 @@ dominant() {
 # cpu_vs_clock FILE PID CLOCK WHAT: each call's time on CPU is what the
 # helper's own thread clock says it ran over the call (that clock's window
 # holds the call and a little Python around it)
-# (on failure, the steal /proc/stat counted meanwhile: a thread on a vCPU
-# the host took away is current for why, yet its thread clock stands still)
+# (time the host took the vCPU away is why's steal part, not on CPU: the
+# thread clock stands still then; on failure, the steal /proc/stat counted)
 steal0=$(awk '/^cpu /{print $9}' /proc/stat)
 cpu_vs_clock() {
 	python3 - "$@" <<'PY' || die "$4: on CPU against the helper's thread clock (steal since the test began: $(( $(awk '/^cpu /{print $9}' /proc/stat) - steal0 )) ticks)"
@@ -53,9 +53,16 @@ PY
 head -c 32M /dev/urandom > /dev/shm/iodig-why-cpu; defer "rm -f /dev/shm/iodig-why-cpu"
 load cpu cpu /dev/shm/iodig-why-cpu 32 10
 P=$(cat "$T/pid.cpu")
+s0=$(awk '/^cpu /{print $9}' /proc/stat)
 start_iodig "$T/cpu.json" why 1 -p "$P" --json
 touch "$T/go.cpu"; wait $JOB_cpu || die "whyload cpu failed"
 stop_iodig
+# the steal why took out of the calls is at most what the kernel counted
+# on all CPUs meanwhile (/proc/stat: whole 1/100 s, rounded down on each)
+s1=$(awk '/^cpu /{print $9}' /proc/stat)
+st=$(calls "$T/cpu.json" "$P" | jq -s 'map(.parts.steal_ns) | add')
+[ "$st" -le $(( (s1 - s0 + $(nproc)) * 10000000 )) ] || die "cached preads: steal $st ns, more than the kernel counted ($((s1 - s0)) ticks)"
+ok "cached preads: steal $st ns, within the kernel's count meanwhile ($((s1 - s0)) ticks of 10 ms)"
 # a cached read never sleeps: every call is on CPU or runnable; another task
 # (a kworker, kdamond) may preempt one call, so one of ten may be runq-dominant
 bad=$(calls "$T/cpu.json" "$P" | jq -s '[.[] | select(.parts.on_cpu_ns + .parts.runnable_ns < .wall_ns * 0.95)] | length')
