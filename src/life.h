@@ -10,6 +10,7 @@
 #ifndef __VMLINUX_H__
 #include <linux/types.h>
 #endif
+#include "lib/hist.h"
 
 #define LIFE_COMM_LEN 16
 
@@ -246,6 +247,25 @@ struct life_phase_key {
 	__u16 op;		/* REQ_OP_* */
 };
 
+/* The phases' rows (life.bpf.h): per CPU, LIFE_PHASE_ROWS of them, a (disk,
+ * op) in the first free one of the two from life_phase_row_of(). */
+#define LIFE_PHASE_ROW_BITS 2
+#define LIFE_PHASE_ROWS (1 << LIFE_PHASE_ROW_BITS)
+#define LIFE_PHASE_PROBES 2
+struct life_phase_row {
+	__u32 dev;		/* 0: free (no disk is major 0) */
+	__u32 op;
+	struct {
+		struct hist h[PH_NR];
+		__u64 busy;	/* hist.bpf.h's HIST_N_VALUE */
+	} v;
+};
+
+static inline __u32 life_phase_row_of(__u32 dev, __u32 op)
+{
+	return ((dev ^ (op << 24)) * 2654435761u) >> (32 - LIFE_PHASE_ROW_BITS);
+}
+
 /* iodig top: per submitter (at Q), disk and op, three histograms: Q2C, Q2G
  * (its sum is the time before a request existed) and bytes (count: requests,
  * sum: bytes). */
@@ -273,7 +293,8 @@ struct life_stats {
 	__u64 completed;	/* requests that completed (final completions) */
 	__u64 records;		/* records written to the ring buffer */
 	__u64 lost;		/* records the ring buffer had no room for */
-	__u64 untracked;	/* followed: bios whose slot held another live bio;
+	__u64 untracked;	/* followed: requests allocated while followed
+				 * whose bio's slot another bio had taken;
 				 * slow: records whose submitter was lost, its
 				 * slot taken by a later bio */
 	__u64 partial;		/* requests missing Q, G or D: started before
@@ -293,7 +314,9 @@ struct life_stats {
 	__u64 unseen_end;	/* requests whose completion ran no program (the
 				 * kernel skipped it: skipped.h): their bio came
 				 * back through block_bio_queue (freed and reused)
-				 * while still followed */
+				 * while still followed; seen only where Q reads
+				 * the slot (a bio a filter keeps out): Q writes
+				 * it blindly (life_block.bpf.c's bio_follow) */
 	__u64 watch_full;	/* slow: the watch list was full (every request
 				 * is then looked at closely) */
 	__u64 unstamped;	/* slow: requests G found with no Q stamp, the

@@ -121,6 +121,13 @@ static __always_inline void *hist_get(void *map, void *key, const void *zero)
  * stores in order. */
 #define HIST_N_VALUE(name, n) struct name { struct hist h[n]; __u64 busy; }
 
+/* The adds of HIST_PUT_N into value hv, whose busy word the caller set. */
+#define HIST_ADD_N(hv, n, mask, vals) ({					\
+	for (int __p = 0; __p < (n); __p++)					\
+		if ((mask) & (1u << __p))					\
+			hist_add_plain(&(hv)->h[__p], (vals)[__p]);		\
+})
+
 #define HIST_PUT_N(prefix, ep, keyp, idx, n, mask, vals, zero, full) ({	\
 	__u32 __e = (ep) & 1;							\
 	typeof(zero) __hv = __e ? hist_get(&prefix##1, keyp, zero)		\
@@ -129,9 +136,7 @@ static __always_inline void *hist_get(void *map, void *key, const void *zero)
 	if (__hv && !__hv->busy) {	/* (no arithmetic on __hv before this test: the verifier) */ \
 		__hv->busy = 1;							\
 		asm volatile("" ::: "memory");					\
-		for (int __p = 0; __p < (n); __p++)				\
-			if ((mask) & (1u << __p))				\
-				hist_add_plain(&__hv->h[__p], (vals)[__p]);	\
+		HIST_ADD_N(__hv, n, mask, vals);				\
 		asm volatile("" ::: "memory");					\
 		__hv->busy = 0;							\
 	} else {								\

@@ -59,6 +59,9 @@ const volatile bool targ_ustack = false;	/* -U: its user stack */
 
 __u32 epoch;
 struct life_stats stats;
+/* Followed: when every program was attached (the user side sets it), so a
+ * request allocated after it had its bio seen at Q. */
+__u64 follow_from;
 __u64 ptr_anchor;	/* ptr.bpf.h: ptr_val() */
 /* Entries on the watch list, in a section of its own: written only when a
  * request is watched, so C reads it from its own cache. */
@@ -173,17 +176,23 @@ static __always_inline __u64 *clock_of(__u64 bio)
 	return bpf_map_lookup_elem(&clocks, &k);
 }
 
-/* Start following a bio; a live slot it takes over is counted. */
+/*
+ * Start following a bio: its slot written blindly, never read here.  The
+ * slot's line was last written by the completing CPU (bio_forget), and a
+ * read of it stalled Q on that line: 58% of Q's samples (perf, `lat
+ * --phases` beside fio; docs/PERFORMANCE.md), where a store waits in the
+ * store buffer and stalls nothing.  So a live slot taken over by another
+ * bio is counted at C, by the request that finds its slot gone (untracked),
+ * and a bio come back while its slot still names it (its last completion
+ * ran no program) is not told apart here: the kernel's own count has those
+ * (skipped.h), and the slot is the new life's.
+ */
 static __always_inline void bio_follow(__u64 bio, struct life_bio *b)
 {
 	struct life_slot *s = slot_get(bio);
 
 	if (!s)
 		return;
-	if (s->bio == bio)	/* its last life ended unseen: see life_stats */
-		__sync_fetch_and_add(&stats.unseen_end, 1);
-	else if (s->bio && b->q - s->b.q < LIFE_ABANDON_NS)
-		__sync_fetch_and_add(&stats.untracked, 1);
 	s->b = *b;
 	s->bio = bio;
 }
@@ -242,6 +251,7 @@ static __always_inline void watch_del(__u64 bio)
 struct life_records_map records SEC(".maps");
 
 struct life_phases_map phases0 SEC(".maps"), phases1 SEC(".maps");	/* life.bpf.h */
+struct life_phase_rows_map phase_rows0 SEC(".maps"), phase_rows1 SEC(".maps");
 struct life_tops_spill_map phases_spill SEC(".maps");
 _Static_assert(sizeof(struct life_phase_key) <= HIST_SPILL_KEY, "key too large to spill");
 
@@ -816,8 +826,8 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 			bio_forget(key);
 	} else {
 		/* Not followed from Q: started before tracing, or an internal
-		 * request (a flush) with no bio.  Filters on the submitter
-		 * cannot be applied to it. */
+		 * request (a flush) with no bio, or its slot taken by another
+		 * bio.  Filters on the submitter cannot be applied to it. */
 		if (filter_pid || filter_comm_on)
 			return 0;
 		/* the cgroup is on the bio: a request this filter kept from
@@ -825,6 +835,10 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 		 * has no bio, and no cgroup) */
 		if (!cgroup_wanted(first))
 			return 0;
+		/* allocated once Q was being followed, so Q saw its bio: its
+		 * slot was taken (bio_follow) */
+		if (!targ_watch && first && follow_from && rq->start_time_ns > follow_from)
+			__sync_fetch_and_add(&stats.untracked, 1);
 		if (targ_watch && first) {
 			/* the kernel's Q stamp, but who submitted is lost */
 			r.q = bio_q_stamp(first, r.c);

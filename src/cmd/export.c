@@ -218,14 +218,11 @@ static int on_record(void *ctx, void *data, size_t size)
 static int collect(struct export_ctx *ec)
 {
 	struct life_bpf *sk = ec->l.skel;
-	__u32 old = histmap__flip(&sk->bss->epoch);
 	unsigned long long ns, runs;
 	int err;
 
 	pthread_mutex_lock(&ec->lock);
-	err = histmap__drain_n(bpf_map__fd(old ? sk->maps.phases1 : sk->maps.phases0),
-			       bpf_map__fd(sk->maps.phases_spill), old, sizeof(struct life_phase_key),
-			       PH_NR, offsetof(struct life_phase_key, phase), take, ec);
+	err = life__drain_phases(&ec->l, take, ec);
 	read_slows(ec);
 	life__stats(&ec->l, &ec->st);
 	{

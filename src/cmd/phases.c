@@ -91,16 +91,13 @@ static int phases_report(void *ctx, bool last)
 {
 	struct phases_ctx *pc = ctx;
 	struct life_bpf *sk = pc->l.skel;
-	__u32 old = histmap__flip(&sk->bss->epoch);
 	struct life_stats s, d;
 	struct phases_values v;
 	int64_t skipped;
 	int err;
 
 	pc->nd = 0;
-	err = histmap__drain_n(bpf_map__fd(old ? sk->maps.phases1 : sk->maps.phases0),
-			       bpf_map__fd(sk->maps.phases_spill), old, sizeof(struct life_phase_key),
-			       PH_NR, offsetof(struct life_phase_key, phase), phases_take, pc);
+	err = life__drain_phases(&pc->l, phases_take, pc);
 	if (err)
 		return err < 0 ? fail("collecting histograms", "%s", strerror(-err)) : err;
 	qsort(pc->d, pc->nd, sizeof(*pc->d), cmp_disk);

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "histmap.h"
 #include "life.h"
 #include "skipped.h"
 
@@ -105,6 +106,12 @@ int64_t life__skipped(struct life *l);
 /* ... since the last call (for interval reports). */
 int64_t life__skipped_interval(struct life *l);
 void life__stop(struct life *l);
+
+/* The phases' histograms gathered since the last call, by disk, op and
+ * phase (fn's key: a struct life_phase_key), with the epoch flipped: the
+ * rows of each CPU, then the hash (life.bpf.h), each emptied.  0, a
+ * negative errno, or what fn returned if not 0. */
+int life__drain_phases(struct life *l, histmap_fn fn, void *ctx);
 
 /* "Q2G" ... "Q2C" */
 const char *life__phase_name(int phase);
