@@ -10,7 +10,6 @@
 #ifndef __VMLINUX_H__
 #include <linux/types.h>
 #endif
-#include "lib/hist.h"
 
 #define LIFE_COMM_LEN 16
 
@@ -246,25 +245,6 @@ struct life_phase_key {
 	__u16 phase;
 	__u16 op;		/* REQ_OP_* */
 };
-
-/* The phases' rows (life.bpf.h): per CPU, LIFE_PHASE_ROWS of them, a (disk,
- * op) in the first free one of the two from life_phase_row_of(). */
-#define LIFE_PHASE_ROW_BITS 2
-#define LIFE_PHASE_ROWS (1 << LIFE_PHASE_ROW_BITS)
-#define LIFE_PHASE_PROBES 2
-struct life_phase_row {
-	__u32 dev;		/* 0: free (no disk is major 0) */
-	__u32 op;
-	struct {
-		struct hist h[PH_NR];
-		__u64 busy;	/* hist.bpf.h's HIST_N_VALUE */
-	} v;
-};
-
-static inline __u32 life_phase_row_of(__u32 dev, __u32 op)
-{
-	return ((dev ^ (op << 24)) * 2654435761u) >> (32 - LIFE_PHASE_ROW_BITS);
-}
 
 /* iodig top: per submitter (at Q), disk and op, three histograms: Q2C, Q2G
  * (its sum is the time before a request existed) and bytes (count: requests,

@@ -149,4 +149,75 @@ static __always_inline void *hist_get(void *map, void *key, const void *zero)
 	}									\
 })
 
+/*
+ * Rows: the first keys of a HIST_N_VALUE map, per CPU, in an array in front
+ * of it.  A key's row is at its hash or the next (probes); the first key
+ * to come to a free row on a CPU holds it until the drain empties it, and a
+ * key whose rows others hold goes to the hash as before.  An array element
+ * is found in place (on 6.18 the verifier inlines the lookup: the JIT adds
+ * this CPU's offset from %gs, no call), where a hash key is hashed, walked
+ * to and compared: 56 ns a request here (docs/PERFORMANCE.md).  A row is
+ * HIST_ROW(name, key type, value type): the key (a multiple of 8 bytes),
+ * a word that says it is held, and the value, whose busy word keeps a
+ * nested run out as HIST_PUT_N's does.  histmap__drain_rows() reads them.
+ */
+#define HIST_ROW(name, key_t, val_t)						\
+	struct name { key_t key; __u64 used; val_t v; };			\
+	_Static_assert(sizeof(key_t) % 8 == 0, "a row's key is compared by words")
+
+#define HIST_ROWS_MAP(name, row_t, nrows)					\
+	struct name {								\
+		__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);			\
+		__uint(max_entries, nrows);					\
+		__type(key, __u32);						\
+		__type(value, row_t);						\
+	}
+
+static __always_inline __u32 hist_key_hash(const void *k, __u32 size)
+{
+	__u64 h = 0;
+
+	for (__u32 i = 0; i < size / 8; i++)
+		h = (h ^ ((const __u64 *)k)[i]) * 0x9E3779B97F4A7C15ULL;
+	return h >> 32;
+}
+
+static __always_inline bool hist_key_eq(const void *a, const void *b, __u32 size)
+{
+	for (__u32 i = 0; i < size / 8; i++)
+		if (((const __u64 *)a)[i] != ((const __u64 *)b)[i])
+			return false;
+	return true;
+}
+
+/* vals into the row of *keyp in this epoch's rows (prefix##0 or 1, of
+ * nrows, a power of 2): true when it had one, or took a free one. */
+#define HIST_ROWS_PUT(prefix, ep, keyp, nrows, probes, n, mask, vals) ({	\
+	__u32 __h = hist_key_hash(keyp, sizeof(*(keyp)));			\
+	bool __mine = false;							\
+										\
+	for (int __j = 0; __j < (probes) && !__mine; __j++) {			\
+		__u32 __at = (__h + __j) & ((nrows) - 1);			\
+		typeof(*(prefix##0).value) *__r = (ep) & 1 ?			\
+			bpf_map_lookup_elem(&prefix##1, &__at) :		\
+			bpf_map_lookup_elem(&prefix##0, &__at);			\
+										\
+		if (!__r || __r->v.busy)					\
+			continue;						\
+		__r->v.busy = 1;						\
+		asm volatile("" ::: "memory");					\
+		__mine = __r->used && hist_key_eq(&__r->key, keyp, sizeof(*(keyp))); \
+		if (!__mine && !__r->used) {					\
+			__r->key = *(keyp);					\
+			__r->used = 1;						\
+			__mine = true;						\
+		}								\
+		if (__mine)							\
+			HIST_ADD_N(&__r->v, n, mask, vals);			\
+		asm volatile("" ::: "memory");					\
+		__r->v.busy = 0;						\
+	}									\
+	__mine;									\
+})
+
 #endif

@@ -43,20 +43,17 @@ struct life_tops_spill_map {	/* (the phases' spill list too: the same shape) */
 	__type(key, __u32);
 	__type(value, struct hist_spill);
 };
-/* The phases' first rows: a per-CPU array of LIFE_PHASE_ROWS (life.h),
- * each held by the first (disk, op) to come to it by its hash, on that
- * CPU; one whose row another holds goes to the hash maps above.  An array
- * element is found in place (on 6.18 the verifier inlines the lookup: the
- * JIT's code adds this CPU's offset from %gs, no call), a hash key is
- * hashed and compared: 56 ns a request here (docs/PERFORMANCE.md). */
-struct life_phase_rows_map {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, LIFE_PHASE_ROWS);
-	__type(key, __u32);
-	__type(value, struct life_phase_row);
-};
+/* Their first rows: hist.bpf.h's HIST_ROWS_PUT, 4 rows a CPU, two probes
+ * (a disk's reads, writes and flushes seldom collide twice) */
+#define LIFE_ROWS 4
+#define LIFE_ROW_PROBES 2
+HIST_ROW(life_phase_row, struct life_phase_key, struct life_phase_hists);
+HIST_ROW(life_top_row, struct life_top_key, struct life_top_hists);
+HIST_ROWS_MAP(life_phase_rows_map, struct life_phase_row, LIFE_ROWS);
+HIST_ROWS_MAP(life_top_rows_map, struct life_top_row, LIFE_ROWS);
 extern struct life_phases_map phases0 SEC(".maps"), phases1 SEC(".maps");
 extern struct life_phase_rows_map phase_rows0 SEC(".maps"), phase_rows1 SEC(".maps");
+extern struct life_top_rows_map top_rows0 SEC(".maps"), top_rows1 SEC(".maps");
 extern struct life_tops_spill_map phases_spill SEC(".maps");
 extern struct life_tops_map tops0 SEC(".maps"), tops1 SEC(".maps");
 extern struct life_tops_spill_map tops_spill SEC(".maps");
@@ -65,49 +62,20 @@ static struct life_phase_hists phases_zero;	/* a new key's value */
 static struct life_top_hists tops_zero;
 
 /* The values of the phases in mask (1 << PH_*), from v[PH_*], for dev and op. */
-/* Into row r if it is dev and op's, or free (then it is theirs). */
-static __always_inline bool phase_row_add(struct life_phase_row *r, __u32 dev, __u32 op, const __u64 *v,
-					  __u32 mask)
-{
-	bool mine;
-
-	if (!r || r->v.busy)	/* a run nested in the adds: the hash then */
-		return false;
-	r->v.busy = 1;
-	asm volatile("" ::: "memory");
-	mine = r->dev == dev && r->op == op;
-	if (!mine && !r->dev) {
-		r->dev = dev;
-		r->op = op;
-		mine = true;
-	}
-	if (mine)
-		HIST_ADD_N(&r->v, PH_NR, mask, v);
-	asm volatile("" ::: "memory");
-	r->v.busy = 0;
-	return mine;
-}
-
 /* The values of the phases in mask (1 << PH_*), from v[PH_*], for dev and op. */
 static __always_inline void phases_add(__u32 dev, __u32 op, const __u64 *v, __u32 mask)
 {
 	struct life_phase_key k = { dev, 0, op };
-	__u32 i = life_phase_row_of(dev, op);
 
-	for (int j = 0; j < LIFE_PHASE_PROBES; j++) {
-		__u32 at = (i + j) & (LIFE_PHASE_ROWS - 1);
-
-		if (phase_row_add(epoch & 1 ? bpf_map_lookup_elem(&phase_rows1, &at)
-					    : bpf_map_lookup_elem(&phase_rows0, &at), dev, op, v, mask))
-			return;
-	}
-	HIST_PUT_N(phases, epoch, &k, phase, PH_NR, mask, v, &phases_zero, &stats.map_full);
+	if (!HIST_ROWS_PUT(phase_rows, epoch, &k, LIFE_ROWS, LIFE_ROW_PROBES, PH_NR, mask, v))
+		HIST_PUT_N(phases, epoch, &k, phase, PH_NR, mask, v, &phases_zero, &stats.map_full);
 }
 
 /* Q2C, Q2G and bytes (v[TOP_*]) into k's row; k->what is 0. */
 static __always_inline void tops_add(struct life_top_key *k, const __u64 *v)
 {
-	HIST_PUT_N(tops, epoch, k, what, TOP_NR, ~0u, v, &tops_zero, &stats.map_full);
+	if (!HIST_ROWS_PUT(top_rows, epoch, k, LIFE_ROWS, LIFE_ROW_PROBES, TOP_NR, ~0u, v))
+		HIST_PUT_N(tops, epoch, k, what, TOP_NR, ~0u, v, &tops_zero, &stats.map_full);
 }
 
 #endif

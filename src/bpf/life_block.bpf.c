@@ -252,6 +252,7 @@ struct life_records_map records SEC(".maps");
 
 struct life_phases_map phases0 SEC(".maps"), phases1 SEC(".maps");	/* life.bpf.h */
 struct life_phase_rows_map phase_rows0 SEC(".maps"), phase_rows1 SEC(".maps");
+struct life_top_rows_map top_rows0 SEC(".maps"), top_rows1 SEC(".maps");
 struct life_tops_spill_map phases_spill SEC(".maps");
 _Static_assert(sizeof(struct life_phase_key) <= HIST_SPILL_KEY, "key too large to spill");
 

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The request-life engine: loads life.bpf.c in the mode a command asks for. */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -79,45 +78,13 @@ static int tracefs_ready(char *why, size_t len)
 	return 0;
 }
 
-/* One epoch's rows (life.bpf.h), emptied: each CPU's row is its own key's. */
-static int drain_rows(int fd, histmap_fn fn, void *ctx)
-{
-	int ncpus = libbpf_num_possible_cpus(), err = 0;
-	size_t vsz = (sizeof(struct life_phase_row) + 7) & ~7UL;
-	char *buf = ncpus > 0 ? calloc(ncpus, vsz) : NULL;
-
-	if (!buf)
-		return -ENOMEM;
-	for (__u32 i = 0; i < LIFE_PHASE_ROWS && !err; i++) {
-		bool any = false;
-
-		if (bpf_map_lookup_elem(fd, &i, buf))
-			continue;
-		for (int cpu = 0; cpu < ncpus && !err; cpu++) {
-			const struct life_phase_row *r = (const void *)(buf + cpu * vsz);
-
-			any |= r->dev != 0;
-			for (int p = 0; r->dev && p < PH_NR && !err; p++) {
-				struct life_phase_key k = { r->dev, p, r->op };
-
-				if (r->v.h[p].count)
-					err = fn(ctx, &k, &r->v.h[p]);
-			}
-		}
-		if (any) {
-			memset(buf, 0, ncpus * vsz);
-			bpf_map_update_elem(fd, &i, buf, BPF_ANY);
-		}
-	}
-	free(buf);
-	return err;
-}
-
 int life__drain_phases(struct life *l, histmap_fn fn, void *ctx)
 {
 	struct life_bpf *sk = l->skel;
 	__u32 old = histmap__flip(&sk->bss->epoch);
-	int err = drain_rows(bpf_map__fd(old ? sk->maps.phase_rows1 : sk->maps.phase_rows0), fn, ctx);
+	int err = histmap__drain_rows(bpf_map__fd(old ? sk->maps.phase_rows1 : sk->maps.phase_rows0),
+				      sizeof(struct life_phase_key), PH_NR, offsetof(struct life_phase_key, phase),
+				      fn, ctx);
 
 	return err ? err : histmap__drain_n(bpf_map__fd(old ? sk->maps.phases1 : sk->maps.phases0),
 					    bpf_map__fd(sk->maps.phases_spill), old, sizeof(struct life_phase_key),

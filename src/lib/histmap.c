@@ -162,3 +162,53 @@ __u32 histmap__flip(__u32 *epoch)
 	bpfenv__wait_programs();
 	return old;
 }
+
+int histmap__drain_rows(int fd, size_t key_size, unsigned nhist, size_t idx_off, histmap_fn fn, void *ctx)
+{
+	/* a row: the key, a word saying it is held, the histograms
+	 * (HIST_ROW), each 8-aligned */
+	size_t used_off = (key_size + 7) & ~7UL, hist_off = used_off + 8, vsz;
+	int ncpus = libbpf_num_possible_cpus(), err = 0;
+	struct bpf_map_info info = {};
+	__u32 ilen = sizeof(info);
+	unsigned char xkey[HIST_SPILL_KEY];
+	char *buf;
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &ilen) || ncpus <= 0 || key_size > HIST_SPILL_KEY ||
+	    (nhist > 1 && idx_off >= key_size))
+		return -EINVAL;
+	vsz = (info.value_size + 7) & ~7UL;
+	if (vsz < hist_off + nhist * sizeof(struct hist))
+		return -EINVAL;
+	if (!(buf = calloc(ncpus, vsz)))
+		return -ENOMEM;
+	for (__u32 i = 0; i < info.max_entries && !err; i++) {
+		bool any = false;
+
+		if (bpf_map_lookup_elem(fd, &i, buf))
+			continue;
+		for (int cpu = 0; cpu < ncpus && !err; cpu++) {
+			const char *r = buf + cpu * vsz;
+
+			if (!*(const __u64 *)(r + used_off))
+				continue;
+			any = true;
+			memcpy(xkey, r, key_size);
+			for (unsigned p = 0; p < nhist && !err; p++) {
+				const struct hist *h = (const struct hist *)(r + hist_off) + p;
+
+				if (!h->count)
+					continue;
+				if (nhist > 1)
+					xkey[idx_off] = p;
+				err = fn(ctx, xkey, h);
+			}
+		}
+		if (any) {	/* emptied, and free for any key */
+			memset(buf, 0, ncpus * vsz);
+			bpf_map_update_elem(fd, &i, buf, BPF_ANY);
+		}
+	}
+	free(buf);
+	return err;
+}
