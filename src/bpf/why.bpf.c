@@ -380,26 +380,30 @@ static __always_inline void wait_add(struct why_task *w, __u32 part, __u64 ns)
  * once a CPU.  0 where the kernel has none, and where the host keeps none.
  */
 const volatile __s64 targ_steal_off = 0;
-#define WHY_STEAL_CPUS 1024
-__u64 steal_addr[WHY_STEAL_CPUS];
 
-static __always_inline __u64 steal_now(__u32 cpu)
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} steal_addrs SEC(".maps");	/* this CPU's steal clock's address, once found */
+
+static __always_inline __u64 steal_now(void)
 {
-	__u64 a, v = 0;
+	__u32 zero = 0;
+	__u64 *a, v = 0;
 
-	if (!targ_steal_off || cpu >= WHY_STEAL_CPUS)
+	if (!targ_steal_off || !(a = bpf_map_lookup_elem(&steal_addrs, &zero)))
 		return 0;
-	a = steal_addr[cpu];
-	if (!a) {
+	if (!*a) {
 		struct task_struct *t = bpf_get_current_task_btf();
+		__u64 rq = (__u64)BPF_CORE_READ(t, se.cfs_rq, rq);
 
-		a = (__u64)BPF_CORE_READ(t, se.cfs_rq, rq);
-		if (!a)
+		if (!rq)
 			return 0;
-		a += targ_steal_off + bpf_core_field_offset(struct kvm_steal_time, steal);
-		steal_addr[cpu] = a;
+		*a = rq + targ_steal_off + bpf_core_field_offset(struct kvm_steal_time, steal);
 	}
-	bpf_probe_read_kernel(&v, sizeof(v), (void *)a);
+	bpf_probe_read_kernel(&v, sizeof(v), (void *)*a);
 	return v;
 }
 
@@ -412,10 +416,11 @@ static __always_inline bool on_cpu(const struct why_task *w)
 static __always_inline void charge(struct why_task *w, __u64 now, __u32 next)
 {
 	__u32 s = w->state, cpu = bpf_get_smp_processor_id();
-	__u64 st = steal_now(cpu);
+	__u64 st = steal_now();
 
 	if (s < WP_NR && now > w->since) {
 		__u64 d = now - w->since, stolen = 0;
+		__u32 at = s;
 
 		/* on CPU since the last charge, which read this CPU's clock
 		 * (a thread on CPU changes CPUs only through a switch) */
@@ -425,7 +430,11 @@ static __always_inline void charge(struct why_task *w, __u64 now, __u32 next)
 				stolen = d;
 			w->rec.part[WP_STEAL] += stolen;
 		}
-		w->rec.part[s] += d - stolen;
+		/* the bound tested again where it is used: 6.1's verifier
+		 * loses that of an index spilled to the stack meanwhile */
+		asm volatile("" : "+r"(at));
+		if (at < WP_NR)
+			w->rec.part[at] += d - stolen;
 		/* off CPU and not yet runnable: a wait, at its place */
 		if ((w->flags & F_OFF) && s != WP_RUNQ && s != WP_CPU)
 			wait_add(w, s, d);
@@ -546,8 +555,8 @@ static __always_inline void begin(struct why_task *w, __u32 nr, __u64 id64)
 	w->off_since = 0;
 	w->since = now;
 	w->state = WP_CPU;
+	w->steal_at = steal_now();
 	w->steal_cpu = bpf_get_smp_processor_id() + 1;
-	w->steal_at = steal_now(w->steal_cpu - 1);
 	if (w->flags & F_OFF)	/* a call whose switch in was missed */
 		sleeper_out();
 	if (!(w->flags & F_CALL))	/* (set: the last one's exit was not seen) */
