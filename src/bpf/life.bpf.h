@@ -62,7 +62,6 @@ static struct life_phase_hists phases_zero;	/* a new key's value */
 static struct life_top_hists tops_zero;
 
 /* The values of the phases in mask (1 << PH_*), from v[PH_*], for dev and op. */
-/* The values of the phases in mask (1 << PH_*), from v[PH_*], for dev and op. */
 static __always_inline void phases_add(__u32 dev, __u32 op, const __u64 *v, __u32 mask)
 {
 	struct life_phase_key k = { dev, 0, op };

@@ -367,7 +367,6 @@ static __always_inline void wait_add(struct why_task *w, __u32 part, __u64 ns)
 	w->rec.waits_other += ns;
 }
 
-/* Closes the current part at now and opens `next`. */
 /*
  * Steal: a thread on a vCPU the hypervisor has taken away is still current
  * in the guest, so the time would count as its running part, while its own
@@ -413,6 +412,8 @@ static __always_inline bool on_cpu(const struct why_task *w)
 	return !(w->flags & F_OFF) && w->state != WP_RUNQ;
 }
 
+/* Closes the current part at now, less what was stolen from it, and opens
+ * `next`. */
 static __always_inline void charge(struct why_task *w, __u64 now, __u32 next)
 {
 	__u32 s = w->state, cpu = bpf_get_smp_processor_id();

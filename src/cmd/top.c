@@ -174,11 +174,9 @@ static int top_report(void *ctx, bool last)
 	tc->t_last = now;
 	tc->nrows = 0;
 	err = histmap__drain_rows(bpf_map__fd(old ? sk->maps.top_rows1 : sk->maps.top_rows0),
-				  sizeof(struct life_top_key), TOP_NR, offsetof(struct life_top_key, what), top_take, tc);
-	if (!err)
-		err = histmap__drain_n(bpf_map__fd(old ? sk->maps.tops1 : sk->maps.tops0),
-				       bpf_map__fd(sk->maps.tops_spill), old, sizeof(struct life_top_key),
-				       TOP_NR, offsetof(struct life_top_key, what), top_take, tc);
+				  bpf_map__fd(old ? sk->maps.tops1 : sk->maps.tops0), bpf_map__fd(sk->maps.tops_spill),
+				  old, sizeof(struct life_top_key), TOP_NR, offsetof(struct life_top_key, what),
+				  top_take, tc);
 	if (err)
 		return err < 0 ? fail("collecting rows", "%s", strerror(-err)) : err;
 	procio__scan(&tc->io);

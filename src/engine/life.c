@@ -82,13 +82,11 @@ int life__drain_phases(struct life *l, histmap_fn fn, void *ctx)
 {
 	struct life_bpf *sk = l->skel;
 	__u32 old = histmap__flip(&sk->bss->epoch);
-	int err = histmap__drain_rows(bpf_map__fd(old ? sk->maps.phase_rows1 : sk->maps.phase_rows0),
-				      sizeof(struct life_phase_key), PH_NR, offsetof(struct life_phase_key, phase),
-				      fn, ctx);
 
-	return err ? err : histmap__drain_n(bpf_map__fd(old ? sk->maps.phases1 : sk->maps.phases0),
-					    bpf_map__fd(sk->maps.phases_spill), old, sizeof(struct life_phase_key),
-					    PH_NR, offsetof(struct life_phase_key, phase), fn, ctx);
+	return histmap__drain_rows(bpf_map__fd(old ? sk->maps.phase_rows1 : sk->maps.phase_rows0),
+				   bpf_map__fd(old ? sk->maps.phases1 : sk->maps.phases0),
+				   bpf_map__fd(sk->maps.phases_spill), old, sizeof(struct life_phase_key), PH_NR,
+				   offsetof(struct life_phase_key, phase), fn, ctx);
 }
 
 /*

@@ -163,7 +163,7 @@ __u32 histmap__flip(__u32 *epoch)
 	return old;
 }
 
-int histmap__drain_rows(int fd, size_t key_size, unsigned nhist, size_t idx_off, histmap_fn fn, void *ctx)
+static int drain_rows(int fd, size_t key_size, unsigned nhist, size_t idx_off, histmap_fn fn, void *ctx)
 {
 	/* a row: the key, a word saying it is held, the histograms
 	 * (HIST_ROW), each 8-aligned */
@@ -211,4 +211,12 @@ int histmap__drain_rows(int fd, size_t key_size, unsigned nhist, size_t idx_off,
 	}
 	free(buf);
 	return err;
+}
+
+int histmap__drain_rows(int rows_fd, int fd, int spill_fd, __u32 epoch, size_t key_size, unsigned nhist,
+			size_t idx_off, histmap_fn fn, void *ctx)
+{
+	int err = drain_rows(rows_fd, key_size, nhist, idx_off, fn, ctx);
+
+	return err ? err : histmap__drain_n(fd, spill_fd, epoch, key_size, nhist, idx_off, fn, ctx);
 }

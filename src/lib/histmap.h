@@ -26,10 +26,11 @@ int histmap__drain(int fd, int spill_fd, __u32 epoch, size_t key_size, histmap_f
 int histmap__drain_n(int fd, int spill_fd, __u32 epoch, size_t key_size, unsigned nhist, size_t idx_off,
 		     histmap_fn fn, void *ctx);
 
-/* The rows in front of such a map (hist.bpf.h's HIST_ROWS_PUT), fd the
- * epoch's array: fn for each histogram with values of each CPU's held rows
- * (a key in several is called for each), each row emptied.  Returns as
- * histmap__drain_n does. */
-int histmap__drain_rows(int fd, size_t key_size, unsigned nhist, size_t idx_off, histmap_fn fn, void *ctx);
+/* The same with rows in front of the map (hist.bpf.h's HIST_ROWS_PUT),
+ * rows_fd the epoch's array: first fn for each histogram with values of
+ * each CPU's held rows (a key in several is called for each), each row
+ * emptied, then the map as histmap__drain_n() does it. */
+int histmap__drain_rows(int rows_fd, int fd, int spill_fd, __u32 epoch, size_t key_size, unsigned nhist,
+			size_t idx_off, histmap_fn fn, void *ctx);
 
 #endif
