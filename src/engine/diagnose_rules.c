@@ -474,33 +474,36 @@ static void rule_calls(struct diagnose *d, struct dx_finding *out, unsigned *n, 
 		f->confidence = "high";
 		snprintf(f->why, sizeof(f->why), "each wait's place is the kernel function it slept in, its waker who ended it");
 	}
-	/* CPU starvation: runnable, waiting for a CPU */
-	ns = part_total(d, WP_RUNQ, &calls, names, sizeof(names));
-	if (ns >= DX_RUNQ_MIN_NS && pct(ns, wall) >= 25 && *n < max) {
-		f = finding(out, n, "cpu_starved", ns, NULL, 0, NULL);
+	/* The CPU withheld from the calls, a quarter of their time or more:
+	 * runnable, waiting for one (starved), or on a vCPU the hypervisor
+	 * took away (stolen) */
+	for (int k = 0; k < 2; k++) {
+		static const struct {
+			int part;
+			const char *kind, *title, *evidence, *where, *why;
+		} cpu[2] = {
+			{ WP_RUNQ, "cpu_starved", "calls waited %s runnable for a CPU: %.0f%% of their time",
+			  "runnable, not running", "the CPUs' other work: top, perf sched",
+			  "from the scheduler's own switch and wakeup events" },
+			{ WP_STEAL, "cpu_stolen", "the hypervisor took %s of the calls' CPU: %.0f%% of their time",
+			  "stolen (the vCPU's steal clock while they ran)",
+			  "the host's load, or a larger CPU share for this guest",
+			  "from kvm's per-CPU steal clock, read at each switch and call end" },
+		};
+
+		ns = part_total(d, cpu[k].part, &calls, names, sizeof(names));
+		if (ns < DX_RUNQ_MIN_NS || pct(ns, wall) < 25 || *n >= max)
+			continue;
+		f = finding(out, n, cpu[k].kind, ns, NULL, 0, NULL);
 		fmt_ns(a, sizeof(a), ns);
-		snprintf(f->title, sizeof(f->title), "calls waited %s runnable for a CPU: %.0f%% of their time", a,
-			 pct(ns, wall));
+		snprintf(f->title, sizeof(f->title), cpu[k].title, a, pct(ns, wall));
 		ev(f, "slow calls (from %s): %s", b, names);
-		ev(f, "runnable, not running: %s of their %s", a, fmt_ns(wk, sizeof(wk), wall));
+		ev(f, "%s: %s of their %s", cpu[k].evidence, a, fmt_ns(wk, sizeof(wk), wall));
 		next(f, "iodig why 5");
-		next(f, "the CPUs' other work: top, perf sched");
-		f->confidence = pct(ns, wall) >= 50 ? "high" : "medium";
-		snprintf(f->why, sizeof(f->why), "from the scheduler's own switch and wakeup events");
-	}
-	/* the hypervisor's: on CPU in the guest while the host ran another */
-	ns = part_total(d, WP_STEAL, &calls, names, sizeof(names));
-	if (ns >= DX_RUNQ_MIN_NS && pct(ns, wall) >= 25 && *n < max) {
-		f = finding(out, n, "cpu_stolen", ns, NULL, 0, NULL);
-		fmt_ns(a, sizeof(a), ns);
-		snprintf(f->title, sizeof(f->title), "the hypervisor took %s of the calls' CPU: %.0f%% of their time", a,
-			 pct(ns, wall));
-		ev(f, "slow calls (from %s): %s", b, names);
-		ev(f, "stolen (the vCPU's steal clock while they ran): %s of their %s", a, fmt_ns(wk, sizeof(wk), wall));
-		next(f, "iodig why 5");
-		next(f, "the host's load, or a larger CPU share for this guest");
-		f->confidence = "high";
-		snprintf(f->why, sizeof(f->why), "from kvm's per-CPU steal clock, read at each switch and call end");
+		next(f, "%s", cpu[k].where);
+		/* steal is read from the host's own count: as sure at any share */
+		f->confidence = cpu[k].part == WP_STEAL || pct(ns, wall) >= 50 ? "high" : "medium";
+		snprintf(f->why, sizeof(f->why), "%s", cpu[k].why);
 	}
 	/* direct reclaim inside the calls */
 	ns = part_total(d, WP_RECLAIM, &calls, names, sizeof(names));
