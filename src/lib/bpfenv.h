@@ -44,8 +44,8 @@ struct bpfenv_optional_tp {
  * CO-RE cannot name), or dflt when there is none: a kernel where it is a
  * #define. */
 long long bpfenv__enumerator(const struct btf *btf, const char *name, long long dflt);
-/* The byte offset of member in struct type of btf, or -1 (none, or a bit
- * field's); has_member: is there one? */
+/* The byte offset of member in struct type of btf (a bit field's: the byte
+ * it starts in), or -1; has_member: is there one? */
 long long bpfenv__member_off(const struct btf *btf, const char *type, const char *member);
 bool bpfenv__has_member(const struct btf *btf, const char *type, const char *member);
 /* The offsets of per-CPU variables names[0..n) in vmlinux's .data..percpu

@@ -452,6 +452,25 @@ static int copy_names(const struct src *s, struct names *nm, struct out *o)
 	return err;
 }
 
+/* The header of s, checked (this byte order, sections inside the file),
+ * and the sections' place in s.  0, or -errno. */
+static int header_read(struct src *s, struct btf_header *h)
+{
+	int err = src_read(s, 0, h, sizeof(*h));
+
+	if (err)
+		return err;
+	if (h->magic != BTF_MAGIC || h->hdr_len < sizeof(*h) ||	/* (the other byte order: the whole is used then) */
+	    (uint64_t)h->hdr_len + h->type_off + h->type_len > s->size ||
+	    (uint64_t)h->hdr_len + h->str_off + h->str_len > s->size)
+		return -EINVAL;
+	s->types_at = h->hdr_len + h->type_off;
+	s->types_len = h->type_len;
+	s->strs_at = h->hdr_len + h->str_off;
+	s->strs_len = h->str_len;
+	return 0;
+}
+
 struct btf *btfslim__new(const void *map, int fd, size_t size, const char *const *roots, unsigned int nroots,
 			 struct btfslim_stats *st)
 {
@@ -465,15 +484,10 @@ struct btf *btfslim__new(const void *map, int fd, size_t size, const char *const
 	size_t types_end;
 	int err;
 
-	if ((err = src_read(&s, 0, &h, sizeof(h))) || h.magic != BTF_MAGIC || h.hdr_len < sizeof(h) ||
-	    (uint64_t)h.hdr_len + h.type_off + h.type_len > size || (uint64_t)h.hdr_len + h.str_off + h.str_len > size) {
-		errno = err ? -err : EINVAL;	/* (also the other byte order: the whole is used then) */
+	if ((err = header_read(&s, &h))) {
+		errno = -err;
 		return NULL;
 	}
-	s.types_at = h.hdr_len + h.type_off;
-	s.types_len = h.type_len;
-	s.strs_at = h.hdr_len + h.str_off;
-	s.strs_len = h.str_len;
 	/* the roots: by name, then by ID */
 	if ((err = root_names(&s, roots, nroots, &names, &traces)) || (err = scan_types(&c, &names, &traces, &rootids)))
 		goto out;
@@ -585,37 +599,45 @@ int btfslim__var_offs(const void *map, int fd, size_t size, const char *sec, con
 	struct seq q;
 	int err = 0;
 
+	size_t sec_len = strlen(sec), name_len[BTFSLIM_VARS];
+
 	if (n > BTFSLIM_VARS)
 		return -EINVAL;
-	for (unsigned int i = 0; i < n; i++)
+	for (unsigned int i = 0; i < n; i++) {
 		offs[i] = -1;
-	if ((err = src_read(&s, 0, &h, sizeof(h))) || h.magic != BTF_MAGIC || h.hdr_len < sizeof(h) ||
-	    (uint64_t)h.hdr_len + h.type_off + h.type_len > size || (uint64_t)h.hdr_len + h.str_off + h.str_len > size)
-		return err ? err : -EINVAL;
-	/* the names' offsets (BTF keeps each string once) */
-	q = (struct seq){ .s = &s, .at = h.hdr_len + h.str_off, .end = (uint64_t)h.hdr_len + h.str_off + h.str_len };
+		name_len[i] = strlen(names[i]);
+	}
+	if ((err = header_read(&s, &h)))
+		return err;
+	/* the names' offsets (BTF keeps each string once: done when all are
+	 * found) */
+	q = (struct seq){ .s = &s, .at = s.strs_at, .end = (uint64_t)s.strs_at + s.strs_len };
 	if (!(q.buf = malloc(CHUNK)))
 		return -ENOMEM;
-	while (q.at + q.pos < q.end) {
+	for (unsigned int found = 0; found <= n && q.at + q.pos < q.end;) {
 		size_t len;
 		const char *p = seq_str(&q, &len);
-		uint32_t at = q.at + q.pos - (h.hdr_len + h.str_off);
+		uint32_t at = q.at + q.pos - s.strs_at;
 
 		if (!p) {
 			err = -EINVAL;
 			break;
 		}
-		if (*p && !strcmp(p, sec))
+		if (len == sec_len && !memcmp(p, sec, len)) {
 			sec_off = at;
-		for (unsigned int i = 0; *p && i < n; i++)
-			if (!strcmp(p, names[i]))
+			found++;
+		}
+		for (unsigned int i = 0; len && i < n; i++)
+			if (len == name_len[i] && !memcmp(p, names[i], len)) {
 				name_off[i] = at;
+				found++;
+			}
 		q.pos += len + 1;
 	}
 	/* the types in order: each VAR of a name, then the section's entries
 	 * (pahole puts the DATASECs after every VAR) */
-	q.at = h.hdr_len + h.type_off;
-	q.end = (uint64_t)h.hdr_len + h.type_off + h.type_len;
+	q.at = s.types_at;
+	q.end = (uint64_t)s.types_at + s.types_len;
 	q.have = q.pos = 0;
 	while (!err && sec_off && q.at + q.pos < q.end) {
 		const struct btf_type *t = (const void *)seq_need(&q, sizeof(*t));
