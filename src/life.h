@@ -274,7 +274,8 @@ struct life_stats {
 	__u64 records;		/* records written to the ring buffer */
 	__u64 lost;		/* records the ring buffer had no room for */
 	__u64 untracked;	/* followed: requests allocated while followed
-				 * whose bio's slot another bio had taken;
+				 * whose bio's slot another bio had taken (with
+				 * -p or --comm: bios that took a live slot);
 				 * slow: records whose submitter was lost, its
 				 * slot taken by a later bio */
 	__u64 partial;		/* requests missing Q, G or D: started before

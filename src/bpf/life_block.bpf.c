@@ -193,6 +193,11 @@ static __always_inline void bio_follow(__u64 bio, struct life_bio *b)
 
 	if (!s)
 		return;
+	/* ... except where C cannot count it: with a filter on the submitter,
+	 * a request not found at C may be one the filter kept out, so here,
+	 * where only filtered runs pay for the read */
+	if ((filter_pid || filter_comm_on) && s->bio && s->bio != bio && b->q - s->b.q < LIFE_ABANDON_NS)
+		__sync_fetch_and_add(&stats.untracked, 1);
 	s->b = *b;
 	s->bio = bio;
 }
