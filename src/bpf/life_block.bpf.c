@@ -178,28 +178,40 @@ static __always_inline __u64 *clock_of(__u64 bio)
 
 /*
  * Start following a bio: its slot written blindly, never read here.  The
- * slot's line was last written by the completing CPU (bio_forget), and a
- * read of it stalled Q on that line: 58% of Q's samples (perf, `lat
+ * slot's line was last written by the completing CPU (it frees the slot),
+ * and a read of it stalled Q on that line: 58% of Q's samples (perf, `lat
  * --phases` beside fio; docs/PERFORMANCE.md), where a store waits in the
  * store buffer and stalls nothing.  So a live slot taken over by another
  * bio is counted at C, by the request that finds its slot gone (untracked),
  * and a bio come back while its slot still names it (its last completion
  * ran no program) is not told apart here: the kernel's own count has those
  * (skipped.h), and the slot is the new life's.
+ * Field by field from registers, the bio last: a copy of a life_bio built
+ * on the stack loads words the stack got in narrower stores, and such a load
+ * waits for them to reach the cache, behind the slot's own stores, whose line
+ * is on the other CPU: 17% of Q's samples (PERFORMANCE.md, "One transfer").
  */
-static __always_inline void bio_follow(__u64 bio, struct life_bio *b)
+static __always_inline void slot_write(struct life_slot *s, __u64 bio, __u64 id, __u64 q, __u64 g,
+				       __u16 seen, __u32 wb_pid)
 {
-	struct life_slot *s = slot_get(bio);
-
-	if (!s)
-		return;
-	/* ... except where C cannot count it: with a filter on the submitter,
-	 * a request not found at C may be one the filter kept out, so here,
-	 * where only filtered runs pay for the read */
-	if ((filter_pid || filter_comm_on) && s->bio && s->bio != bio && b->q - s->b.q < LIFE_ABANDON_NS)
-		__sync_fetch_and_add(&stats.untracked, 1);
-	s->b = *b;
+	s->b.q = q;
+	s->b.i = 0;
+	s->b.g = g;
+	s->b.pid = id >> 32;
+	s->b.tid = (__u32)id;
+	s->b.requeues = 0;
+	s->b.seen = seen;
+	s->b.wb_pid = wb_pid;
 	s->bio = bio;
+}
+
+/* ... except where C cannot count it: with a filter on the submitter, a
+ * request not found at C may be one the filter kept out, so here, where
+ * only filtered runs pay for the read */
+static __always_inline void slot_taken_note(struct life_slot *s, __u64 bio, __u64 q)
+{
+	if ((filter_pid || filter_comm_on) && s->bio && s->bio != bio && q - s->b.q < LIFE_ABANDON_NS)
+		__sync_fetch_and_add(&stats.untracked, 1);
 }
 
 /* A bio the filters keep out: a slot still naming it is from a life of
@@ -224,14 +236,7 @@ static __always_inline void slot_claim(__u64 bio, __u64 id, __u64 q, __u64 g, __
 
 	if (!s)
 		return;
-	s->bio = bio;
-	s->b.q = q;
-	s->b.i = 0;
-	s->b.g = g;
-	s->b.pid = id >> 32;
-	s->b.tid = (__u32)id;
-	s->b.requeues = 0;
-	s->b.seen = seen | SEEN_WHO;
+	slot_write(s, bio, id, q, g, seen | SEEN_WHO, 0);
 	bpf_get_current_comm(s->b.comm, sizeof(s->b.comm));
 }
 
@@ -368,8 +373,9 @@ static __always_inline __u32 bio_dirtier(struct bio *bio, __u32 pid)
 SEC("tp_btf/block_bio_queue")
 int BLOCK_PROG(life_queue, block_bio_queue, struct bio *bio)
 {
-	struct life_bio b = {};
-	__u64 id;
+	__u64 id, q, key = ptr_val(bio), comm[LIFE_COMM_LEN / 8] = {};
+	struct life_slot *s;
+	__u32 wb_pid = 0;
 
 	if (!bio_to_mq(bio))
 		return 0;
@@ -379,28 +385,33 @@ int BLOCK_PROG(life_queue, block_bio_queue, struct bio *bio)
 	if (targ_watch) {
 		/* Written blindly, never read here: the line stays on this CPU.
 		 * Every bio, whatever the filters: C applies them. */
-		take_stacks(ctx, ptr_val(bio));
-		slot_claim(ptr_val(bio), id, bpf_ktime_get_ns(), 0, SEEN_Q);
+		take_stacks(ctx, key);
+		slot_claim(key, id, bpf_ktime_get_ns(), 0, SEEN_Q);
 		return 0;
 	}
-	b.pid = id >> 32;
 	/* top -p PID: its writeback too, whoever submits it; else in the record */
 	if (targ_owners)
-		b.wb_pid = bio_dirtier(bio, b.pid);
-	if (filter_pid && b.pid != filter_pid && b.wb_pid != filter_pid)
-		return bio_not_followed(ptr_val(bio));
+		wb_pid = bio_dirtier(bio, id >> 32);
+	if (filter_pid && id >> 32 != filter_pid && wb_pid != filter_pid)
+		return bio_not_followed(key);
 	/* the phases name no process: the name only for a filter */
 	if (targ_mode != LIFE_PHASES || filter_comm_on)
-		bpf_get_current_comm(b.comm, sizeof(b.comm));
-	if (filter_comm_on && !comm_matches(b.comm))
-		return bio_not_followed(ptr_val(bio));
+		bpf_get_current_comm(comm, sizeof(comm));
+	if (filter_comm_on && !comm_matches((const char *)comm))
+		return bio_not_followed(key);
 	if (!cgroup_wanted(bio))
-		return bio_not_followed(ptr_val(bio));
-	b.q = bpf_ktime_get_ns();
-	b.tid = (__u32)id;
-	b.seen = SEEN_Q | SEEN_WHO;
-	take_stacks(ctx, ptr_val(bio));
-	bio_follow(ptr_val(bio), &b);
+		return bio_not_followed(key);
+	q = bpf_ktime_get_ns();
+	take_stacks(ctx, key);
+	s = slot_get(key);
+	if (!s)
+		return 0;
+	slot_taken_note(s, key, q);
+	/* by words: a char array is copied a byte a store */
+	_Static_assert(__builtin_offsetof(struct life_slot, b.comm) % 8 == 0, "comm copied by words");
+	for (int i = 0; i < LIFE_COMM_LEN / 8; i++)
+		((__u64 *)s->b.comm)[i] = comm[i];
+	slot_write(s, key, id, q, 0, SEEN_Q | SEEN_WHO, wb_pid);
 	return 0;
 }
 
@@ -410,6 +421,7 @@ SEC("tp_btf/block_split")
 int BLOCK_PROG(life_split, block_split, struct bio *split, unsigned int new_sector)
 {
 	struct life_bio *p, b;
+	struct life_slot *s;
 
 	if (targ_kernel_q) {
 		__u32 zero = 0;
@@ -428,17 +440,13 @@ int BLOCK_PROG(life_split, block_split, struct bio *split, unsigned int new_sect
 	__sync_fetch_and_add(&stats.splits, 1);
 	p->seen |= SEEN_SPLIT;
 	b = *p;
-	if (targ_watch) {	/* overwritten, not followed: nothing to count */
-		__u64 key = ptr_val(split);
-		struct life_slot *s = slot_get(key);
-
-		if (s) {
-			s->b = b;
-			s->bio = key;
-		}
+	s = slot_get(ptr_val(split));
+	if (!s)
 		return 0;
-	}
-	bio_follow(ptr_val(split), &b);
+	if (!targ_watch)	/* watched, overwritten: nothing to count */
+		slot_taken_note(s, ptr_val(split), b.q);
+	s->b = b;
+	s->bio = ptr_val(split);
 	return 0;
 }
 
@@ -668,20 +676,38 @@ decide:
  */
 #define LIFE_FRONT_MERGES 16
 
-static __always_inline struct life_bio *rq_entry(struct request *rq, __u64 *key)
+/*
+ * own: C, which frees the slot it finds.  A load of the slot brings its
+ * line over shared, and the store that frees it then asks the submitting
+ * CPU for it again; a locked add of 0 takes it for writing in one transfer.
+ * C's samples: 27% on the load and 25% waiting for the store, then 40% on
+ * the add alone, 38% fewer in all (PERFORMANCE.md, "One transfer").
+ */
+static __always_inline struct life_slot *rq_slot(struct request *rq, __u64 *key, bool own)
 {
 	struct bio *bio = rq->bio;
-	struct life_bio *b;
+	struct life_slot *s;
 
 	for (int i = 0; i < LIFE_FRONT_MERGES && bio; i++) {
 		*key = ptr_val(bio);
-		b = bio_entry(*key);
-		if (b && (!targ_watch ||
-			  (b->g && (!targ_kernel_q || bio_q_stamp_is(bio, b->q)))))
-			return b;
+		s = slot_get(*key);
+		if (s) {
+			if (own)
+				line_own(&s->bio);
+			if (s->bio == *key && (!targ_watch ||
+			    (s->b.g && (!targ_kernel_q || bio_q_stamp_is(bio, s->b.q)))))
+				return s;
+		}
 		bio = bio->bi_next;
 	}
 	return NULL;
+}
+
+static __always_inline struct life_bio *rq_entry(struct request *rq, __u64 *key)
+{
+	struct life_slot *s = rq_slot(rq, key, false);
+
+	return s ? &s->b : NULL;
 }
 
 SEC("tp_btf/block_rq_insert")
@@ -760,6 +786,7 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 	struct life_bio *b;
 	__u32 wb_pid = 0;
 	struct life_req *out;
+	struct life_slot *s;
 	struct bio *first;
 	__u64 key = 0, g = 0, d = 0, t;
 
@@ -812,7 +839,8 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 	}
 	if (targ_watch && surely_fast(rq, r.c))
 		return 0;
-	b = rq_entry(rq, &key);
+	s = rq_slot(rq, &key, !targ_watch);
+	b = s ? &s->b : NULL;
 	if (b) {
 		r.q = b->q;
 		r.i = b->i;
@@ -829,7 +857,7 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 			d = dp ? *dp : 0;
 		}
 		if (!targ_watch)
-			bio_forget(key);
+			s->bio = 0;
 	} else {
 		/* Not followed from Q: started before tracing, or an internal
 		 * request (a flush) with no bio, or its slot taken by another

@@ -50,4 +50,16 @@ static __always_inline __u64 ptr_val_at(const void *where)
 	return ptr_num_val(p);
 }
 
+/*
+ * Takes the cache line of *p for writing, in one transfer, before a read
+ * and a store to it (a load would bring it shared, and the store ask for it
+ * again).  A locked add of 0, in asm: clang makes an add of 0 a locked or,
+ * which kernels before 5.12 refuse ("bpf: Add bitwise atomic instructions",
+ * 981f94c3e921); the add is BPF_XADD, which every kernel has.
+ */
+static __always_inline void line_own(__u64 *p)
+{
+	asm volatile("lock *(u64 *)(%0 + 0) += %1" :: "r"(p), "r"(0ULL) : "memory");
+}
+
 #endif
