@@ -121,14 +121,23 @@ static __always_inline void *hist_get(void *map, void *key, const void *zero)
  * stores in order. */
 #define HIST_N_VALUE(name, n) struct name { struct hist h[n]; __u64 busy; }
 
-/* The adds of HIST_PUT_N into value hv, whose busy word the caller set. */
-#define HIST_ADD_N(hv, n, mask, vals) ({					\
-	for (int __p = 0; __p < (n); __p++)					\
-		if ((mask) & (1u << __p))					\
+/* The adds of HIST_PUT_N into value hv, whose busy word the caller set.
+ * A histogram in mask but not in whole takes only its count and sum: one
+ * whose slots and bounds nobody reads (top's Q2G and bytes) is a sum. */
+#define HIST_ADD_N(hv, n, mask, whole, vals) ({				\
+	for (int __p = 0; __p < (n); __p++) {					\
+		if (!((mask) & (1u << __p)))					\
+			continue;						\
+		if ((whole) & (1u << __p)) {					\
 			hist_add_plain(&(hv)->h[__p], (vals)[__p]);		\
+		} else {							\
+			(hv)->h[__p].count++;					\
+			(hv)->h[__p].sum += (vals)[__p];			\
+		}								\
+	}									\
 })
 
-#define HIST_PUT_N(prefix, ep, keyp, idx, n, mask, vals, zero, full) ({	\
+#define HIST_PUT_N(prefix, ep, keyp, idx, n, mask, whole, vals, zero, full) ({ \
 	__u32 __e = (ep) & 1;							\
 	typeof(zero) __hv = __e ? hist_get(&prefix##1, keyp, zero)		\
 				: hist_get(&prefix##0, keyp, zero);		\
@@ -136,7 +145,7 @@ static __always_inline void *hist_get(void *map, void *key, const void *zero)
 	if (__hv && !__hv->busy) {	/* (no arithmetic on __hv before this test: the verifier) */ \
 		__hv->busy = 1;							\
 		asm volatile("" ::: "memory");					\
-		HIST_ADD_N(__hv, n, mask, vals);				\
+		HIST_ADD_N(__hv, n, mask, whole, vals);				\
 		asm volatile("" ::: "memory");					\
 		__hv->busy = 0;							\
 	} else {								\
@@ -192,7 +201,7 @@ static __always_inline bool hist_key_eq(const void *a, const void *b, __u32 size
 
 /* vals into the row of *keyp in this epoch's rows (prefix##0 or 1, of
  * nrows, a power of 2): true when it had one, or took a free one. */
-#define HIST_ROWS_PUT(prefix, ep, keyp, nrows, probes, n, mask, vals) ({	\
+#define HIST_ROWS_PUT(prefix, ep, keyp, nrows, probes, n, mask, whole, vals) ({ \
 	__u32 __h = hist_key_hash(keyp, sizeof(*(keyp)));			\
 	bool __mine = false;							\
 										\
@@ -213,7 +222,7 @@ static __always_inline bool hist_key_eq(const void *a, const void *b, __u32 size
 			__mine = true;						\
 		}								\
 		if (__mine)							\
-			HIST_ADD_N(&__r->v, n, mask, vals);			\
+			HIST_ADD_N(&__r->v, n, mask, whole, vals);		\
 		asm volatile("" ::: "memory");					\
 		__r->v.busy = 0;						\
 	}									\

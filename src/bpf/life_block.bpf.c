@@ -369,6 +369,26 @@ static __always_inline __u32 bio_dirtier(struct bio *bio, __u32 pid)
 	return d && d->pid != pid ? d->pid : 0;
 }
 
+/*
+ * The current task's name, as the two words of comm: loaded from
+ * task_struct through bpf_get_current_task_btf() (3ca1032ab7ab, 5.11), where
+ * bpf_get_current_comm() was a helper's byte copy; before 5.11, that helper.
+ * task->comm is padded with NULs (__set_task_comm()).
+ */
+static __always_inline void current_comm(__u64 *comm)
+{
+	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_current_task_btf)) {
+		struct task_struct *t = bpf_get_current_task_btf();
+		const __u64 *w = (const void *)t->comm;
+
+		_Static_assert(sizeof(t->comm) == 2 * sizeof(__u64), "comm is two words");
+		comm[0] = w[0];
+		comm[1] = w[1];
+	} else {
+		bpf_get_current_comm(comm, LIFE_COMM_LEN);
+	}
+}
+
 /* Not loaded when the kernel stamps bios at Q. */
 SEC("tp_btf/block_bio_queue")
 int BLOCK_PROG(life_queue, block_bio_queue, struct bio *bio)
@@ -396,7 +416,7 @@ int BLOCK_PROG(life_queue, block_bio_queue, struct bio *bio)
 		return bio_not_followed(key);
 	/* the phases name no process: the name only for a filter */
 	if (targ_mode != LIFE_PHASES || filter_comm_on)
-		bpf_get_current_comm(comm, sizeof(comm));
+		current_comm(comm);
 	if (filter_comm_on && !comm_matches((const char *)comm))
 		return bio_not_followed(key);
 	if (!cgroup_wanted(bio))
