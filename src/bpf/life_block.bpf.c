@@ -186,10 +186,10 @@ static __always_inline __u64 *clock_of(__u64 bio)
  * and a bio come back while its slot still names it (its last completion
  * ran no program) is not told apart here: the kernel's own count has those
  * (skipped.h), and the slot is the new life's.
- * Field by field from registers, the bio last: a copy of a life_bio built
- * on the stack loads words the stack got in narrower stores, and such a load
- * waits for them to reach the cache, behind the slot's own stores, whose line
- * is on the other CPU: 17% of Q's samples (PERFORMANCE.md, "One transfer").
+ * Field by field from registers, the bio last, not copied from a life_bio
+ * built on the stack: that copy loaded words the stack had got in narrower
+ * stores, a load the CPU cannot forward from them (17% of Q's samples sat
+ * after it; Q 104 -> 99 ns, PERFORMANCE.md "One transfer").
  */
 static __always_inline void slot_write(struct life_slot *s, __u64 bio, __u64 id, __u64 q, __u64 g,
 				       __u16 seen, __u32 wb_pid)

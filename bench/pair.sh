@@ -1,0 +1,44 @@
+#!/bin/bash
+# bench/pair.sh "IODIG ARGS" ROUNDS BUILD_A BUILD_B: two builds of iodig
+# attached at once, so that every request runs both builds' programs under
+# the same noise (a loaded host swings single runs by ±50 ns a request),
+# beside fio randread 4k (libaio, iodepth 16) for 3 s a round.  Each build's
+# own --stats gives its Q and C ns a run.  The build attached first pays
+# more (it brings the request's lines in), so the order is swapped every
+# round and the paired difference is averaged over two rounds.
+# docs/PERFORMANCE.md, "One transfer".
+set -eu
+cd "$(dirname "$0")/.."
+args=$1 rounds=$2 A=$3 B=$4
+. bench/lib.sh
+out=$(mktemp -d); res=$out/res
+for i in $(seq "$rounds"); do
+	if [ $((i % 2)) = 1 ]; then first=$A second=$B; else first=$B second=$A; fi
+	$first $args --stats -d "$n" > "$out/1" 2>&1 & p1=$!
+	sleep 0.7
+	$second $args --stats -d "$n" > "$out/2" 2>&1 & p2=$!
+	sleep 1.2
+	fio --name=pair --filename="$dev" --rw=randread --bs=4k --ioengine=libaio --iodepth=16 --direct=1 \
+	    --runtime=3 --time_based --output-format=terse > /dev/null 2>&1
+	kill -INT $p1 $p2; wait $p1 $p2 || true
+	for f in 1 2; do
+		[ $f = 1 ] && b=$first || b=$second
+		awk -v b="$b" -v f=$f -v r="$i" '/life_queue:/ {q = $(NF-3)} /life_complete:/ {c = $(NF-3)}
+			END {print r, f, b, q, c}' "$out/$f" >> "$res"
+	done
+done
+python3 - "$res" "$A" "$B" <<'PY'
+import statistics as st, sys
+rows = [l.split() for l in open(sys.argv[1])]
+a, b = sys.argv[2], sys.argv[3]
+get = lambda who, r: [(int(x[3]), int(x[4])) for x in rows if x[2] == who and int(x[0]) == r][0]
+n = max(int(x[0]) for x in rows)
+for who in (a, b):
+    v = [get(who, r) for r in range(1, n + 1)]
+    print("%-30s Q %4d  C %4d  Q+C %4d  (median of %d)" % (who, st.median(q for q, c in v),
+          st.median(c for q, c in v), st.median(q + c for q, c in v), n))
+d = [sum(get(a, r)) - sum(get(b, r)) for r in range(1, n + 1)]
+pairs = [(d[i] + d[i + 1]) / 2 for i in range(0, n - 1, 2)]
+print("A - B, a request, each pair of rounds (one in each order):", " ".join("%.0f" % p for p in pairs))
+PY
+rm -rf "$out"
