@@ -413,11 +413,12 @@ static __always_inline bool on_cpu(const struct why_task *w)
 }
 
 /* Closes the current part at now, less what was stolen from it, and opens
- * `next`. */
-static __always_inline void charge(struct why_task *w, __u64 now, __u32 next)
+ * `next`.  off: neither part is on CPU (a wakeup, from the waker's CPU), so
+ * no steal clock is read: steal_cpu 0 says there is none to go on from. */
+static __always_inline void charge_at(struct why_task *w, __u64 now, __u32 next, bool off)
 {
-	__u32 s = w->state, cpu = bpf_get_smp_processor_id();
-	__u64 st = steal_now();
+	__u32 s = w->state, cpu = off ? (__u32)-1 : bpf_get_smp_processor_id();
+	__u64 st = off ? 0 : steal_now();
 
 	if (s < WP_NR && now > w->since) {
 		__u64 d = now - w->since, stolen = 0;
@@ -444,6 +445,11 @@ static __always_inline void charge(struct why_task *w, __u64 now, __u32 next)
 	w->state = next;
 	w->steal_at = st;
 	w->steal_cpu = cpu + 1;
+}
+
+static __always_inline void charge(struct why_task *w, __u64 now, __u32 next)
+{
+	charge_at(w, now, next, false);
 }
 
 /* What the thread runs in, when it runs. */
@@ -886,13 +892,18 @@ static __always_inline int woken(struct task_struct *p)
 
 	if (!w)
 		return 0;
-	if (w->state == WP_CPU || w->state == WP_RUNQ) {	/* woken before it slept */
+	/* Woken before it slept (ttwu_runnable(): it is still on its CPU),
+	 * or runnable already.  Told by F_OFF, not by the part: reclaim and
+	 * lock parts are run as well as slept in, and a charge from here on
+	 * a thread that runs would race its own charges on its CPU (a part
+	 * counted twice, "unaccounted" below 0). */
+	if (!(w->flags & F_OFF) || w->state == WP_RUNQ || w->state == WP_CPU) {
 		__sync_fetch_and_add(&stats.wake_running, 1);
 		return 0;
 	}
 	if (w->state == WP_LOCK && (w->flags & F_LOCK))
 		return 0;	/* lock handoff: still the lock's until contention_end */
-	charge(w, bpf_ktime_get_ns(), WP_RUNQ);
+	charge_at(w, bpf_ktime_get_ns(), WP_RUNQ, true);
 	w->flags &= ~F_WOKEN;
 	return 0;
 }
