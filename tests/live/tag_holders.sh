@@ -16,9 +16,13 @@ start_iodig "$T/s.json" slow 1 --json -d "$s"
 start_iodig "$T/s.txt" slow 1 -d "$s"
 EP=$(free_port)
 start_iodig "$T/e.out" export --tag-holders --listen "127.0.0.1:$EP" -d "$s"
+# (long enough for a loaded host to start iodig and the reader in; stopped
+# once the reader is done: a flood that ended before the reader's last read,
+# seen once, left its reads nothing to wait for)
 fio --name=flood --thread --filename="$S" --readonly --direct=1 --ioengine=libaio --iodepth=32 --rw=randread \
-	--bs=4k --size=32M --time_based --runtime=8 > "$T/fio.out" 2>&1 &
+	--bs=4k --size=32M --time_based --runtime=60 > "$T/fio.out" 2>&1 &
 F=$!
+defer "kill -INT $F"
 # the flood is on once iodig has seen fio's requests wait for tags
 for i in $(seq 200); do grep -q '"comm":"fio".*"tags"' "$T/s.json" && break; sleep 0.05; done
 grep -q '"comm":"fio".*"tags"' "$T/s.json" || die "fio's flood did not make its own requests wait for tags in 10 s"
@@ -30,7 +34,8 @@ fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECT)
 for i in range(30):
     os.preadv(fd, [buf], 48 * 1048576 + 4096 * i)
 PY
-wait $F || die "fio failed: $(tail -3 "$T/fio.out")"
+kill -0 $F 2>/dev/null || die "fio's flood ended before the reader's last read: $(tail -3 "$T/fio.out")"
+kill -INT $F; wait $F || true	# (SIGINT's own status: the flood did its part)
 sleep 0.5	# (records reach the exporter within its 100 ms drain)
 curl -s "http://127.0.0.1:$EP/metrics" > "$T/metrics" || die "export: no /metrics"
 stop_all_iodig
