@@ -13,6 +13,17 @@
 
 #define LIFE_COMM_LEN 16
 
+/* The bytes of a word of a task's name below its first NUL, as a mask (all
+ * of them when it has none), from the top bits of its NUL bytes, of which
+ * the lowest is exact: the BPF side reads task->comm by words, and what
+ * follows the NUL may be an older, longer name's (life_block.bpf.c). */
+static inline __u64 life_comm_mask(__u64 w)
+{
+	__u64 z = (w - 0x0101010101010101ULL) & ~w & 0x8080808080808080ULL;
+
+	return ((z & -z) >> 7) - 1;
+}
+
 enum life_mode {
 	LIFE_SNOOP = 1,		/* a record for every request */
 	LIFE_SLOW,		/* a record when Q2C >= min_ns */

@@ -372,18 +372,22 @@ static __always_inline __u32 bio_dirtier(struct bio *bio, __u32 pid)
 /*
  * The current task's name, as the two words of comm: loaded from
  * task_struct through bpf_get_current_task_btf() (3ca1032ab7ab, 5.11), where
- * bpf_get_current_comm() was a helper's byte copy; before 5.11, that helper.
- * task->comm is padded with NULs (__set_task_comm()).
+ * bpf_get_current_comm() was a helper's copy; before 5.11, that helper.
+ * The name is a key of top's rows, so what follows its NUL is made 0: a
+ * kernel whose __set_task_comm() copies with strlcpy (strscpy_pad later)
+ * leaves a longer old name's bytes there after a rename.
  */
 static __always_inline void current_comm(__u64 *comm)
 {
 	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_current_task_btf)) {
 		struct task_struct *t = bpf_get_current_task_btf();
 		const __u64 *w = (const void *)t->comm;
+		__u64 m0 = life_comm_mask(w[0]);
 
 		_Static_assert(sizeof(t->comm) == 2 * sizeof(__u64), "comm is two words");
-		comm[0] = w[0];
-		comm[1] = w[1];
+		comm[0] = w[0] & m0;
+		/* the second word only when the first has no NUL: m0 all ones */
+		comm[1] = w[1] & life_comm_mask(w[1]) & (__u64)((__s64)m0 >> 63);
 	} else {
 		bpf_get_current_comm(comm, LIFE_COMM_LEN);
 	}
