@@ -5,7 +5,8 @@
 # beside fio randread 4k (libaio, iodepth 16) for 3 s a round.  Each build's
 # own --stats gives its Q and C ns a run.  The build attached first pays
 # more (it brings the request's lines in), so the order is swapped every
-# round and the paired difference is averaged over two rounds.
+# round and the paired difference is averaged over two rounds.  PAIR_KEEP=FILE
+# keeps each round's figures (round, position, build, Q, C).
 # docs/PERFORMANCE.md, "One transfer".
 set -eu
 cd "$(dirname "$0")/.."
@@ -41,4 +42,4 @@ d = [sum(get(a, r)) - sum(get(b, r)) for r in range(1, n + 1)]
 pairs = [(d[i] + d[i + 1]) / 2 for i in range(0, n - 1, 2)]
 print("A - B, a request, each pair of rounds (one in each order):", " ".join("%.0f" % p for p in pairs))
 PY
-rm -rf "$out"
+[ -n "${PAIR_KEEP:-}" ] && cp "$res" "$PAIR_KEEP"; rm -rf "$out"

@@ -46,6 +46,9 @@ const volatile __u64 targ_min_ns = 0;
 const volatile bool targ_owners = false;	/* a write's data's dirtier (top, and records) */
 const volatile bool targ_tags = false;	/* note allocations, name who got tags (life.h) */
 const volatile bool targ_own_clock = false;
+/* top --by cgroup: rows keyed by cgroup too; else C reads no cgroup (five
+ * dependent loads from the bio, for a key member no other row uses) */
+const volatile bool targ_top_cgroups = false;
 const volatile bool targ_watch = false;		/* slow: watched, above */
 const volatile bool targ_kernel_q = false;	/* ... on the kernel's Q stamps */
 const volatile __u64 targ_watch_ns = 0;		/* WATCH, above */
@@ -964,7 +967,8 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 	t = r.q ? r.q : (r.g ? r.g : (r.i ? r.i : r.d));
 	if (targ_mode == LIFE_TOP) {
 		struct life_top_key k = {
-			.pid = r.pid, .dev = r.dev, .cgroup = first ? bio_cgroup_id(first) : fdata.cgroup,
+			.pid = r.pid, .dev = r.dev,
+			.cgroup = !targ_top_cgroups ? 0 : first ? bio_cgroup_id(first) : fdata.cgroup,
 			.op = rq->cmd_flags & REQ_OP_MASK_, .wb_pid = wb_pid,
 		};
 		__u64 bytes = first ? first->bi_iter.bi_size : 0, v[TOP_NR];

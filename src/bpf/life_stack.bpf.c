@@ -26,6 +26,7 @@ extern const volatile __u32 filter_pid;
 extern const volatile bool filter_comm_on;
 extern const volatile char filter_comm[LIFE_COMM_LEN];
 extern const volatile __u64 filter_cgroup;
+extern const volatile bool targ_top_cgroups;
 
 struct life_stack_stats stack_stats;
 
@@ -231,7 +232,7 @@ static __always_inline void upper_ended(struct life_upper *u, struct bio *bio, _
 		/* its submitter's row on its disk (no G: Q2G 0, as a request's
 		 * not seen at Q) */
 		struct life_top_key k = {
-			.pid = u->pid, .dev = u->dev, .cgroup = bio_cgroup_id(bio),
+			.pid = u->pid, .dev = u->dev, .cgroup = targ_top_cgroups ? bio_cgroup_id(bio) : 0,
 			.op = u->cmd_flags & REQ_OP_MASK_,
 		};
 

@@ -296,6 +296,7 @@ int cmd_top(int argc, char **argv)
 	cfg.dev = o.sel.disk;
 	cfg.part = o.sel.part;
 	cfg.cgroup = cgid;
+	cfg.top_cgroups = o.by == BY_CGROUP;
 	cfg.pid = o.pid;
 	cfg.comm = o.comm;
 	tc.tty = isatty(STDOUT_FILENO);

@@ -158,6 +158,7 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 	sk->rodata->targ_mode = cfg->mode;
 	sk->rodata->targ_min_ns = cfg->min_ns;
 	sk->rodata->targ_own_clock = cfg->own_clock;
+	sk->rodata->targ_top_cgroups = cfg->top_cgroups;
 	l->watch = cfg->mode == LIFE_SLOW && !cfg->own_clock;
 	/* snoop: +150 ns a request (DESIGN.md), so only when asked (doctor) */
 	sk->rodata->targ_tags = cfg->mode == LIFE_SLOW || cfg->tags;

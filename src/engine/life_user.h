@@ -44,6 +44,8 @@ struct life_cfg {
 	bool owners;		/* each write's data's last dirtier (life_req.wb_pid);
 				 * not in LIFE_SLOW's watch mode, whose Q keeps no more
 				 * than the submitter */
+	bool top_cgroups;	/* LIFE_TOP: rows by cgroup too (top --by cgroup);
+				 * else the key's cgroup is 0 and C reads none */
 };
 
 struct life {

@@ -40,6 +40,7 @@ defer "rmdir $CG"
 start_iodig "$T/c.json" lat -c "$CG" -D --json
 start_iodig "$T/cs.json" snoop -c "$CG" --json
 start_iodig "$T/cp.json" lat --phases -c "$CG" --json
+start_iodig "$T/tc.json" top --json -n 0 --by cgroup -d "$b" 1
 w0=$(diskstat $b 5)
 bash -c "echo \$\$ > $CG/cgroup.procs && exec fio --name=in --filename=$B --direct=1 --rw=randwrite --bs=4k --size=40M --number_ios=1200 --ioengine=psync --output-format=json" > "$T/fio-in.json" || die "fio in cgroup"
 fio --name=out --filename=$B --direct=1 --rw=randwrite --bs=4k --size=40M --number_ios=700 --ioengine=psync >/dev/null || die fio
@@ -59,6 +60,14 @@ assert_eq "$(lmf "$T/cp.json")" 0 "lat --phases -c: map_full"
 assert_seen "$(jq -s "[.[] | select(.type == \"hist\" and .phase == \"Q2C\" and .disk == \"$b\") | .count] | add" "$T/cp.json")" "$(lsk "$T/cp.json")" "$fio_in" \
 	"lat --phases -c: Q2C count on $b = the cgroup's writes (counters: $(jq -s -c '[.[] | select(.type == "interval_end") | del(.type, .time, .ts_ns, .interval, .last)] | reduce .[] as $e ({}; reduce ($e | keys[]) as $k (.; .[$k] += $e[$k]))' "$T/cp.json"))"
 assert_eq "$(jq -s '[.[] | select(.type == "interval_end") | .partial] | add' "$T/cp.json")" 0 "lat --phases -c: partial"
+# top --by cgroup: the cgroup's row (its id is its directory's inode) has
+# the writes fio made in it, the other rows the 700 made outside it
+tsk() { jq -s '[.[] | select(.type == "interval_end") | .skipped] | add' "$1"; }
+cgid=$(stat -c %i "$CG")
+assert_seen "$(jq -s --argjson c "$cgid" '[.[] | select(.type == "top" and .cgroup == $c) | .writes] | add // 0' "$T/tc.json")" \
+	"$(tsk "$T/tc.json")" "$fio_in" "top --by cgroup: the cgroup's row, its writes"
+assert_seen "$(jq -s --argjson c "$cgid" '[.[] | select(.type == "top" and .cgroup != $c) | .writes] | add // 0' "$T/tc.json")" \
+	"$(tsk "$T/tc.json")" 700 "top --by cgroup: the other rows, the writes made outside it"
 "$IODIG" lat -c /tmp >/dev/null 2>"$T/err"; rc=$?
 assert_eq "$rc" 1 "-c on a non-cgroup directory exits 1"
 # a cgroup no bio is ever charged to: said, not silently empty
