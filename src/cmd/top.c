@@ -124,7 +124,7 @@ static int top_take(void *ctx, const void *key, const struct hist *h)
 				r->devs[r->ndisks++] = k->dev;
 		}
 		break;
-	case TOP_Q2G:
+	case TOP_Q2G:	/* (this one and the bytes carry only count and sum: life.bpf.h tops_add) */
 		r->q2g_ns += h->sum;
 		break;
 	case TOP_BYTES:
