@@ -24,6 +24,18 @@ static inline __u64 life_comm_mask(__u64 w)
 	return ((z & -z) >> 7) - 1;
 }
 
+/* A task's name read as its two words w, into out with what follows its
+ * NUL made 0: the second word only when the first has no NUL (its mask all
+ * ones).  Inlined always: clang made it a BPF call, on Q's path, with a
+ * task_struct pointer for an argument. */
+static inline __attribute__((always_inline)) void life_comm_words(const __u64 *w, __u64 *out)
+{
+	__u64 m0 = life_comm_mask(w[0]);
+
+	out[0] = w[0] & m0;
+	out[1] = w[1] & life_comm_mask(w[1]) & (__u64)((__s64)m0 >> 63);
+}
+
 enum life_mode {
 	LIFE_SNOOP = 1,		/* a record for every request */
 	LIFE_SLOW,		/* a record when Q2C >= min_ns */

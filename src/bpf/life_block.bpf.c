@@ -384,13 +384,9 @@ static __always_inline void current_comm(__u64 *comm)
 {
 	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_current_task_btf)) {
 		struct task_struct *t = bpf_get_current_task_btf();
-		const __u64 *w = (const void *)t->comm;
-		__u64 m0 = life_comm_mask(w[0]);
 
 		_Static_assert(sizeof(t->comm) == 2 * sizeof(__u64), "comm is two words");
-		comm[0] = w[0] & m0;
-		/* the second word only when the first has no NUL: m0 all ones */
-		comm[1] = w[1] & life_comm_mask(w[1]) & (__u64)((__s64)m0 >> 63);
+		life_comm_words((const void *)t->comm, comm);
 	} else {
 		bpf_get_current_comm(comm, LIFE_COMM_LEN);
 	}
