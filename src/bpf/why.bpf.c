@@ -417,7 +417,8 @@ static __always_inline bool on_cpu(const struct why_task *w)
  * no steal clock is read: steal_cpu 0 says there is none to go on from. */
 static __always_inline void charge_at(struct why_task *w, __u64 now, __u32 next, bool off)
 {
-	__u32 s = w->state, cpu = off ? (__u32)-1 : bpf_get_smp_processor_id();
+	/* this CPU + 1, steal_cpu's way of naming it; 0 off CPU */
+	__u32 s = w->state, cpu1 = off ? 0 : bpf_get_smp_processor_id() + 1;
 	__u64 st = off ? 0 : steal_now();
 
 	if (s < WP_NR && now > w->since) {
@@ -426,7 +427,7 @@ static __always_inline void charge_at(struct why_task *w, __u64 now, __u32 next,
 
 		/* on CPU since the last charge, which read this CPU's clock
 		 * (a thread on CPU changes CPUs only through a switch) */
-		if (on_cpu(w) && w->steal_cpu == cpu + 1 && st > w->steal_at) {
+		if (on_cpu(w) && cpu1 && w->steal_cpu == cpu1 && st > w->steal_at) {
 			stolen = st - w->steal_at;
 			if (stolen > d)
 				stolen = d;
@@ -444,7 +445,7 @@ static __always_inline void charge_at(struct why_task *w, __u64 now, __u32 next,
 	w->since = now;
 	w->state = next;
 	w->steal_at = st;
-	w->steal_cpu = cpu + 1;
+	w->steal_cpu = cpu1;
 }
 
 static __always_inline void charge(struct why_task *w, __u64 now, __u32 next)
