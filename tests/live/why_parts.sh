@@ -63,12 +63,14 @@ s1=$(awk '/^cpu /{print $9}' /proc/stat)
 st=$(calls "$T/cpu.json" "$P" | jq -s 'map(.parts.steal_ns) | add')
 [ "$st" -le $(( (s1 - s0 + $(nproc)) * 10000000 )) ] || die "cached preads: steal $st ns, more than the kernel counted ($((s1 - s0)) ticks)"
 ok "cached preads: steal $st ns, within the kernel's count meanwhile ($((s1 - s0)) ticks of 10 ms)"
-# a cached read never sleeps: every call is on CPU or runnable; another task
-# (a kworker, kdamond) may preempt one call, so one of ten may be runq-dominant
-bad=$(calls "$T/cpu.json" "$P" | jq -s '[.[] | select(.parts.on_cpu_ns + .parts.runnable_ns < .wall_ns * 0.95)] | length')
-assert_eq "$bad" 0 "cached preads off CPU (not runnable) for more than 5% of their time"
+# a cached read never sleeps: every call is on CPU, runnable, or on a vCPU
+# the host took away (steal: the thread was on its CPU all along; a CI run
+# saw 9.5 ms of a 25 ms call stolen); another task (a kworker, kdamond) may
+# preempt one call, so one of ten may be runq-dominant
+bad=$(calls "$T/cpu.json" "$P" | jq -c 'select(.parts.on_cpu_ns + .parts.runnable_ns + .parts.steal_ns < .wall_ns * 0.95) | [.wall_ns, .parts]')
+[ -z "$bad" ] || die "cached preads asleep for more than 5% of their time: ${bad:0:600}"
 cpu_vs_clock "$T/cpu.json" "$P" "$T/go.cpu.clock" "cached preads"
-ok "10 cached preads 95%+ on CPU or runnable, their CPU their own thread clock's"
+ok "10 cached preads 95%+ on CPU, runnable or stolen, their CPU their own thread clock's"
 adds_up "$T/cpu.json" "cached pread"
 why_vs_clock "$T/cpu.json" "$P" "$T/go.cpu.clock" 1 "cached preads"
 assert_eq "$(calls "$T/cpu.json" "$P" | jq -s '[.[] | select(.syscall == "preadv2" and .file == "/dev/shm/iodig-why-cpu" and .asked == 33554432 and .ret == 33554432)] | length')" 10 "preadv2 calls with their file and bytes asked and read"
