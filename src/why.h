@@ -70,8 +70,10 @@ enum why_args {
 
 /* Who ended a wait: the task that woke the waiting thread (sched_waking
  * runs in the waker's context), and what that task did over the wait, from
- * the state why keeps for every task while it runs (cpu, runq, io, sleep). */
-enum why_wpart { WW_CPU, WW_RUNQ, WW_IO, WW_SLEEP, WW_NR };
+ * the state why keeps for every task while it runs (cpu, runq, io, sleep;
+ * steal: time the host took its vCPU while it ran, never a state of its
+ * own, carved out of cpu as a traced thread's steal part is). */
+enum why_wpart { WW_CPU, WW_RUNQ, WW_IO, WW_SLEEP, WW_STEAL, WW_NR };
 #define WHY_WAKE_DEPTH		40	/* the waker's stack: deep enough to reach an interrupt's entry */
 #define WHY_WAKER_FOLLOWED	2	/* part[] holds the waker's time over the whole wait */
 #define WHY_WAKER_RING		64	/* state changes a task keeps, to look back over a wait */

@@ -81,6 +81,59 @@ struct why_task {
 	struct why_call rec;
 };
 
+/*
+ * Steal: a thread on a vCPU the hypervisor has taken away is still current
+ * in the guest, so the time would count as its running part, while its own
+ * CPU clock (sum_exec_runtime, from rq_clock_task, which leaves steal out)
+ * stands still.  kvm's per-CPU steal_time (arch/x86/kernel/kvm.c) has the
+ * vCPU's stolen ns, added by the host whenever it runs the vCPU again;
+ * kvm_steal_clock() reads it so, less its version loop (one 64-bit load).
+ * Its address is this CPU's run queue's plus targ_steal_off
+ * (kfeatures__steal_off: no per-CPU variable can be named here), found
+ * once a CPU and kept where every CPU can read it: a spell's start reads
+ * them all (spell_steal).  0 where the kernel has none, and where the host
+ * keeps none.
+ */
+const volatile __s64 targ_steal_off = 0;
+const volatile __u32 targ_ncpus = 0;	/* possible CPUs: steal_clocks[] used */
+
+#define WHY_STEAL_CPUS	1024
+__u64 steal_clocks[WHY_STEAL_CPUS];	/* each CPU's steal clock's address, once found */
+
+/* This CPU's steal clock's address, found if it is not yet; 0: none. */
+static __always_inline __u64 steal_addr(__u32 cpu)
+{
+	__u64 a;
+
+	if (!targ_steal_off || cpu >= WHY_STEAL_CPUS)
+		return 0;
+	a = steal_clocks[cpu];
+	if (!a) {
+		struct task_struct *t = bpf_get_current_task_btf();
+		__u64 rq = (__u64)BPF_CORE_READ(t, se.cfs_rq, rq);
+
+		if (!rq)
+			return 0;
+		a = rq + targ_steal_off + bpf_core_field_offset(struct kvm_steal_time, steal);
+		steal_clocks[cpu] = a;
+	}
+	return a;
+}
+
+static __always_inline __u64 steal_read(__u64 a)
+{
+	__u64 v = 0;
+
+	if (a)
+		bpf_probe_read_kernel(&v, sizeof(v), (void *)a);
+	return v;
+}
+
+static __always_inline __u64 steal_now(void)
+{
+	return steal_read(steal_addr(bpf_get_smp_processor_id()));
+}
+
 /* Every task's time while why runs, for the wakers of traced calls: the
  * state it is in (enum why_wpart) since when, its time in each so far, and
  * its last WHY_WAKER_RING changes, to look back over a wait it ended.  A
@@ -107,6 +160,9 @@ struct why_any {
 	__u32 state;
 	__u32 n;		/* changes made: ring[n % WHY_WAKER_RING] is the next */
 	__u64 cum[WW_NR];
+	__u64 steal_at;		/* in WW_CPU: steal_cpu's steal clock when it began */
+	__u32 steal_cpu;	/* that CPU + 1; 0: unknown, none carved out */
+	__u32 pad0;
 	struct why_snap ring[WHY_WAKER_RING];
 	__u32 nc, pad;		/* coarse[nc % WHY_COARSE_RING] is the next */
 	struct why_snap coarse[WHY_COARSE_RING];
@@ -160,11 +216,19 @@ static __always_inline __u64 oncpu_since(__u32 tid)
  */
 __s64 sleepers;
 __u64 follow_since;
+/* each CPU's steal clock as the spell began: where a task found running
+ * then has run since, its steal is carved out from there */
+__u64 spell_steal[WHY_STEAL_CPUS];
 
 static __always_inline void sleeper_in(__u64 now)
 {
-	if (__sync_fetch_and_add(&sleepers, 1) == 0)
+	if (__sync_fetch_and_add(&sleepers, 1) == 0) {
+		/* (before follow_since: no history starts from these unread) */
+		if (targ_steal_off)
+			for (__u32 i = 0; i < WHY_STEAL_CPUS && i < targ_ncpus; i++)
+				spell_steal[i] = steal_read(steal_clocks[i]);
 		follow_since = now;
+	}
 }
 
 static __always_inline void sleeper_out(void)
@@ -176,15 +240,38 @@ static __always_inline void sleeper_out(void)
 		__sync_val_compare_and_swap(&follow_since, f, 0);
 }
 
-/* A task's state changes to next at now. */
-static __always_inline void any_move(struct why_any *a, __u64 now, __u32 next)
+/* What was stolen from a's running since it began (st: the steal clock of
+ * cpu1 - 1, the CPU a runs on now; cpu1 0: a is not running here), at
+ * most its time since. */
+static __always_inline __u64 any_stolen(const struct why_any *a, __u64 now, __u64 st, __u32 cpu1)
+{
+	__u64 d = now > a->since ? now - a->since : 0, v;
+
+	if (a->state != WW_CPU || !cpu1 || a->steal_cpu != cpu1 || st <= a->steal_at)
+		return 0;
+	v = st - a->steal_at;
+	return v < d ? v : d;
+}
+
+/* A task's state changes to next at now; st and cpu1 as any_stolen's: the
+ * steal clock of the CPU it runs on (left, or begun) at now. */
+static __always_inline void any_move(struct why_any *a, __u64 now, __u32 next, __u64 st, __u32 cpu1)
 {
 	struct why_snap *s;
+	__u32 at = a->state;
 
-	if (a->since && a->state < WW_NR && now > a->since)
-		a->cum[a->state] += now - a->since;
+	if (a->since && at < WW_NR && now > a->since) {
+		__u64 stolen = any_stolen(a, now, st, cpu1);
+
+		a->cum[WW_STEAL] += stolen;
+		asm volatile("" : "+r"(at));	/* (the bound, again where used) */
+		if (at < WW_NR)
+			a->cum[at] += now - a->since - stolen;
+	}
 	a->since = now;
 	a->state = next;
+	a->steal_at = st;
+	a->steal_cpu = next == WW_CPU ? cpu1 : 0;
 	s = &a->ring[a->n & (WHY_WAKER_RING - 1)];
 	if (a->n >= WHY_WAKER_RING) {	/* s is the oldest: keep it coarsely */
 		__u64 gap = WHY_COARSE_NS;
@@ -214,9 +301,11 @@ static __always_inline void any_move(struct why_any *a, __u64 now, __u32 next)
  * t's history in this spell, or NULL (nothing followed now, or no room:
  * counted).  A history from an earlier spell starts again: in state was
  * (what the event says t has been doing since the spell began) from then,
- * or from from (a task born in the spell).
+ * or from from (a task born in the spell).  Running (was WW_CPU: t is on
+ * this CPU, cpu1 - 1), it has run here since the spell began: its steal
+ * counts from this CPU's clock then.
  */
-static __always_inline struct why_any *any_of(struct task_struct *t, __u32 was, __u64 from)
+static __always_inline struct why_any *any_of(struct task_struct *t, __u32 was, __u64 from, __u32 cpu1)
 {
 	__u64 f = follow_since;
 	struct why_any *a;
@@ -234,22 +323,36 @@ static __always_inline struct why_any *any_of(struct task_struct *t, __u32 was, 
 		a->since = 0;
 		for (int i = 0; i < WW_NR; i++)
 			a->cum[i] = 0;
-		any_move(a, from ?: f, was);
+		any_move(a, from ?: f, was, 0, 0);
+		if (was == WW_CPU && cpu1 && cpu1 <= WHY_STEAL_CPUS && !from) {
+			a->steal_at = spell_steal[(cpu1 - 1) & (WHY_STEAL_CPUS - 1)];
+			a->steal_cpu = a->steal_at ? cpu1 : 0;
+		}
 	}
 	return a;
 }
 
-/* The task's cumulative times now. */
-static __always_inline __u64 any_now(const struct why_any *a, int i, __u64 now)
+/* The task's cumulative times now; cs: what was stolen from its running
+ * since it began (0 unless it is running) */
+static __always_inline __u64 any_now(const struct why_any *a, int i, __u64 now, __u64 cs)
 {
-	return a->cum[i] + (a->state == (__u32)i && now > a->since ? now - a->since : 0);
+	__u64 v = a->cum[i] + (a->state == (__u32)i && now > a->since ? now - a->since : 0);
+
+	if (a->state == WW_CPU && i == WW_CPU)
+		v -= cs;
+	if (a->state == WW_CPU && i == WW_STEAL)
+		v += cs;
+	return v;
 }
 
 /* The task's time in each state over [t0, now] into out; false when its
  * rings no longer reach back to t0 (or it was first seen after t0).  From
- * the fine ring exactly; from the coarse ring interpolated between the
- * coarse entry before t0 and the next change known, *res their gap. */
-static __always_inline bool any_span(const struct why_any *a, __u64 t0, __u64 now, __u64 *out, __u64 *res)
+ * the fine ring exactly, but for the steal of a run that t0 falls in: known
+ * only as the run's whole, it is shared out by time; from the coarse ring
+ * interpolated between the coarse entry before t0 and the next change
+ * known, *res their gap.  cs: any_now's. */
+static __always_inline bool any_span(const struct why_any *a, __u64 t0, __u64 now, __u64 cs,
+				     __u64 *out, __u64 *res)
 {
 	const struct why_snap *b, *c;
 	__u32 k = 0, oldest;
@@ -267,11 +370,28 @@ static __always_inline bool any_span(const struct why_any *a, __u64 t0, __u64 no
 		}
 	}
 	if (found) {
+		__u64 before = 0;	/* the steal of b's run before t0 */
+
 		b = &a->ring[k & (WHY_WAKER_RING - 1)];
+		if (b->state == WW_CPU && t0 > b->ts) {
+			__u64 end = now, st = cs;
+
+			if (k != ((a->n - 1) & (WHY_WAKER_RING - 1))) {
+				c = &a->ring[(k + 1) & (WHY_WAKER_RING - 1)];
+				end = c->ts;
+				st = c->cum[WW_STEAL] - b->cum[WW_STEAL];
+			}
+			if (end > b->ts)
+				before = st * (t0 - b->ts) / (end - b->ts);
+		}
 		for (int i = 0; i < WW_NR; i++) {
-			__u64 c1 = any_now(a, i, now);
+			__u64 c1 = any_now(a, i, now, cs);
 			__u64 c0 = b->cum[i] + (b->state == (__u32)i ? t0 - b->ts : 0);
 
+			if (i == WW_CPU)
+				c0 -= before;
+			if (i == WW_STEAL)
+				c0 += before;
 			out[i] = c1 > c0 ? c1 - c0 : 0;
 		}
 		return true;
@@ -297,7 +417,7 @@ static __always_inline bool any_span(const struct why_any *a, __u64 t0, __u64 no
 		return false;
 	*res = c->ts - b->ts;
 	for (int i = 0; i < WW_NR; i++) {
-		__u64 c1 = any_now(a, i, now);
+		__u64 c1 = any_now(a, i, now, cs);
 		__u64 d = c->cum[i] > b->cum[i] ? c->cum[i] - b->cum[i] : 0;
 		__u64 c0 = b->cum[i] + d * (t0 - b->ts) / *res;
 
@@ -365,45 +485,6 @@ static __always_inline void wait_add(struct why_task *w, __u32 part, __u64 ns)
 		return;
 	}
 	w->rec.waits_other += ns;
-}
-
-/*
- * Steal: a thread on a vCPU the hypervisor has taken away is still current
- * in the guest, so the time would count as its running part, while its own
- * CPU clock (sum_exec_runtime, from rq_clock_task, which leaves steal out)
- * stands still.  kvm's per-CPU steal_time (arch/x86/kernel/kvm.c) has the
- * vCPU's stolen ns, added by the host whenever it runs the vCPU again;
- * kvm_steal_clock() reads it so, less its version loop (one 64-bit load).
- * Its address is this CPU's run queue's plus targ_steal_off
- * (kfeatures__steal_off: no per-CPU variable can be named here), found
- * once a CPU.  0 where the kernel has none, and where the host keeps none.
- */
-const volatile __s64 targ_steal_off = 0;
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} steal_addrs SEC(".maps");	/* this CPU's steal clock's address, once found */
-
-static __always_inline __u64 steal_now(void)
-{
-	__u32 zero = 0;
-	__u64 *a, v = 0;
-
-	if (!targ_steal_off || !(a = bpf_map_lookup_elem(&steal_addrs, &zero)))
-		return 0;
-	if (!*a) {
-		struct task_struct *t = bpf_get_current_task_btf();
-		__u64 rq = (__u64)BPF_CORE_READ(t, se.cfs_rq, rq);
-
-		if (!rq)
-			return 0;
-		*a = rq + targ_steal_off + bpf_core_field_offset(struct kvm_steal_time, steal);
-	}
-	bpf_probe_read_kernel(&v, sizeof(v), (void *)*a);
-	return v;
 }
 
 /* On CPU, in a running part: not runnable, not blocked. */
@@ -811,8 +892,8 @@ int BPF_PROG(why_switch, bool preempt, struct task_struct *prev, struct task_str
 	struct why_task *w;
 	struct why_any *a;
 	struct oncpu *o;
-	__u32 zero = 0;
-	__u64 now, in;
+	__u32 zero = 0, cpu;
+	__u64 now, in, st;
 
 	/* no traced thread waiting: nobody's history is kept, but the task
 	 * switched in gets its storage now, so that a spell finds it made
@@ -827,19 +908,25 @@ int BPF_PROG(why_switch, bool preempt, struct task_struct *prev, struct task_str
 	}
 	now = bpf_ktime_get_ns();
 	in = oncpu_since(prev->pid);
+	cpu = bpf_get_smp_processor_id();
+	/* this CPU's steal clock (its address found in a call, for the
+	 * spells to come), read while tasks are followed */
+	st = steal_addr(cpu);
+	st = follow_since ? steal_read(st) : 0;
 
 	/* every task's state while followed, for the wakers (prev blocks, is
 	 * preempted, or yields; next runs) */
-	if ((a = any_of(prev, WW_CPU, 0))) {
+	if ((a = any_of(prev, WW_CPU, 0, cpu + 1))) {
 		/* switched out while thought runnable: its switch in was not
-		 * seen; it ran from when this CPU switched it in */
+		 * seen; it ran from when this CPU switched it in (its steal
+		 * since then unknown) */
 		if (a->state == WW_RUNQ && in > a->since && in < now)
-			any_move(a, in, WW_CPU);
+			any_move(a, in, WW_CPU, 0, 0);
 		any_move(a, now, preempt || prev_state == 0 ? WW_RUNQ :
-			 BPF_CORE_READ_BITFIELD(prev, in_iowait) ? WW_IO : WW_SLEEP);
+			 BPF_CORE_READ_BITFIELD(prev, in_iowait) ? WW_IO : WW_SLEEP, st, cpu + 1);
 	}
-	if ((a = any_of(next, WW_RUNQ, 0)))
-		any_move(a, now, WW_CPU);
+	if ((a = any_of(next, WW_RUNQ, 0, 0)))
+		any_move(a, now, WW_CPU, st, cpu + 1);
 	if ((o = bpf_map_lookup_elem(&oncpus, &zero))) {
 		o->tid = next->pid;
 		o->since = now;
@@ -921,7 +1008,7 @@ int BPF_PROG(why_fork, struct task_struct *parent, struct task_struct *child)
 	if (!follow_since)
 		bpf_task_storage_get(&anys, child, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	else
-		any_of(child, WW_RUNQ, bpf_ktime_get_ns());
+		any_of(child, WW_RUNQ, bpf_ktime_get_ns(), 0);
 	/* a new process inherits its parent's fds: a queue attribute among them */
 	if (targ_qwrites && qw_nprocs && child->pid == child->tgid) {
 		__u32 ptgid = parent->tgid;
@@ -980,7 +1067,7 @@ static __always_inline void hop_fill(struct why_waker *h, struct task_struct *cu
 	for (int i = 0; i < WW_NR; i++)
 		h->part[i] = 0;
 	bpf_get_current_comm(h->comm, sizeof(h->comm));
-	if (ca && any_span(ca, t0, now, h->part, &h->resolution_ns))
+	if (ca && any_span(ca, t0, now, any_stolen(ca, now, steal_now(), h->cpu), h->part, &h->resolution_ns))
 		h->flags |= WHY_WAKER_FOLLOWED;
 }
 
@@ -1003,7 +1090,7 @@ int BPF_PROG(why_waking, struct task_struct *p)
 
 	if (!follow_since)	/* no traced thread waits: nothing to follow */
 		return 0;
-	a = any_of(p, BPF_CORE_READ_BITFIELD(woken, in_iowait) ? WW_IO : WW_SLEEP, 0);
+	a = any_of(p, BPF_CORE_READ_BITFIELD(woken, in_iowait) ? WW_IO : WW_SLEEP, 0, 0);
 	now = bpf_ktime_get_ns();
 	if (a && a->state != WW_CPU && a->state != WW_RUNQ) {
 		/* a wait long enough to be a link of a chain */
@@ -1011,7 +1098,7 @@ int BPF_PROG(why_waking, struct task_struct *p)
 			slept = a->since;
 			was = a->state;
 		}
-		any_move(a, now, WW_RUNQ);
+		any_move(a, now, WW_RUNQ, 0, 0);
 	}
 	w = in_call(p);
 	traced = w && (w->flags & F_OFF);	/* (w itself is never set NULL
@@ -1024,7 +1111,7 @@ int BPF_PROG(why_waking, struct task_struct *p)
 	 * BPF can name only on kernels with CONFIG_KALLSYMS_ALL) */
 	stack = bpf_get_stackid(ctx, &wakestacks, 0);
 	cur = bpf_get_current_task_btf();
-	ca = any_of(cur, WW_CPU, 0);	/* running now: since the spell began, if not seen */
+	ca = any_of(cur, WW_CPU, 0, bpf_get_smp_processor_id() + 1);	/* running now: since the spell began, if not seen */
 	if (slept && a) {
 		__u32 k = a->nl & (WHY_LINKS - 1);
 		struct why_waker *h = &a->links[k].hop;

@@ -313,6 +313,7 @@ int why__start(struct why_ctx *wc, struct life_cfg *cfg)
 	wc->skel->rodata->targ_ustack = o->ustack;
 	/* stolen time, a part of its own (a kvm guest's steal clock) */
 	wc->skel->rodata->targ_steal_off = kfeatures__steal_off(vmlinux);
+	wc->skel->rodata->targ_ncpus = libbpf_num_possible_cpus() > 0 ? libbpf_num_possible_cpus() : 0;
 	if (!o->kstack && !o->ustack)
 		bpf_map__set_max_entries(wc->skel->maps.stacks, 1);
 	if ((err = ksyms__load(&wc->ks, NULL))) {	/* the waits' places */

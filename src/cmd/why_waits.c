@@ -102,6 +102,8 @@ static void g_plural(const void *row, const struct fctx *c, struct fval *v, char
 	v->s = PLACE(row)->nreq == 1 ? "" : "s";
 }
 
+static const char *const wpart_names[WW_NR] = { "cpu", "runq", "io", "sleep", "steal" };
+
 /* text: the waker's parts over the wait, largest first, those of 10 us or more */
 struct wpart_view {
 	const char *sep, *name;
@@ -117,7 +119,6 @@ static const struct rec wpart_rec = REC_LINES(NULL, NULL, NULL, wpart_fields);
 
 static const void *e_wparts(const void *row, unsigned i, struct fctx *c, void *scratch, const char **key)
 {
-	static const char *const names[WW_NR] = { "cpu", "runq", "io", "sleep" };
 	const struct why_waker *k = &PLACE(row)->k;
 	struct wpart_view *v = scratch;
 	bool done[WW_NR] = {};
@@ -134,7 +135,7 @@ static const void *e_wparts(const void *row, unsigned i, struct fctx *c, void *s
 	}
 	if (k->part[m] < 10000)
 		return NULL;
-	*v = (struct wpart_view){ i ? "," : ":", names[m], k->part[m] };
+	*v = (struct wpart_view){ i ? "," : ":", wpart_names[m], k->part[m] };
 	return v;
 }
 
@@ -247,6 +248,7 @@ static const struct field wk_parts_fields[] = {
 	{ "runq_ns", FS_U64, PL(k.part[WW_RUNQ]) },
 	{ "io_ns", FS_U64, PL(k.part[WW_IO]) },
 	{ "sleep_ns", FS_U64, PL(k.part[WW_SLEEP]) },
+	{ "steal_ns", FS_U64, PL(k.part[WW_STEAL]) },
 };
 static const struct rec wk_parts_rec = REC(NULL, NULL, NULL, wk_parts_fields);
 
@@ -298,7 +300,6 @@ const struct rec why_place_rec = REC_LINES(NULL, NULL, NULL, place_fields);
 /* wait w of the call at depth d of its chain: its part, time, place and waker */
 static void place_of(const struct pending *p, int w, int d, struct place_view *v)
 {
-	static const char *const wparts[WW_NR] = { "cpu", "runq", "io", "sleep" };
 	const struct hop_names *h = &p->hop[w][d];
 	const struct why_waker *k = why__hop(p, w, d);
 
@@ -311,7 +312,7 @@ static void place_of(const struct pending *p, int w, int d, struct place_view *v
 		v->ns = p->c.waits[w].ns;
 		v->in = p->place[w];
 	} else {
-		v->part = k && k->wpart < WW_NR ? wparts[k->wpart] : "?";
+		v->part = k && k->wpart < WW_NR ? wpart_names[k->wpart] : "?";
 		v->ns = k ? k->wait_ns : 0;
 		v->in = h->place;
 	}
