@@ -103,11 +103,14 @@ __u64 steal_clocks[WHY_STEAL_CPUS];	/* each CPU's steal clock's address, once fo
 /* This CPU's steal clock's address, found if it is not yet; 0: none. */
 static __always_inline __u64 steal_addr(__u32 cpu)
 {
-	__u64 a;
+	__u64 a, i = cpu;
 
-	if (!targ_steal_off || cpu >= WHY_STEAL_CPUS)
+	/* the bound tested on the register that indexes, after a barrier:
+	 * 6.1's verifier loses it on a copy made before the test */
+	asm volatile("" : "+r"(i));
+	if (!targ_steal_off || i >= WHY_STEAL_CPUS)
 		return 0;
-	a = steal_clocks[cpu];
+	a = steal_clocks[i];
 	if (!a) {
 		struct task_struct *t = bpf_get_current_task_btf();
 		__u64 rq = (__u64)BPF_CORE_READ(t, se.cfs_rq, rq);
@@ -115,7 +118,7 @@ static __always_inline __u64 steal_addr(__u32 cpu)
 		if (!rq)
 			return 0;
 		a = rq + targ_steal_off + bpf_core_field_offset(struct kvm_steal_time, steal);
-		steal_clocks[cpu] = a;
+		steal_clocks[i] = a;
 	}
 	return a;
 }
