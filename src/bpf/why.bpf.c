@@ -384,8 +384,10 @@ static __always_inline bool any_span(const struct why_any *a, __u64 t0, __u64 no
 				end = c->ts;
 				st = c->cum[WW_STEAL] - b->cum[WW_STEAL];
 			}
+			/* (in 2^-20ths of the run: no product overflows
+			 * below 4 hours) */
 			if (end > b->ts)
-				before = st * (t0 - b->ts) / (end - b->ts);
+				before = st * (((t0 - b->ts) << 20) / (end - b->ts)) >> 20;
 		}
 		for (int i = 0; i < WW_NR; i++) {
 			__u64 c1 = any_now(a, i, now, cs);
