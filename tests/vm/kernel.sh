@@ -22,20 +22,27 @@ vm_apt() {
 		"$@"
 	fi
 }
+# vm_fetch SERIES PACKAGE: the package unpacked in $VM/PACKAGE, downloaded
+# if it is not yet (called under $VM/.apt-lock: tests/run boots two VMs at
+# once, and both may want a kernel)
+vm_fetch() {
+	local rc
+	[ -d "$VM/$2" ] && return 0
+	rm -rf "$VM/dl" "$VM/$2.new"; mkdir -p "$VM/dl"
+	( cd "$VM/dl" && vm_apt "$1" apt-get download "$2" >/dev/null 2>&1 ) \
+		&& dpkg-deb -x "$VM/dl/$2"_*.deb "$VM/$2.new" && mv "$VM/$2.new" "$VM/$2"
+	rc=$?
+	rm -rf "$VM/dl" "$VM/$2.new"
+	return $rc
+}
 vm_kernel() {
-	local series=${1:-6.1} pkg p re
+	local series=${1:-6.1} pkg= p re
 	re="^linux-image-${series}\\.[0-9]+(-[0-9]+|\\+deb1[12])-cloud-amd64-unsigned\$"
 	list() { vm_apt "$series" apt-cache search --names-only "$re" | cut -d' ' -f1 | grep -E "$re" | sort -V | tac; }
-	[ -n "$(list)" ] || vm_apt "$series" apt-get update -qq >/dev/null 2>&1
+	[ -n "$(list)" ] || ( flock 9; vm_apt "$series" apt-get update -qq >/dev/null 2>&1 ) 9>"$VM/.apt-lock"
 	[ -n "$(list)" ] || { echo "no cloud kernel of $series (linux-image-$series*-cloud-amd64-unsigned) in apt's lists"; return 1; }
 	for p in $(list); do
-		if [ -d "$VM/$p" ]; then pkg=$p; break; fi
-		if ( cd "$VM" && rm -f ./*.deb && vm_apt "$series" apt-get download "$p" >/dev/null 2>&1 ); then
-			dpkg-deb -x "$VM"/"$p"_*.deb "$VM/$p" || { echo "dpkg-deb -x $p"; return 1; }
-			rm -f "$VM"/*.deb
-			pkg=$p
-			break
-		fi
+		if ( flock 9; vm_fetch "$series" "$p" ) 9>"$VM/.apt-lock"; then pkg=$p; break; fi
 	done
 	[ -n "$pkg" ] || { echo "apt-get download: none of $(list | tr '\n' ' ')downloads"; return 1; }
 	echo "$VM/$pkg"
