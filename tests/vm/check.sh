@@ -127,12 +127,12 @@ other=$(wk '[.[] | select(.type == "call" and .function == "vfs_read" and .parts
 check "block I/O, on CPU and runnable 90%+ of every call ($other not)" '[ "$other" = 0 ]'
 echo "  $(file why_kernel wk.err | head -2 | tr '\n' ' ')"
 
-echo "bench (ratios only: software emulation), 200000 vfs_read calls a run:"
+echo "bench (ratios only: software emulation), 100000 vfs_read calls a run:"
 python3 - "$(kv bench none.1)" "$(kv bench fentry.1)" "$(kv bench kprobe.1)" \
 	"$(kv bench none.2)" "$(kv bench fentry.2)" "$(kv bench kprobe.2)" <<'PY'
 import sys
 n1, f1, k1, n2, f2, k2 = (int(x) for x in sys.argv[1:])
-calls = 200000
+calls = 100000
 fe = ((f1 - n1) + (f2 - n2)) / 2 / calls
 kp = ((k1 - n1) + (k2 - n2)) / 2 / calls
 print("  added per call: fentry %.0f ns, kprobe %.0f ns; kprobe/fentry = %.2f" % (fe, kp, kp / fe if fe > 0 else float("nan")))

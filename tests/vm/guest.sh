@@ -133,12 +133,13 @@ stop wk
 end why_kernel
 
 begin bench
-# per-call cost: the wall time of 200000 vfs_read calls untraced, then under
+# per-call cost: the wall time of 100000 vfs_read calls untraced, then under
 # each mode, interleaved twice; bpf_stats alone would miss the kprobe trap
 echo 1 > /proc/sys/kernel/bpf_stats_enabled
 # busybox date has no %N: /proc/uptime (10 ms) suffices for runs of seconds
 now_ns() { awk '{ printf "%.0f", $1 * 1e9 }' /proc/uptime; }
-reads() { a=$(now_ns); dd if=/dev/zero of=/dev/null bs=1 count=200000 2>/dev/null; echo $(( $(now_ns) - a )); }
+calls=100000
+reads() { a=$(now_ns); dd if=/dev/zero of=/dev/null bs=1 count=$calls 2>/dev/null; echo $(( $(now_ns) - a )); }
 for round in 1 2; do
 	kv none.$round "$(reads)"
 	for mode in fentry kprobe; do
