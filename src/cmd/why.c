@@ -261,7 +261,7 @@ int why__start(struct why_ctx *wc, struct life_cfg *cfg)
 	const struct btf *vmlinux;
 	uint64_t cgid = 0;
 	bool cg_bios = false, qw;
-	int err;
+	int err, ncpus = libbpf_num_possible_cpus();
 
 	if (o->disk && (err = filter__disk(o->disk, &wc->sel)))
 		return err;
@@ -313,7 +313,7 @@ int why__start(struct why_ctx *wc, struct life_cfg *cfg)
 	wc->skel->rodata->targ_ustack = o->ustack;
 	/* stolen time, a part of its own (a kvm guest's steal clock) */
 	wc->skel->rodata->targ_steal_off = kfeatures__steal_off(vmlinux);
-	wc->skel->rodata->targ_ncpus = libbpf_num_possible_cpus() > 0 ? libbpf_num_possible_cpus() : 0;
+	wc->skel->rodata->targ_ncpus = ncpus > 0 ? ncpus : 0;	/* whose steal clocks a spell reads */
 	if (!o->kstack && !o->ustack)
 		bpf_map__set_max_entries(wc->skel->maps.stacks, 1);
 	if ((err = ksyms__load(&wc->ks, NULL))) {	/* the waits' places */
