@@ -67,7 +67,10 @@ check "20 bio records (the 20 reads, each over 10 ms): $(sl '[.[] | select(.type
 check "each with one lower, a nullb0 read request ($(sl '[.[] | select(.type == "bio") | .lower[0].disk + " " + .lower[0].op] | unique | join(",")'))" \
 	'[ "$(sl "[.[] | select(.type == \"bio\") | [.lower_count, .lower[0].disk, .lower[0].op, .lower[0].request]] | unique")" = "[[1,\"nullb0\",\"read\",true]]" ]'
 # null_blk's 2 ms (its timer), dm-delay's 10 ms (3 jiffies: 8 to 12 ms; on
-# 6.1 its timer then queues work for a kworker: up to 18 ms seen, emulated)
+# 6.1 its timer then queues work for a kworker: up to 18 ms seen, emulated;
+# a guest tick that comes late leaves jiffies behind the clock, and the
+# delay counted from it ends early by as much: 7.1 and 7.4 ms seen on 6.12
+# in CI, so the floor is 5 ms, still 2.5 times null_blk's whole time)
 # null_blk's timer is a floor and its median; no upper bound: an emulated
 # timer fires late under the host's load (5.1 ms, and beside a competing
 # fio in CI 8.2 ms, one of 20).  The delay itself is the layer's (below).
@@ -75,7 +78,7 @@ r=$(sl '[.[] | select(.type == "bio") | .lower[0].d2c_ns] | sort | [.[0], .[leng
 check "each lower's D2C is null_blk's 2 ms (min, p50, max: $r ns)" \
 	'[ "$(sl "[.[] | select(.type == \"bio\") | .lower[0].d2c_ns] | sort | .[0] >= 1900000 and .[length / 2 | floor] <= 3000000")" = true ]'
 r=$(sl '[.[] | select(.type == "bio") | .layer_ns] | [min, max]')
-check "each bio's own layer added dm-delay's 10 ms, in jiffies (layer_ns min, max: $r)" '[ "$(sl "[.[] | select(.type == \"bio\") | .layer_ns] | all(. >= 7500000 and . <= 25000000)")" = true ]'
+check "each bio's own layer added dm-delay's 10 ms, in jiffies (layer_ns min, max: $r)" '[ "$(sl "[.[] | select(.type == \"bio\") | .layer_ns] | all(. >= 5000000 and . <= 25000000)")" = true ]'
 check "dominant: the layer itself" '[ "$(sl "[.[] | select(.type == \"bio\") | .dominant] | unique")" = "[\"layer\"]" ]'
 check "stack summary: 20 bios timed, 20 lowers linked, none orphaned ($(sl '[.[] | select(.type == "stack_summary")][0]'))" \
 	'[ "$(sl "[.[] | select(.type == \"stack_summary\")][0] | [.upper_bios >= 20, .lowers >= 20, .lowers_orphan, .lost]")" = "[true,true,0,0]" ]'
