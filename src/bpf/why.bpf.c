@@ -137,6 +137,17 @@ static __always_inline __u64 steal_now(void)
 	return steal_read(steal_addr(bpf_get_smp_processor_id()));
 }
 
+/* What was stolen from a run of d ns that began with steal clock `had` on
+ * CPU had_cpu1 - 1, now that CPU cpu1 - 1's clock reads st (0: not on a
+ * CPU, or none read); at most d.  A running thread or task changes CPUs
+ * only through a switch, so another CPU than its run's means none known. */
+static __always_inline __u64 stolen_since(__u32 had_cpu1, __u64 had, __u32 cpu1, __u64 st, __u64 d)
+{
+	if (!cpu1 || had_cpu1 != cpu1 || st <= had)
+		return 0;
+	return st - had < d ? st - had : d;
+}
+
 /* Every task's time while why runs, for the wakers of traced calls: the
  * state it is in (enum why_wpart) since when, its time in each so far, and
  * its last WHY_WAKER_RING changes, to look back over a wait it ended.  A
@@ -248,12 +259,9 @@ static __always_inline void sleeper_out(void)
  * most its time since. */
 static __always_inline __u64 any_stolen(const struct why_any *a, __u64 now, __u64 st, __u32 cpu1)
 {
-	__u64 d = now > a->since ? now - a->since : 0, v;
-
-	if (a->state != WW_CPU || !cpu1 || a->steal_cpu != cpu1 || st <= a->steal_at)
+	if (a->state != WW_CPU || now <= a->since)
 		return 0;
-	v = st - a->steal_at;
-	return v < d ? v : d;
+	return stolen_since(a->steal_cpu, a->steal_at, cpu1, st, now - a->since);
 }
 
 /* A task's state changes to next at now; st and cpu1 as any_stolen's: the
@@ -499,24 +507,20 @@ static __always_inline bool on_cpu(const struct why_task *w)
 }
 
 /* Closes the current part at now, less what was stolen from it, and opens
- * `next`.  off: neither part is on CPU (a wakeup, from the waker's CPU), so
- * no steal clock is read: steal_cpu 0 says there is none to go on from. */
-static __always_inline void charge_at(struct why_task *w, __u64 now, __u32 next, bool off)
+ * `next`: cpu1 this CPU + 1 and st its steal clock now, or both 0 where
+ * neither part is on CPU (a wakeup, from the waker's CPU): steal_cpu 0 says
+ * there is none to go on from. */
+static __always_inline void charge_st(struct why_task *w, __u64 now, __u32 next, __u32 cpu1, __u64 st)
 {
-	/* this CPU + 1, steal_cpu's way of naming it; 0 off CPU */
-	__u32 s = w->state, cpu1 = off ? 0 : bpf_get_smp_processor_id() + 1;
-	__u64 st = off ? 0 : steal_now();
+	__u32 s = w->state;
 
 	if (s < WP_NR && now > w->since) {
 		__u64 d = now - w->since, stolen = 0;
 		__u32 at = s;
 
-		/* on CPU since the last charge, which read this CPU's clock
-		 * (a thread on CPU changes CPUs only through a switch) */
-		if (on_cpu(w) && cpu1 && w->steal_cpu == cpu1 && st > w->steal_at) {
-			stolen = st - w->steal_at;
-			if (stolen > d)
-				stolen = d;
+		/* on CPU since the last charge, which read this CPU's clock */
+		if (on_cpu(w)) {
+			stolen = stolen_since(w->steal_cpu, w->steal_at, cpu1, st, d);
 			w->rec.part[WP_STEAL] += stolen;
 		}
 		/* the bound tested again where it is used: 6.1's verifier
@@ -532,6 +536,15 @@ static __always_inline void charge_at(struct why_task *w, __u64 now, __u32 next,
 	w->state = next;
 	w->steal_at = st;
 	w->steal_cpu = cpu1;
+}
+
+/* ... off: neither part is on CPU, so no steal clock is read */
+static __always_inline void charge_at(struct why_task *w, __u64 now, __u32 next, bool off)
+{
+	if (off)
+		charge_st(w, now, next, 0, 0);
+	else
+		charge_st(w, now, next, bpf_get_smp_processor_id() + 1, steal_now());
 }
 
 static __always_inline void charge(struct why_task *w, __u64 now, __u32 next)
@@ -898,7 +911,8 @@ int BPF_PROG(why_switch, bool preempt, struct task_struct *prev, struct task_str
 	struct why_any *a;
 	struct oncpu *o;
 	__u32 zero = 0, cpu;
-	__u64 now, in, st;
+	__u64 now, in, sa, st;
+	bool following;
 
 	/* no traced thread waiting: nobody's history is kept, but the task
 	 * switched in gets its storage now, so that a spell finds it made
@@ -915,9 +929,11 @@ int BPF_PROG(why_switch, bool preempt, struct task_struct *prev, struct task_str
 	in = oncpu_since(prev->pid);
 	cpu = bpf_get_smp_processor_id();
 	/* this CPU's steal clock (its address found in a call, for the
-	 * spells to come), read while tasks are followed */
-	st = steal_addr(cpu);
-	st = follow_since ? steal_read(st) : 0;
+	 * spells to come), read while tasks are followed; the traced threads'
+	 * charges below take the same reading (or read it, outside spells) */
+	sa = steal_addr(cpu);
+	following = follow_since;
+	st = following ? steal_read(sa) : 0;
 
 	/* every task's state while followed, for the wakers (prev blocks, is
 	 * preempted, or yields; next runs) */
@@ -944,7 +960,8 @@ int BPF_PROG(why_switch, bool preempt, struct task_struct *prev, struct task_str
 			charge(w, in, running_part(w));
 		w->rec.offcpu++;
 		/* prev_state, not prev->__state: that one can change under us */
-		charge(w, now, preempt || prev_state == 0 ? WP_RUNQ : blocked_part(w, prev));
+		charge_st(w, now, preempt || prev_state == 0 ? WP_RUNQ : blocked_part(w, prev),
+			  cpu + 1, following ? st : steal_read(sa));
 		if (!preempt && prev_state != 0) {	/* where it blocks: prev is current here */
 			if (!(w->flags & F_OFF))
 				sleeper_in(now);
@@ -962,7 +979,7 @@ int BPF_PROG(why_switch, bool preempt, struct task_struct *prev, struct task_str
 	}
 	if ((w = in_call(next))) {
 		w->flags &= ~F_THROTTLE;	/* its pause is over */
-		charge(w, now, running_part(w));
+		charge_st(w, now, running_part(w), cpu + 1, following ? st : steal_read(sa));
 		if (w->flags & F_OFF)
 			sleeper_out();
 		w->flags &= ~(F_OFF | F_WOKEN);
