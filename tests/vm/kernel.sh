@@ -23,8 +23,8 @@ vm_apt() {
 	fi
 }
 # vm_fetch SERIES PACKAGE: the package unpacked in $VM/PACKAGE, downloaded
-# if it is not yet (called under $VM/.apt-lock: two VM tests run at once
-# may both want a kernel)
+# if it is not yet (called under $VM/.apt-lock: tests/run boots two VMs at
+# once, and both may want a kernel)
 vm_fetch() {
 	local rc
 	[ -d "$VM/$2" ] && return 0
