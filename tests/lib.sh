@@ -103,6 +103,35 @@ loopdev() {
 	echo "$l"
 }
 
+# loop_on_ring DEV: prints /dev/loopN, a new 64 MiB loop device whose
+# requests share DEV's ring of tag grants (life_block.bpf.c grants_key: the
+# kernel's dev, major << 20 | minor, hashed to 64 rings): made at that
+# minor through /dev/loop-control (LOOP_CTL_ADD), removed at the end
+loop_on_ring() {
+	local f n
+	n=$(python3 - "$(cat /sys/class/block/${1#/dev/}/dev)" <<'PY'
+import fcntl, os, sys
+ma, mi = map(int, sys.argv[1].split(":"))
+ring = lambda d: ((d * 2654435761) & 0xffffffff) >> (32 - 6)
+want = ring(ma << 20 | mi)
+fd = os.open("/dev/loop-control", os.O_RDWR)
+for n in range(64, 4096):
+    if ring(7 << 20 | n) != want or os.path.exists("/sys/block/loop%d" % n):
+        continue
+    fcntl.ioctl(fd, 0x4C80, n)	# LOOP_CTL_ADD
+    print(n)
+    break
+PY
+) || die "no loop device on the ring of $1"
+	[ -n "$n" ] || die "no free loop minor on the ring of $1"
+	[ -b /dev/loop$n ] || mknod /dev/loop$n b 7 "$n"
+	f=$(mktemp /dev/shm/iodig-test.XXXXXX)
+	truncate -s 64M "$f"
+	losetup /dev/loop$n "$f" || die "losetup /dev/loop$n"
+	defer "losetup -d /dev/loop$n; rm -f $f; python3 -c 'import fcntl, os; fcntl.ioctl(os.open(\"/dev/loop-control\", os.O_RDWR), 0x4C81, $n)'"
+	echo /dev/loop$n
+}
+
 # diskstat NAME FIELD: FIELD counts from 1 after the name:
 # 1 reads, 5 writes, 12 discards, 16 flushes completed (Documentation/admin-guide/iostats.rst)
 # slowdev MS MB: a read-only loop device on a file of tests/helpers/slowfs.py,

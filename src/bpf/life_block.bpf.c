@@ -517,7 +517,37 @@ struct {
 
 static __always_inline __u32 grants_key(__u32 dev)
 {
-	return (dev * 2654435761u) >> 28;	/* 16 rings; a ring's entries say their disk */
+	/* a ring's entries say their disk */
+	return (dev * 2654435761u) >> (32 - LIFE_TAG_DEVS_BITS);
+}
+
+/* Are dev's grants noted on ring g at now (slack: a while after)? */
+static __always_inline bool tag_armed(const struct life_grants *g, __u32 dev, __u64 now, __u64 slack)
+{
+	for (int i = 0; i < LIFE_TAG_ARMED; i++)
+		if (g->armed_dev[i] == dev && now <= g->armed_until[i] + slack)
+			return true;
+	return false;
+}
+
+/* dev's grants noted until until: in dev's own place, else in the place
+ * whose arming ends first (a lapsed one before any live one).  Two CPUs
+ * arming two disks at once may take one place: the other disk is armed
+ * again by its next wait. */
+static __always_inline void tag_arm(struct life_grants *g, __u32 dev, __u64 until)
+{
+	int at = 0;
+
+	for (int i = 0; i < LIFE_TAG_ARMED; i++) {
+		if (g->armed_dev[i] == dev) {
+			at = i;
+			break;
+		}
+		if (g->armed_until[i] < g->armed_until[at])
+			at = i;
+	}
+	g->armed_dev[at] = dev;
+	g->armed_until[at] = until;
 }
 
 /* A request allocated on dev for bio by the current task. */
@@ -529,7 +559,7 @@ static __always_inline void grant_note(__u32 dev, __u64 bio, __u64 now)
 	struct life_grant *e;
 	__u32 pos;
 
-	if (!g || now > g->armed_until)	/* no request waited for a tag lately */
+	if (!g || !tag_armed(g, dev, now, 0))	/* no request of dev waited for a tag lately */
 		return;
 	at = bpf_map_lookup_elem(&grant_idx, &ik);
 	pos = __sync_fetch_and_add(&g->n, 1) & (LIFE_TAG_RING - 1);
@@ -564,7 +594,7 @@ static __always_inline void grant_done(__u32 dev, __u64 bio, __u64 now)
 	struct life_grants *g = bpf_map_lookup_elem(&grants, &rk);
 	struct life_grant_at *at;
 
-	if (!g || now > g->armed_until + 1000000000ull)	/* (armed: its grants noted) */
+	if (!g || !tag_armed(g, dev, now, 1000000000ull))	/* (armed: its grants noted) */
 		return;
 	ik = life_slot_of(bio, 14);
 	at = bpf_map_lookup_elem(&grant_idx, &ik);
@@ -592,7 +622,7 @@ __noinline int tags_emit(__u64 dev_depth, __u64 q, __u64 gt, __u64 c, __u64 bio)
 		return 0;
 	/* armed: the allocations on its disks are noted from now on (the
 	 * first request that waited finds the ring empty: seldom alone) */
-	g->armed_until = c + 10000000000ull;
+	tag_arm(g, dev, c + 10000000000ull);
 	t = bpf_ringbuf_reserve(&records, sizeof(*t), 0);
 	if (!t) {
 		__sync_fetch_and_add(&stats.lost, 1);

@@ -207,6 +207,9 @@ void diagnose__request(struct diagnose *d, const struct req_seen *s)
 		h->held += t->top[0].held + t->top[0].given;
 		h->held_all += t->held + t->given;
 		h->waiters_self += r->pid == h->pid;
+	} else if (!s->w && ph[PH_Q2G] >= LIFE_TAG_MIN_NS) {
+		k->unnamed++;
+		k->unnamed_ns += ph[PH_Q2G];
 	}
 }
 

@@ -50,6 +50,8 @@ struct dx_disk {
 	struct hist sec_d2c;
 	uint32_t nsec;
 	uint32_t sec_p99_us[DX_SECONDS];	/* each full second's D2C p99 */
+	uint64_t unnamed, unnamed_ns;	/* Q2G of LIFE_TAG_MIN_NS or more, no tag
+					 * holder noted and no queue write: said */
 };
 
 struct dx_writer {		/* a process writing a disk's queue attribute */

@@ -129,6 +129,15 @@ static void rule_holders(struct diagnose *d, struct dx_finding *out, unsigned *n
 		if (h->waiters_self)
 			ev(f, "%llu of those requests were %s[%u]'s own: it queues more than the disk takes",
 			   (unsigned long long)h->waiters_self, h->comm, h->pid);
+		for (unsigned k = 0; k < d->ndisk; k++) {
+			const struct dx_disk *x = &d->disk[k];
+
+			if (x->dev != h->dev || !x->unnamed)
+				continue;
+			ms(b, sizeof(b), x->unnamed_ns);
+			ev(f, "%llu more requests on %s waited 1 ms or more (%s in all) with no holder of a tag noted: "
+			   "not counted here", (unsigned long long)x->unnamed, disk, b);
+		}
 		next(f, "iodig slow -d %s 1", disk);
 		next(f, "iodig top -d %s", disk);
 		f->confidence = share >= 75 ? "high" : share >= 50 ? "medium" : "low";
@@ -541,7 +550,15 @@ static bool rule_lost(struct diagnose *d, struct dx_finding *f)
 	const struct req_summary *s = &d->sum;
 	uint64_t skipped = s->skipped > 0 ? (uint64_t)s->skipped : 0;
 	uint64_t lost = s->s.lost + skipped + s->s.untracked + s->missed + d->stack.lost + d->full;
+	/* the base in the scope of what is lost: skipped is of every
+	 * completion on the disks (the kernel's count less the programs'),
+	 * where completed is what the pid and cgroup filters let by, so the
+	 * kernel's own count (the programs' hits and the skipped) is one */
+	uint64_t kernel = s->s.ran + skipped;
 	uint64_t base = s->s.completed > d->requests ? s->s.completed : d->requests;
+
+	if (kernel > base)
+		base = kernel;
 
 	if (!d->have_summary || lost < DX_LOST_MIN || lost * DX_LOST_PER < base)
 		return false;
@@ -550,8 +567,9 @@ static bool rule_lost(struct diagnose *d, struct dx_finding *f)
 	f->cost_ns = UINT64_MAX;
 	snprintf(f->title, sizeof(f->title), "%llu events were lost of %llu requests: the figures here are short by them",
 		 (unsigned long long)lost, (unsigned long long)base);
-	ev(f, "%llu requests completed on the disks the engine followed (every disk with the calls traced), "
-	   "%llu of them judged here", (unsigned long long)s->s.completed, (unsigned long long)d->requests);
+	ev(f, "%llu requests completed on the disks the engine followed (every disk with the calls traced; "
+	   "the kernel's count), %llu of them let by the filters, %llu judged here", (unsigned long long)kernel,
+	   (unsigned long long)s->s.completed, (unsigned long long)d->requests);
 	if (s->s.lost)
 		ev(f, "%llu request records found the ring buffer full", (unsigned long long)s->s.lost);
 	if (skipped)

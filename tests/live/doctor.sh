@@ -87,11 +87,22 @@ nice -n -10 fio --name=flood --thread --numjobs=64 --filename="$S" --readonly --
 F=$!; defer "kill $F 2>/dev/null"
 load rd direct "$S" 30 10
 R=$(cat "$T/pid.rd")
+# beside it, a disk whose grants go to the same ring, written all along:
+# no wait of the reader loses its holders to that disk's requests (before
+# per-disk arming they pushed them out: 17 of the 30 waits named)
+W=$(loop_on_ring "$S"); w=${W#/dev/}
+( while :; do dd if=/dev/zero of="$W" bs=4k count=500 oflag=direct 2>/dev/null; done ) & WR=$!
+defer "kill $WR 2>/dev/null"
+w0=$(diskstat "$w" 5)
 sleep 1
 start_iodig "$T/t.json" doctor -p "$R" --no-calls --json --html "$T/t.html" 120
 touch "$T/go.rd"; wait $JOB_rd || die "whyload direct failed"
 stop_iodig
+kill $WR; wait $WR 2>/dev/null
 kill $F; wait $F
+w1=$(diskstat "$w" 5)
+[ $((w1 - w0)) -ge 1000 ] || die "the writer on $w (the reader's ring) wrote $((w1 - w0)) requests, too few to test it"
+ok "beside the reads, $((w1 - w0)) writes on $w, a disk on $s's ring of grants"
 assert_eq "$(doctor_of "$T/t.json" tag_starvation '"\(.culprit.comm)[\(.culprit.pid)]"')" "fio[$F]" "the tags' holder"
 # the reader's own clock: each read's wall time, summed
 want=$(awk '{ s += $2 - $1 } END { printf "%.0f", s }' "$T/go.rd.clock")

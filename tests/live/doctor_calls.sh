@@ -28,14 +28,22 @@ clock_sum() { awk "{ s += $2 } END { printf \"%.0f\", s }" "$T/go.$1.clock"; }
 # first FILE KIND CLOCK WHAT: KIND ranked first, or second behind CPU
 # starvation when the machine's CPUs were busy (a test beside a busy loop
 # on each CPU): that finding is then true by the helper's clock too (the
-# calls' runnable time no more than their time off CPU, wall less CPU)
+# calls' runnable time no more than their time off CPU, wall less CPU).
+# Lost events, when the machine had them, come before all (a CI run ranked
+# them first in the CPU case, whose calls make no requests: the machine's
+# other I/O, its count not printed then): shown whole, and the ranks
+# counted after them.
 first() {
-	local k1
-	k1=$(doctor_kind "$1" 1)
+	local k1 r=1
+	if [ "$(doctor_kind "$1" 1)" = lost_events ]; then
+		ok "$4: lost events ranked first: $(jq -c 'select(.kind == "lost_events") | [.title, .evidence]' "$1")"
+		r=2
+	fi
+	k1=$(doctor_kind "$1" $r)
 	if [ "$k1" = cpu_starved ] && [ "$2" != cpu_starved ]; then
 		within "$(doctor_of "$1" cpu_starved .cost_ns)" 0 "$(clock_sum "$3" '$2 - $1 - $5')" \
 			"$4: CPU starvation ranked above it, runnable against the calls' time off CPU"
-		assert_eq "$(doctor_kind "$1" 2)" "$2" "$4: the finding after CPU starvation"
+		assert_eq "$(doctor_kind "$1" $((r + 1)))" "$2" "$4: the finding after CPU starvation"
 	else
 		assert_eq "$k1" "$2" "$4: the first finding"
 	fi
@@ -58,7 +66,7 @@ start_iodig "$T/r.json" doctor -p "$P" --json 120
 touch "$T/go.runq"; wait $JOB_runq || die "whyload runq failed"
 stop_iodig
 kill $SPIN; wait $SPIN 2>/dev/null
-assert_eq "$(doctor_kind "$T/r.json" 1)" cpu_starved "the first finding of preads beside a spinner on their CPU"
+first "$T/r.json" cpu_starved runq "preads beside a spinner on their CPU"
 want=$(clock_sum runq '$2 - $1 - $5')
 within "$(doctor_of "$T/r.json" cpu_starved .cost_ns)" "$((want * 8 / 10))" "$((want * 105 / 100 + 1000000))" \
 	"runnable (ns) against the calls' wall less their CPU, by the helper's clocks"
