@@ -608,25 +608,17 @@ static __always_inline void grant_done(__u32 dev, __u64 bio, __u64 now)
  * its G stamp gt), sent before its record (completed at c).  A global
  * function: verified once, not on every path of the completion program
  * that reaches it (as a static one it cost 0.7 s of loading). */
-__noinline int tags_emit(__u64 dev_depth, __u64 q, __u64 gt, __u64 c, __u64 bio)
+static __always_inline void tags_send(struct life_grants *g, __u32 dev, __u32 depth, __u64 q, __u64 gt,
+				      __u64 c, __u64 bio)
 {
-	/* (five arguments at most: the disk, and its queue's nr_requests above) */
-	__u32 dev = (__u32)dev_depth, depth = dev_depth >> 32;
-	__u32 rk = grants_key(dev);
-	struct life_grants *g = bpf_map_lookup_elem(&grants, &rk);
 	struct life_tags *t;
 	__u64 oldest = ~0ull;
 	bool any = false;
 
-	if (!g)
-		return 0;
-	/* armed: the allocations on its disks are noted from now on (the
-	 * first request that waited finds the ring empty: seldom alone) */
-	tag_arm(g, dev, c + 10000000000ull);
 	t = bpf_ringbuf_reserve(&records, sizeof(*t), 0);
 	if (!t) {
 		__sync_fetch_and_add(&stats.lost, 1);
-		return 0;
+		return;
 	}
 	/* (only the marks need zeroing: pid and comm are read where marked) */
 	for (int i = 0; i < LIFE_TAG_RING / 8; i++)
@@ -660,9 +652,28 @@ __noinline int tags_emit(__u64 dev_depth, __u64 q, __u64 gt, __u64 c, __u64 bio)
 	t->cut = g->n > LIFE_TAG_RING && oldest > q;
 	if (!any) {
 		bpf_ringbuf_discard(t, 0);
-		return 0;
+		return;
 	}
 	bpf_ringbuf_submit(t, 0);
+}
+
+__noinline int tags_emit(__u64 dev_depth, __u64 q, __u64 gt, __u64 c, __u64 bio)
+{
+	/* (five arguments at most: the disk, and its queue's nr_requests above) */
+	__u32 dev = (__u32)dev_depth, depth = dev_depth >> 32;
+	__u32 rk = grants_key(dev);
+	struct life_grants *g = bpf_map_lookup_elem(&grants, &rk);
+
+	if (!g)
+		return 0;
+	tags_send(g, dev, depth, q, gt, c, bio);
+	/* armed: the allocations on its disk are noted from now on (the
+	 * first request that waited finds the ring empty: seldom alone).
+	 * After the scan: armed before it, the completion program took
+	 * 103,000 instructions to verify here, not 99,000, and a 6.1 stack
+	 * guest ran 258 s, not 138 (its verifier walked the scan once for
+	 * each place the disk could take). */
+	tag_arm(g, dev, c + 10000000000ull);
 	return 0;
 }
 
