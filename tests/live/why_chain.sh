@@ -25,17 +25,19 @@ jq -c 'select(.type == "call") | [.waits[] | select(.in | test("^(anon_)?pipe_re
 	| [.tid, .waited.in, .waited.woken_by.tid, .waited.woken_by.waited.in, .waited.woken_by.waited.woken_by.tid,
 	   .waited.woken_by.waited.woken_by.followed, .waited.woken_by.waited.woken_by.parts.cpu_ns,
 	   .waited.woken_by.waited.woken_by.parts.runq_ns, .waited.woken_by.waited.woken_by.wait_ns,
-	   .waited.woken_by.waited.woken_by.resolution_ns, .waited.woken_by.waited.woken_by.waited]][0]' "$T/c.json" > "$T/chains"
+	   .waited.woken_by.waited.woken_by.resolution_ns, (.waited.woken_by.waited.woken_by.parts.steal_ns // 0),
+	   .waited.woken_by.waited.woken_by.waited]][0]' "$T/c.json" > "$T/chains"
 assert_eq "$(wc -l < "$T/chains")" 4 "the 4 slow reads"
 # chain3's CPU over chain2's wait: never more than its own clock over a span
 # that holds it (from its last byte, or its fork), and at least 80% of the
-# wait with runq (it ran or waited to run all through)
+# wait with runq and steal (it ran, waited to run or had its CPU taken by
+# the host all through)
 paste -d' ' "$T/chains" "$T/burn" | tr -d '[]"' | tr ',' ' ' | awk -v a="$C1" -v b="$C2" -v c="$C3" '
 	{ if ($1 != a || $2 !~ /^(anon_)?pipe_read$/ || $3 != b || $4 !~ /^(anon_)?pipe_read$/ || $5 != c ||
-	      $6 != "true" || $7 > $12 + 2000000 + $10 || $7 + $8 < 0.8 * $9 || $9 < 25000000 || $11 != "null") { bad++; print } }
+	      $6 != "true" || $7 > $13 + 2000000 + $10 || $7 + $8 + $11 < 0.8 * $9 || $9 < 25000000 || $12 != "null") { bad++; print } }
 	END { exit bad > 0 }' \
-	|| die "chains (chain1 $C1 chain2 $C2 chain3 $C3; tid, in, tid, in, tid, followed, cpu, runq, wait, resolution, deeper | own CPU): $(paste -d' ' "$T/chains" "$T/burn" | tr '\n' ';')"
-ok "each read: chainread <- chain1[$C1] <- chain2[$C2] <- chain3[$C3], whose CPU over the wait is within its own clock: $(paste -d' ' "$T/chains" "$T/burn" | tr -d '[]"' | tr ',' ' ' | awk '{ printf "%s/%s ns ", $7, $12 }')"
+	|| die "chains (chain1 $C1 chain2 $C2 chain3 $C3; tid, in, tid, in, tid, followed, cpu, runq, wait, resolution, steal, deeper | own CPU): $(paste -d' ' "$T/chains" "$T/burn" | tr '\n' ';')"
+ok "each read: chainread <- chain1[$C1] <- chain2[$C2] <- chain3[$C3], whose CPU over the wait is within its own clock: $(paste -d' ' "$T/chains" "$T/burn" | tr -d '[]"' | tr ',' ' ' | awk '{ printf "%s/%s ns ", $7, $13 }')"
 
 jq -s -e '[.[] | select(.type == "summary") | .syscalls[] | select(.syscall == "read") | .waits[0]
 	| select(.woken_by == "chain1" and .chain == ["chain2", "chain3"] and .calls == 4)] | length == 1' "$T/c.json" >/dev/null \
