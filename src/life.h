@@ -158,6 +158,7 @@ struct life_grant {
  * pushed its waits' holders out before they completed: doctor named 17 of
  * a reader's 30 waits) */
 struct life_grants {
+	__u64 armed_last;	/* the latest of armed_until: past it, no disk is */
 	__u64 armed_until[LIFE_TAG_ARMED];
 	__u32 armed_dev[LIFE_TAG_ARMED];
 	__u64 n;		/* grants noted: e[n % LIFE_TAG_RING] is the next */

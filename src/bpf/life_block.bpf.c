@@ -524,6 +524,8 @@ static __always_inline __u32 grants_key(__u32 dev)
 /* Are dev's grants noted on ring g at now (slack: a while after)? */
 static __always_inline bool tag_armed(const struct life_grants *g, __u32 dev, __u64 now, __u64 slack)
 {
+	if (now > g->armed_last + slack)	/* the common case, one test */
+		return false;
 	for (int i = 0; i < LIFE_TAG_ARMED; i++)
 		if (g->armed_dev[i] == dev && now <= g->armed_until[i] + slack)
 			return true;
@@ -548,6 +550,8 @@ static __always_inline void tag_arm(struct life_grants *g, __u32 dev, __u64 unti
 	}
 	g->armed_dev[at] = dev;
 	g->armed_until[at] = until;
+	if (until > g->armed_last)
+		g->armed_last = until;
 }
 
 /* A request allocated on dev for bio by the current task. */
