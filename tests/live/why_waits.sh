@@ -25,7 +25,10 @@ jq -c 'select(.type == "call") | [.waits[] | select((.in | test("^(anon_)?pipe_r
 paste "$T/waits" "$T/spans" | awk '$1 < 25000000 || $1 > $2 { bad++; print "wait " $1 " span " $2 } END { exit bad > 0 }' \
 	|| die "pipe: sleep in pipe_read against the reader's own clock: $(paste "$T/waits" "$T/spans" | tr '\n' ' '); waits: $(jq -c 'select(.type == "call") | .waits' "$T/p.json" | head -2)"
 ok "pipe: each read asleep in pipe_read for $(tr '\n' ' ' < "$T/waits")ns, inside the reader's own spans"
-jq -s -e '[.[] | select(.type == "summary") | .syscalls[] | select(.syscall == "read") | .waits[0] | select(.part == "sleep" and (.in | test("^(anon_)?pipe_read$")) and .calls == 5 and .woken_by == "pipewriter" and .interrupt == false)] | length == 1' "$T/p.json" >/dev/null \
+# (the 5 may come in more than one row, one per chain: a CI run gave 3 with
+# no chain and 2 whose writer an interrupt woke; why the chain was missing
+# there is not known yet)
+jq -s -e '[.[] | select(.type == "summary") | .syscalls[] | select(.syscall == "read") | .waits[] | select(.part == "sleep" and (.in | test("^(anon_)?pipe_read$")) and .woken_by == "pipewriter" and .interrupt == false) | .calls] | add == 5' "$T/p.json" >/dev/null \
 	|| die "pipe: the summary's waits: $(jq -c 'select(.type == "summary") | .syscalls[].waits' "$T/p.json")"
 ok "pipe: the summary puts the 5 calls' sleep in pipe_read, woken by pipewriter"
 

@@ -79,7 +79,12 @@ check "each lower's D2C is null_blk's 2 ms (min, p50, max: $r ns)" \
 	'[ "$(sl "[.[] | select(.type == \"bio\") | .lower[0].d2c_ns] | sort | .[0] >= 1900000 and .[length / 2 | floor] <= 3000000")" = true ]'
 r=$(sl '[.[] | select(.type == "bio") | .layer_ns] | [min, max]')
 check "each bio's own layer added dm-delay's 10 ms, in jiffies (layer_ns min, max: $r)" '[ "$(sl "[.[] | select(.type == \"bio\") | .layer_ns] | all(. >= 5000000 and . <= 25000000)")" = true ]'
-check "dominant: the layer itself" '[ "$(sl "[.[] | select(.type == \"bio\") | .dominant] | unique")" = "[\"layer\"]" ]'
+# the layer itself dominant over a lower of null_blk's time (under 5 ms);
+# one its emulated timer held late (17.3 ms, two VMs at once in CI) may
+# outweigh dm-delay's: there the larger of the two is named, as anywhere
+r=$(sl '[.[] | select(.type == "bio") | [.dominant, .layer_ns, .q2c_ns - .layer_ns]] | map(select(.[2] >= 5000000))')
+check "dominant: the layer itself over a lower under 5 ms, else the larger (lowers of 5 ms or more: $r)" \
+	'[ "$(sl "[.[] | select(.type == \"bio\") | (.q2c_ns - .layer_ns) as \$b | (.dominant == (if .layer_ns > \$b then \"layer\" else \"below\" end)) and (\$b >= 5000000 or .dominant == \"layer\")] | all")" = true ]'
 check "stack summary: 20 bios timed, 20 lowers linked, none orphaned ($(sl '[.[] | select(.type == "stack_summary")][0]'))" \
 	'[ "$(sl "[.[] | select(.type == \"stack_summary\")][0] | [.upper_bios >= 20, .lowers >= 20, .lowers_orphan, .lost]")" = "[true,true,0,0]" ]'
 echo "  text: $(file slow st.out | grep ' dm-1 ' | head -1)"
