@@ -44,7 +44,9 @@ w=$(cat "$T/writer")
 stalled=$(jq -s "[.[] | select(.type == \"call\" and .syscall == \"pwrite64\" and .parts.block_io_ns >= .wall_ns * 0.5 and ((.parts | add) == .wall_ns) and any(.requests[]; .disk == \"$n\" and .q2g_ns > .d2c_ns and .q2g_ns >= 1000000 and .queue_write.pid == $w and .queue_write.attr == \"scheduler\"))] | length" "$T/s.json")
 [ "$stalled" -ge 4 ] || die "only $stalled stalled writes name bash[$w] (want >= 4): $(grep '"call"' "$T/s.json" | head -c 2000)"
 ok "$stalled writes: block I/O dominant, their request's Q2G over D2C, bash[$w]'s scheduler write named"
-jq -e -s "[.[] | select(.type == \"summary\")][0] | .syscalls[] | select(.syscall == \"pwrite64\") | .parts.io.share > 0.5 and (.disks[] | select(.disk == \"$n\") | .q2g_ns > .d2c_ns)" "$T/s.json" >/dev/null \
+# (block I/O more than half of what the host did not take: a CI run had
+# 47% of the calls' time stolen, and io 45% of the whole)
+jq -e -s "[.[] | select(.type == \"summary\")][0] | .syscalls[] | select(.syscall == \"pwrite64\") | .parts.io.sum_ns > 0.5 * (.wall_ns - .parts.steal.sum_ns) and (.disks[] | select(.disk == \"$n\") | .q2g_ns > .d2c_ns)" "$T/s.json" >/dev/null \
 	|| die "summary does not show Q2G inside the block I/O of pwrite64: $(grep summary "$T/s.json")"
 ok "summary: pwrite64's time mostly block I/O, and of that Q2G more than D2C on $n"
 
