@@ -92,7 +92,8 @@ enum why_wpart { WW_CPU, WW_RUNQ, WW_IO, WW_SLEEP, WW_STEAL, WW_NR };
 #define WHY_HOP_IPS	12	/* the woken task's stack at a link's wake: where it waited */
 
 struct why_waker {
-	__u32 pid, tid;		/* 0: none (no wake seen: a timeout, a signal ...) */
+	__u32 pid, tid;		/* 0 as well for the idle task (an interrupt on an
+				 * idle CPU): none is at == 0 */
 	__u32 flags;
 	__s32 stack;		/* the waker's kernel stack (wakestacks), < 0: none */
 	__u64 at;		/* when it woke the thread (ns, bpf_ktime_get_ns) */
@@ -145,7 +146,7 @@ struct why_call {
 	char comm[WHY_COMM_LEN];
 	char path[WHY_PATH_LEN];	/* WA_PATH*: the path given, as given */
 	/* last: a call's start clears what comes before and each wait's ns,
-	 * waker.at and up[].tid (a waker is written whole, or not at all) */
+	 * waker.at and up[].at (a waker is written whole, or not at all) */
 	struct why_wait waits[WHY_WAITS];	/* its blocked time by where it blocked, in order seen */
 };
 

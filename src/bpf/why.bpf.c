@@ -647,7 +647,7 @@ static __always_inline void begin(struct why_task *w, __u32 nr, __u64 id64)
 		w->rec.waits[i].ns = 0;
 		w->rec.waits[i].waker.at = w->rec.waits[i].waker.wait_ns = 0;
 		w->rec.waits[i].waker.tid = 0;
-		w->rec.waits[i].up[0].tid = w->rec.waits[i].up[1].tid = 0;
+		w->rec.waits[i].up[0].at = w->rec.waits[i].up[1].at = 0;
 	}
 	__builtin_memset(w->active, 0, sizeof(w->active));
 	w->any = 0;
@@ -1146,7 +1146,7 @@ int BPF_PROG(why_waking, struct task_struct *p)
 		long n = bpf_get_task_stack(p, h->place, sizeof(h->place), 0);
 		if (n > 0)
 			h->nips = n / sizeof(__u64);
-		a->links[k].sub.tid = 0;
+		a->links[k].sub.at = 0;
 		if (targ_depth > 2 && ca && (s = best_link(ca, slept, now)))
 			a->links[k].sub = s->hop;
 		a->nl++;
@@ -1155,7 +1155,7 @@ int BPF_PROG(why_waking, struct task_struct *p)
 		return 0;
 	hop_fill(&w->wk, cur, ca, stack, w->off_at, now);
 	w->flags |= F_WOKEN;
-	w->up[0].tid = w->up[1].tid = 0;
+	w->up[0].at = w->up[1].at = 0;
 	if (ca) {
 		struct why_link *l = best_link(ca, w->off_at, now);
 

@@ -172,7 +172,7 @@ static inline const struct why_waker *why__hop(const struct pending *p, int w, i
 			return NULL;
 	if (!d)
 		return x->waker.at ? &x->waker : NULL;
-	return d < WHY_CHAIN && x->up[d - 1].tid && x->up[d - 1].at ? &x->up[d - 1] : NULL;
+	return d < WHY_CHAIN && x->up[d - 1].at ? &x->up[d - 1] : NULL;
 }
 
 /* why.c: the engine, for why and doctor */
