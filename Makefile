@@ -42,7 +42,7 @@ UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 HELPERS   := $(BUILD)/helpers/functest $(BUILD)/helpers/syscost $(BUILD)/helpers/callee $(BUILD)/helpers/switchcost \
 	     $(BUILD)/helpers/stackload-fp $(BUILD)/helpers/stackload-nofp $(BUILD)/helpers/jitload \
-	     $(BUILD)/helpers/osdwrite
+	     $(BUILD)/helpers/osdwrite $(BUILD)/helpers/tagring
 
 .PHONY: all deps test-deps run test unit live vm bench clean check-static asan man completion \
 	install uninstall deb FORCE
@@ -142,6 +142,10 @@ $(BUILD)/helpers/functest: tests/helpers/functest.c
 $(BUILD)/helpers/osdwrite: tests/helpers/osdwrite.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -Wall -static -o $@ $<
+# the ring's hash is the BPF side's own (src/life.h)
+$(BUILD)/helpers/tagring: tests/helpers/tagring.c src/life.h
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -Wall -o $@ $<
 $(BUILD)/helpers/jitload: tests/helpers/jitload.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -fno-omit-frame-pointer -Wall -o $@ $<

@@ -96,6 +96,9 @@ loopdev() {
 		addpart "$l" 1 "$2" "$3" || die "addpart $l"
 		[ -b "${l}p1" ] || mknod "${l}p1" b $(tr ':' ' ' < /sys/class/block/${l#/dev/}p1/dev)
 		defer "rm -f ${l}p1"
+	elif [ -n "${LOOP_MINOR:-}" ]; then
+		l=/dev/loop$LOOP_MINOR
+		losetup "$l" "$f" || die "losetup $l"
 	else
 		l=$(losetup -f --show "$f") || die "losetup failed"
 	fi
@@ -104,32 +107,14 @@ loopdev() {
 }
 
 # loop_on_ring DEV: prints /dev/loopN, a new 64 MiB loop device whose
-# requests share DEV's ring of tag grants (life_block.bpf.c grants_key: the
-# kernel's dev, major << 20 | minor, hashed to 64 rings): made at that
-# minor through /dev/loop-control (LOOP_CTL_ADD), removed at the end
+# requests share DEV's ring of tag grants (made by build/helpers/tagring at
+# such a minor, through /dev/loop-control; removed at the end)
 loop_on_ring() {
-	local f n
-	n=$(python3 - "$(cat /sys/class/block/${1#/dev/}/dev)" <<'PY'
-import fcntl, os, sys
-ma, mi = map(int, sys.argv[1].split(":"))
-ring = lambda d: ((d * 2654435761) & 0xffffffff) >> (32 - 6)
-want = ring(ma << 20 | mi)
-fd = os.open("/dev/loop-control", os.O_RDWR)
-for n in range(64, 4096):
-    if ring(7 << 20 | n) != want or os.path.exists("/sys/block/loop%d" % n):
-        continue
-    fcntl.ioctl(fd, 0x4C80, n)	# LOOP_CTL_ADD
-    print(n)
-    break
-PY
-) || die "no loop device on the ring of $1"
-	[ -n "$n" ] || die "no free loop minor on the ring of $1"
-	[ -b /dev/loop$n ] || mknod /dev/loop$n b 7 "$n"
-	f=$(mktemp /dev/shm/iodig-test.XXXXXX)
-	truncate -s 64M "$f"
-	losetup /dev/loop$n "$f" || die "losetup /dev/loop$n"
-	defer "losetup -d /dev/loop$n; rm -f $f; python3 -c 'import fcntl, os; fcntl.ioctl(os.open(\"/dev/loop-control\", os.O_RDWR), 0x4C81, $n)'"
-	echo /dev/loop$n
+	local n
+	n=$("$TOP/build/helpers/tagring" "$(cat /sys/class/block/${1#/dev/}/dev)") || die "no loop device on the ring of $1"
+	defer "'$TOP/build/helpers/tagring' -r $n"
+	[ -b /dev/loop$n ] || { mknod /dev/loop$n b 7 "$n"; defer "rm -f /dev/loop$n"; }
+	LOOP_MINOR=$n loopdev 64
 }
 
 # diskstat NAME FIELD: FIELD counts from 1 after the name:

@@ -515,12 +515,6 @@ struct {
 	__type(value, struct life_grant_at);
 } grant_idx SEC(".maps");
 
-static __always_inline __u32 grants_key(__u32 dev)
-{
-	/* a ring's entries say their disk */
-	return (dev * 2654435761u) >> (32 - LIFE_TAG_DEVS_BITS);
-}
-
 /* Are dev's grants noted on ring g at now (slack: a while after)? */
 static __always_inline bool tag_armed(const struct life_grants *g, __u32 dev, __u64 now, __u64 slack)
 {
@@ -557,7 +551,7 @@ static __always_inline void tag_arm(struct life_grants *g, __u32 dev, __u64 unti
 /* A request allocated on dev for bio by the current task. */
 static __always_inline void grant_note(__u32 dev, __u64 bio, __u64 now)
 {
-	__u32 rk = grants_key(dev), ik = life_slot_of(bio, 14);
+	__u32 rk = life_tag_ring(dev), ik = life_slot_of(bio, 14);
 	struct life_grants *g = bpf_map_lookup_elem(&grants, &rk);
 	struct life_grant_at *at;
 	struct life_grant *e;
@@ -594,7 +588,7 @@ static __always_inline void grant_note(__u32 dev, __u64 bio, __u64 now)
 /* The request of this first bio completed now: its tag is free. */
 static __always_inline void grant_done(__u32 dev, __u64 bio, __u64 now)
 {
-	__u32 rk = grants_key(dev), ik;
+	__u32 rk = life_tag_ring(dev), ik;
 	struct life_grants *g = bpf_map_lookup_elem(&grants, &rk);
 	struct life_grant_at *at;
 
@@ -665,7 +659,7 @@ __noinline int tags_emit(__u64 dev_depth, __u64 q, __u64 gt, __u64 c, __u64 bio)
 {
 	/* (five arguments at most: the disk, and its queue's nr_requests above) */
 	__u32 dev = (__u32)dev_depth, depth = dev_depth >> 32;
-	__u32 rk = grants_key(dev);
+	__u32 rk = life_tag_ring(dev);
 	struct life_grants *g = bpf_map_lookup_elem(&grants, &rk);
 
 	if (!g)
