@@ -43,11 +43,20 @@ void diagnose__sink(struct diagnose *d, struct printer_sink *s)
 	*s = (struct printer_sink){ .req = on_req, .upper = on_upper, .write = on_write, .ctx = d };
 }
 
-static struct dx_disk *disk_of(struct diagnose *d, uint32_t dev)
+struct dx_disk *diagnose__disk(const struct diagnose *d, uint32_t dev)
 {
 	for (unsigned i = 0; i < d->ndisk; i++)
 		if (d->disk[i].dev == dev)
 			return &d->disk[i];
+	return NULL;
+}
+
+static struct dx_disk *disk_of(struct diagnose *d, uint32_t dev)
+{
+	struct dx_disk *k = diagnose__disk(d, dev);
+
+	if (k)
+		return k;
 	if (d->ndisk == DX_DISKS) {
 		d->full++;
 		return NULL;

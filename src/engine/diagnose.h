@@ -191,6 +191,8 @@ void diagnose__owner(struct diagnose *d, const struct req_seen *s);
 void diagnose__write(struct diagnose *d, const struct life_sysfs *w);
 void diagnose__upper(struct diagnose *d, const struct life_upper *u);
 void diagnose__summary(struct diagnose *d, const struct req_summary *sum);
+/* The disk dev's figures, or NULL: none seen. */
+struct dx_disk *diagnose__disk(const struct diagnose *d, uint32_t dev);
 /* A disk's current second of D2C into its history (the rules close it). */
 void diagnose__second_end(struct dx_disk *k);
 void diagnose__stack(struct diagnose *d, const struct life_stack_stats *s);

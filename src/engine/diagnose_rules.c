@@ -109,6 +109,7 @@ static void rule_holders(struct diagnose *d, struct dx_finding *out, unsigned *n
 {
 	for (unsigned i = 0; i < d->nholder && *n < max; i++) {
 		const struct dx_holder *h = &d->holder[i];
+		const struct dx_disk *x;
 		const char *disk = disks__name(h->dev);
 		double share = pct(h->held, h->held_all);
 		struct dx_finding *f;
@@ -129,11 +130,7 @@ static void rule_holders(struct diagnose *d, struct dx_finding *out, unsigned *n
 		if (h->waiters_self)
 			ev(f, "%llu of those requests were %s[%u]'s own: it queues more than the disk takes",
 			   (unsigned long long)h->waiters_self, h->comm, h->pid);
-		for (unsigned k = 0; k < d->ndisk; k++) {
-			const struct dx_disk *x = &d->disk[k];
-
-			if (x->dev != h->dev || !x->unnamed)
-				continue;
+		if ((x = diagnose__disk(d, h->dev)) && x->unnamed) {
 			ms(b, sizeof(b), x->unnamed_ns);
 			ev(f, "%llu more requests on %s waited 1 ms or more (%s in all) with no holder of a tag noted: "
 			   "not counted here", (unsigned long long)x->unnamed, disk, b);
