@@ -42,6 +42,17 @@ static void ev(struct dx_finding *f, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The finding's one line (cut at its size, as evidence lines are) */
+static void title(struct dx_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void title(struct dx_finding *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(f->title, sizeof(f->title), fmt, ap);
+	va_end(ap);
+}
+
 static void next(struct dx_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void next(struct dx_finding *f, const char *fmt, ...)
 {
@@ -86,7 +97,7 @@ static void rule_writers(struct diagnose *d, struct dx_finding *out, unsigned *n
 		f = finding(out, n, "queue_frozen", x->stalled_ns, x->disk, x->pid, x->comm);
 		snprintf(f->attr, sizeof(f->attr), "%s", x->attr);
 		ms(a, sizeof(a), x->stalled_ns);
-		snprintf(f->title, sizeof(f->title), "%s: queue frozen by %s[%u] writing queue/%s: %llu request%s stalled %s",
+		title(f, "%s: queue frozen by %s[%u] writing queue/%s: %llu request%s stalled %s",
 			 x->disk, x->comm, x->pid, x->attr, (unsigned long long)x->stalled, PL(x->stalled), a);
 		ms(b, sizeof(b), x->stalled_max_ns);
 		ev(f, "%llu request%s waited before allocation (Q2G) while the writes ran: %s in all, the longest %s",
@@ -119,7 +130,7 @@ static void rule_holders(struct diagnose *d, struct dx_finding *out, unsigned *n
 			continue;
 		f = finding(out, n, "tag_starvation", h->wait_ns, disk, h->pid, h->comm);
 		ms(a, sizeof(a), h->wait_ns);
-		snprintf(f->title, sizeof(f->title), "%s: tag starvation: %llu requests waited %s for tags held by %s[%u]",
+		title(f, "%s: tag starvation: %llu requests waited %s for tags held by %s[%u]",
 			 disk, (unsigned long long)h->waits, a, h->comm, h->pid);
 		ms(b, sizeof(b), h->wait_ns / h->waits);
 		ms(c, sizeof(c), h->wait_max_ns);
@@ -177,7 +188,7 @@ static void rule_devices(struct diagnose *d, struct dx_finding *out, unsigned *n
 		f = finding(out, n, "slow_device", k->small_d2c_ns, disk, 0, NULL);
 		ms(a, sizeof(a), p99);
 		ms(b, sizeof(b), p50);
-		snprintf(f->title, sizeof(f->title), "%s: a slow %sdevice: D2C p99 %s, p50 %s", disk,
+		title(f, "%s: a slow %sdevice: D2C p99 %s, p50 %s", disk,
 			 rot ? "rotational " : "", a, b);
 		ms(c, sizeof(c), mx);
 		ev(f, "%llu requests of %u KiB or less: D2C (in the device) p50 %s, p99 %s, max %s",
@@ -220,7 +231,7 @@ static void rule_layers(struct diagnose *d, struct dx_finding *out, unsigned *n,
 			continue;
 		f = finding(out, n, "slow_layer", (uint64_t)l->own_ns, disk, 0, NULL);
 		ms(a, sizeof(a), p99);
-		snprintf(f->title, sizeof(f->title), "%s: the layer itself is slow: its own time p99 %s a bio, above %s",
+		title(f, "%s: the layer itself is slow: its own time p99 %s a bio, above %s",
 			 disk, a, disks__name(l->lower_dev));
 		ms(b, sizeof(b), (uint64_t)l->own_ns / l->linked);
 		ev(f, "%llu bios linked to what they became below: each spent %s on average in %s itself (its Q2C less its longest lower's)",
@@ -262,7 +273,7 @@ static void rule_readahead(struct diagnose *d, struct dx_finding *out, unsigned 
 		/* judged by pages (on a fast device their time is small, the
 		 * bandwidth is not), ranked by their estimated time */
 		f = finding(out, n, "readahead_waste", 0, NULL, x->pid, x->comm);
-		snprintf(f->title, sizeof(f->title), "%s[%u]: %llu of %llu pages read ahead never used (%.0f%%)", x->comm,
+		title(f, "%s[%u]: %llu of %llu pages read ahead never used (%.0f%%)", x->comm,
 			 x->pid, (unsigned long long)unused, (unsigned long long)x->pages, pct(unused, x->pages));
 		ev(f, "readahead added %llu pages beyond what %llu calls asked for: %llu used, %llu evicted unused, "
 		   "%llu still cached unused at the end", (unsigned long long)x->pages, (unsigned long long)x->calls,
@@ -289,7 +300,7 @@ static void rule_thrash(struct diagnose *d, struct dx_finding *out, unsigned *n,
 		return;
 	/* judged by pages, ranked by their estimated time (readahead's) */
 	f = finding(out, n, "cache_thrash", 0, NULL, 0, NULL);
-	snprintf(f->title, sizeof(f->title), "page cache thrash: %llu file pages (%.1f MiB) read again soon after "
+	title(f, "page cache thrash: %llu file pages (%.1f MiB) read again soon after "
 		 "their eviction (machine-wide)", (unsigned long long)d->refaults, d->refaults * page / 1048576.0);
 	ev(f, "the kernel's workingset_refault_file rose by %llu, workingset_activate_file by %llu (/proc/vmstat): "
 	   "the cache is smaller than what is read again", (unsigned long long)d->refaults,
@@ -323,7 +334,7 @@ static void rule_throttled(struct diagnose *d, struct dx_finding *out, unsigned 
 			continue;
 		f = finding(out, n, "dirty_throttled", ns, disk, t->k.pid, t->k.comm);
 		fmt_ns(a, sizeof(a), ns);
-		snprintf(f->title, sizeof(f->title), "%s[%u] throttled for dirtying pages of %s: %s asleep in %llu pauses",
+		title(f, "%s[%u] throttled for dirtying pages of %s: %s asleep in %llu pauses",
 			 t->k.comm, t->k.pid, disk, a, (unsigned long long)t->v.pauses);
 		ev(f, "balance_dirty_pages() judged it %llu times and put it to sleep %llu times, %llu ms in all",
 		   (unsigned long long)t->v.calls, (unsigned long long)t->v.pauses, (unsigned long long)t->v.paused_ms);
@@ -452,10 +463,10 @@ static void rule_calls(struct diagnose *d, struct dx_finding *out, unsigned *n, 
 		fmt_ns(a, sizeof(a), ns);
 		waker_str(wk, sizeof(wk), w);
 		if (f->pid)
-			snprintf(f->title, sizeof(f->title), "calls waited %s for the journal (%s), woken by %s, "
+			title(f, "calls waited %s for the journal (%s), woken by %s, "
 				 "which was writing the data of %s", a, w->place, wk, who);
 		else
-			snprintf(f->title, sizeof(f->title), "calls waited %s for the journal (%s), woken by %s",
+			title(f, "calls waited %s for the journal (%s), woken by %s",
 				 a, w->place, wk);
 		ev(f, "%llu wait%s of calls slower than %s were in jbd2: %s in all, %.1f%% of those calls' time",
 		   (unsigned long long)calls, PL(calls), b, a, pct(ns, wall));
@@ -502,7 +513,7 @@ static void rule_calls(struct diagnose *d, struct dx_finding *out, unsigned *n, 
 			continue;
 		f = finding(out, n, cpu[k].kind, ns, NULL, 0, NULL);
 		fmt_ns(a, sizeof(a), ns);
-		snprintf(f->title, sizeof(f->title), cpu[k].title, a, pct(ns, wall));
+		title(f, cpu[k].title, a, pct(ns, wall));
 		ev(f, "slow calls (from %s): %s", b, names);
 		ev(f, "%s: %s of their %s", cpu[k].evidence, a, fmt_ns(wk, sizeof(wk), wall));
 		next(f, "iodig why 5");
@@ -516,7 +527,7 @@ static void rule_calls(struct diagnose *d, struct dx_finding *out, unsigned *n, 
 	if (ns >= DX_MIN_COST_NS && *n < max) {
 		f = finding(out, n, "reclaim", ns, NULL, 0, NULL);
 		fmt_ns(a, sizeof(a), ns);
-		snprintf(f->title, sizeof(f->title), "calls spent %s in direct reclaim: memory ran short under them", a);
+		title(f, "calls spent %s in direct reclaim: memory ran short under them", a);
 		ev(f, "slow calls (from %s): %s", b, names);
 		ev(f, "in direct reclaim (mm_vmscan_*_reclaim_begin to _end): %s, %.1f%% of their time", a, pct(ns, wall));
 		next(f, "iodig why 5");
@@ -532,7 +543,7 @@ static void rule_calls(struct diagnose *d, struct dx_finding *out, unsigned *n, 
 		fmt_ns(a, sizeof(a), ns);
 		if (w)
 			waker_str(wk, sizeof(wk), w);
-		snprintf(f->title, sizeof(f->title), "calls waited %s on kernel locks%s%s%s%s", a, w ? " in " : "",
+		title(f, "calls waited %s on kernel locks%s%s%s%s", a, w ? " in " : "",
 			 w ? w->place : "", w ? ", released by " : "", w ? wk : "");
 		ev(f, "slow calls (from %s): %s", b, names);
 		ev(f, "between lock:contention_begin and _end: %s, %.1f%% of their time", a, pct(ns, wall));
@@ -562,7 +573,7 @@ static bool rule_lost(struct diagnose *d, struct dx_finding *f)
 	memset(f, 0, sizeof(*f));
 	f->kind = "lost_events";
 	f->cost_ns = UINT64_MAX;
-	snprintf(f->title, sizeof(f->title), "%llu events were lost of %llu requests: the figures here are short by them",
+	title(f, "%llu events were lost of %llu requests: the figures here are short by them",
 		 (unsigned long long)lost, (unsigned long long)base);
 	ev(f, "%llu requests completed on the disks the engine followed (every disk with the calls traced; "
 	   "the kernel's count), %llu of them let by the filters, %llu judged here", (unsigned long long)kernel,
@@ -596,7 +607,7 @@ static void nothing(struct diagnose *d, struct dx_finding *f)
 	memset(f, 0, sizeof(*f));
 	f->kind = "nothing_wrong";
 	f->cost_ns = 0;
-	snprintf(f->title, sizeof(f->title), "nothing wrong found in %llu request%s on %u disk%s",
+	title(f, "nothing wrong found in %llu request%s on %u disk%s",
 		 (unsigned long long)d->requests, PL(d->requests), d->ndisk, PL(d->ndisk));
 	for (unsigned i = 0; i < d->nwriter; i++)
 		writes += d->writer[i].writes;
