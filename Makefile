@@ -15,7 +15,7 @@ VERSION    ?= $(BASE_VERSION)$(if $(GIT_REV),+g$(GIT_REV))
 DATE       := $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
 ARCH       := x86
 # Every CPU, unless -j was given: a clean build of what `make test` needs
-# took 121 s with one job and 59 with two (2 CPUs, docs/PERFORMANCE.md).
+# took 121 s with one job and 59 with two (2 CPUs; docs/DESIGN.md).
 ifeq ($(MAKELEVEL)$(filter -j%,$(MAKEFLAGS)),0)
 MAKEFLAGS += -j$(shell nproc)
 endif
