@@ -161,6 +161,9 @@ struct why_stats {
 	__u64 unmatched_child;	/* --into: a child's return without its entry */
 	__u64 any_missed;	/* a task's state change not kept (its storage busy or full) */
 	__u64 qw_lost;		/* queue-write records the engine's ring had no room for */
+	__u64 switch_in_unseen;	/* a traced thread ran again with no sched_switch
+				 * into it (the host's kernel skips one now and
+				 * then): its run told from its own CPU clock */
 };
 
 #endif

@@ -72,6 +72,7 @@ struct why_task {
 	__s32 wait_stack;	/* F_OFF: where it blocked (waitstacks), for its waits[] */
 	__u32 pad2;
 	__u64 off_at;		/* F_OFF: when it blocked */
+	__u64 ran_at;		/* its CPU clock (se.sum_exec_runtime) at its last switch out */
 	struct why_waker wk;	/* F_WOKEN: who is waking it, for the wait it ends */
 	struct why_waker up[WHY_CHAIN - 1];	/* ... and that one's chain */
 	__u64 args[3];		/* the call's first three arguments, read if it is slow */
@@ -662,6 +663,7 @@ static __always_inline void begin(struct why_task *w, __u32 nr, __u64 id64)
 	w->off_since = 0;
 	w->since = now;
 	w->state = WP_CPU;
+	w->ran_at = bpf_get_current_task_btf()->se.sum_exec_runtime;
 	w->steal_at = steal_now();
 	w->steal_cpu = bpf_get_smp_processor_id() + 1;
 	if (w->flags & F_OFF)	/* a call whose switch in was missed */
@@ -694,18 +696,34 @@ static __always_inline void args_read(struct why_task *w)
 	}
 }
 
+/* Running, yet thought runnable since w->since: its switch in was not seen.
+ * From when this CPU's entry says it switched the thread in (in), or else
+ * by its CPU clock (ran: se.sum_exec_runtime, the kernel's own account of
+ * its time on CPU, less steal) since its last switch out: the rest of the
+ * span is the wait for a CPU. */
+static __always_inline void switched_in_unseen(struct why_task *w, __u64 in, __u64 now, __u64 ran)
+{
+	__u64 d = ran - w->ran_at;
+
+	if (in > w->since && in < now) {
+		charge(w, in, running_part(w));
+		return;
+	}
+	__sync_fetch_and_add(&stats.switch_in_unseen, 1);
+	if (w->ran_at && ran > w->ran_at && d < now - w->since)
+		charge(w, now - d, running_part(w));
+}
+
 /* The call returns: its last part closed, a record if it was slow. */
 static __always_inline void finish(struct why_task *w, long ret)
 {
 	__u64 now = bpf_ktime_get_ns();
 
-	/* running, yet thought runnable: its switch in was missed (oncpus) */
-	if (w->state == WP_RUNQ) {
-		__u64 in = oncpu_since(w->rec.tid);
-
-		if (in > w->since && in < now)
-			charge(w, in, running_part(w));
-	}
+	/* running, yet thought runnable: its switch in was missed (its CPU
+	 * clock here is the scheduler's as of its last tick) */
+	if (w->state == WP_RUNQ)
+		switched_in_unseen(w, oncpu_since(w->rec.tid), now,
+				   bpf_get_current_task_btf()->se.sum_exec_runtime);
 	charge(w, now, WP_CPU);
 	if (w->flags & F_OFF)	/* its switch in was missed */
 		sleeper_out();
@@ -955,13 +973,16 @@ int BPF_PROG(why_switch, bool preempt, struct task_struct *prev, struct task_str
 
 	if ((w = in_call(prev))) {
 		/* the same for a traced thread: a missed switch in would put
-		 * its CPU time in runq */
-		if (w->state == WP_RUNQ && in > w->since && in < now)
-			charge(w, in, running_part(w));
+		 * its CPU time in runq; where this CPU's entry is gone too (no
+		 * sched_switch into it was seen at all), its own CPU clock, which
+		 * the scheduler has just brought up to date, says how long it ran */
+		if (w->state == WP_RUNQ)
+			switched_in_unseen(w, in, now, prev->se.sum_exec_runtime);
 		w->rec.offcpu++;
 		/* prev_state, not prev->__state: that one can change under us */
 		charge_st(w, now, preempt || prev_state == 0 ? WP_RUNQ : blocked_part(w, prev),
 			  cpu + 1, following ? st : steal_read(sa));
+		w->ran_at = prev->se.sum_exec_runtime;
 		if (!preempt && prev_state != 0) {	/* where it blocks: prev is current here */
 			if (!(w->flags & F_OFF))
 				sleeper_in(now);

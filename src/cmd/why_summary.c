@@ -19,7 +19,7 @@ enum { M_SYS = 1, M_FUNC = 2 };
 
 struct why_values {
 	uint64_t calls, slow, shown, lost, no_storage, calls_full, linked, unlinked_io, disk_skipped,
-		 life_lost, untracked, wake_running, waker_unfollowed, any_missed;
+		 life_lost, untracked, wake_running, waker_unfollowed, any_missed, switch_in_unseen;
 };
 
 #define WV(f) offsetof(struct why_values, f)
@@ -43,6 +43,7 @@ static const struct counter why_counters[] = {
 	  "changes during it than why keeps a task, or first seen after it began)" },
 	{ "task_changes_missed", WV(any_missed), "wakers: %llu context switches found a task's state busy "
 	  "or no room for it: a waker's time around them may be in the wrong part" },
+	{ "switch_in_unseen", WV(switch_in_unseen), NULL },
 };
 
 static void values(struct why_ctx *wc, struct why_values *v)
@@ -53,7 +54,7 @@ static void values(struct why_ctx *wc, struct why_values *v)
 	life__stats(&wc->l, &ls);
 	*v = (struct why_values){ s->calls, s->slow, wc->shown, s->lost, s->no_storage, wc->calls_full,
 				  wc->linked, wc->unlinked_io, wc->disk_skipped, ls.lost + s->qw_lost, ls.untracked,
-				  s->wake_running, wc->wakers_unfollowed, s->any_missed };
+				  s->wake_running, wc->wakers_unfollowed, s->any_missed, s->switch_in_unseen };
 }
 
 /* one share of the slow calls' wall time */

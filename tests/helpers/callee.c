@@ -6,11 +6,27 @@
  * and asleep (b).  With DEPTH, rec() runs instead: it calls itself until
  * DEPTH deep, and the deepest calls a() then b(): one outermost rec() a call.
  * Usage: callee GO_FILE CALLS A_MS B_MS [DEPTH]
+ * At the end GO_FILE.clock has a line per outer() call: CLOCK_MONOTONIC ns
+ * before a(), between a() and b(), after b(), and the thread's CPU ns over
+ * them (what a late wakeup or the host's steal did to each call, measured
+ * by the helper itself).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+
+#define CALLS_MAX 1024
+static struct { unsigned long long t0, t1, t2, cpu; } clk[CALLS_MAX];
+static int nclk;
+
+static unsigned long long ns_of(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
 
 static double now_ms(void)
 {
@@ -38,8 +54,17 @@ __attribute__((noinline)) void b(int ms)
 
 __attribute__((noinline)) void outer(int a_ms, int b_ms)
 {
+	unsigned long long c0 = ns_of(CLOCK_THREAD_CPUTIME_ID), t0 = ns_of(CLOCK_MONOTONIC), t1;
+
 	a(a_ms);
+	t1 = ns_of(CLOCK_MONOTONIC);
 	b(b_ms);
+	if (nclk < CALLS_MAX) {
+		clk[nclk].t2 = ns_of(CLOCK_MONOTONIC);
+		clk[nclk].cpu = ns_of(CLOCK_THREAD_CPUTIME_ID) - c0;
+		clk[nclk].t0 = t0;
+		clk[nclk++].t1 = t1;
+	}
 	asm volatile("" ::: "memory");
 }
 
@@ -73,5 +98,13 @@ int main(int argc, char **argv)
 		else
 			outer(a_ms, b_ms);
 	}
-	return 0;
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s.clock", argv[1]);
+	if (!(f = fopen(path, "w")))
+		return 1;
+	for (int i = 0; i < nclk; i++)
+		fprintf(f, "%llu %llu %llu %llu\n", clk[i].t0, clk[i].t1, clk[i].t2, clk[i].cpu);
+	return fclose(f) != 0;
 }
