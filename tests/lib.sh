@@ -352,11 +352,18 @@ for r in recs:
     elif diff > max(0.02 * own, 50000) + slack:
         # the helper's thread was preempted in its timed window: the time
         # beyond the call may be the wait for a CPU between its clock and
-        # the system call (Python between them takes tens of us otherwise)
-        if clk[i][3] > 0:
+        # the system call (Python between them takes tens of us otherwise);
+        # or, not switched out, it was off its CPU all the same outside the
+        # call (its vCPU taken by the host, interrupts): its thread clock
+        # (the 5th column) less the call's own CPU is its time on CPU
+        # outside the call, and what the window has beyond that, the time it
+        # was not (two CI runs: 0.64 and 0.7 ms, with no switch)
+        p = r["parts"]
+        off_out = (own - clk[i][4]) - (r["wall_ns"] - p["on_cpu_ns"]) if len(clk[i]) > 4 else 0
+        if clk[i][3] > 0 or off_out >= diff - max(0.02 * own, 50000) - slack:
             preempted += 1
         else:
-            bad.append("wall %d ns, the helper's %d ns" % (r["wall_ns"], own))
+            bad.append("wall %d ns, the helper's %d ns (off CPU outside the call %d ns)" % (r["wall_ns"], own, off_out))
     else:
         worst_wall = max(worst_wall, diff / own if own else 0)
     un = r["parts"]["unaccounted_ns"]
@@ -375,7 +382,7 @@ if bad:
     sys.exit(1)
 print("  ok: %s: %d calls, wall within %.2f%% of the helper's own clock%s, |unaccounted| <= %.2f%%"
       % (what, len(recs), 100 * worst_wall,
-         " (%d more: the helper preempted outside the call)" % preempted if preempted else "", 100 * worst_un))
+         " (%d more: the helper preempted or off its CPU outside the call)" % preempted if preempted else "", 100 * worst_un))
 PY
 }
 
