@@ -700,8 +700,7 @@ static __always_inline void args_read(struct why_task *w)
  * From when this CPU's entry says it switched the thread in (in), or else
  * by its CPU clock (ran: se.sum_exec_runtime, the kernel's own account of
  * its time on CPU, less steal where the kernel accounts it apart) since its
- * last switch out: the rest of the
- * span is the wait for a CPU. */
+ * last switch out: the rest of the span is the wait for a CPU. */
 static __always_inline void switched_in_unseen(struct why_task *w, __u64 in, __u64 now, __u64 ran)
 {
 	__u64 d = ran - w->ran_at;
