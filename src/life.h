@@ -140,6 +140,9 @@ struct life_req {
 #define LIFE_TAG_RING	128
 #define LIFE_TAG_DEVS_BITS 6	/* 64 rings, by a hash of the disk */
 #define LIFE_TAG_DEVS	(1 << LIFE_TAG_DEVS_BITS)
+#define LIFE_TAG_ARMED	4	/* disks of one ring whose grants are noted at once */
+#define LIFE_TAG_MIN_NS	1000000ull
+#define LIFE_TAG_IDX	16384
 
 /* The ring of the disk dev (the kernel's dev_t, major << 20 | minor): a
  * multiplicative hash (tests/helpers/tagring.c finds disks sharing one) */
@@ -147,9 +150,6 @@ static inline __u32 life_tag_ring(__u32 dev)
 {
 	return (dev * 2654435761u) >> (32 - LIFE_TAG_DEVS_BITS);
 }
-#define LIFE_TAG_ARMED	4	/* disks of one ring whose grants are noted at once */
-#define LIFE_TAG_MIN_NS	1000000ull
-#define LIFE_TAG_IDX	16384
 
 struct life_grant {
 	__u64 ts, done;		/* allocated, completed (0: not seen yet; 1: lost track) */
