@@ -3,9 +3,19 @@
 
 For each tool: BPF ns per request (kernel.bpf_stats_enabled run_time_ns of
 the programs the tool's process owns, over the requests /proc/diskstats saw
-complete), IOPS traced / untraced (interleaved runs, each traced run against
+complete), CPU ns per request, sampled (below), IOPS traced / untraced (interleaved runs, each traced run against
 the mean of the untraced runs around it), peak RSS (VmHWM) and the time from
 exec to tracing live.  Prints a Markdown table.
+
+bpf_stats times a program's run and nothing around it: not the dispatch that
+calls it, not what a perf-event tracepoint (bpftrace's tracepoint:, and the
+counting perf event behind iodig's `skipped`) does before and after its
+program, nor the tool's own process.  The sampled column has all of them: in
+a second run of fio with bpf_stats off, perf samples every CPU (cpu-clock,
+with kernel call chains); a sample is the tool's when its chain passes
+through a tracepoint's probes (__traceiter_*, bpf_trace_run*, perf_trace_*,
+trace_call_bpf, a BPF program); the tool's own threads' CPU time
+(schedstat) is added; the sum over the requests diskstats saw complete.
 
 Usage: bench.py DEVICE SECONDS ROUNDS TOOLSPEC...
   TOOLSPEC is NAME=READY_REGEX=COMMAND (COMMAND run by sh).  The tool is live
@@ -62,6 +72,56 @@ def prog_time(pid):
     return sum(p.get("run_time_ns", 0) for p in json.loads(out) if p["id"] in ids)
 
 
+# a kernel frame that runs only because a probe is attached to a tracepoint
+PROBE_FRAMES = ("__traceiter_", "__bpf_trace_", "bpf_trace_run", "perf_trace_", "trace_call_bpf",
+                "bpf_prog_")
+HZ = 4999
+
+
+def thread_cpu_ns(pid):
+    total = 0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                total += int(f.read().split()[0])
+        except OSError:
+            pass
+    return total
+
+
+def probe_samples(data, skip_pid):
+    """Samples whose kernel call chain passes through a tracepoint's probes,
+    the tool's own process left out (its CPU time is counted whole)."""
+    out = subprocess.run(["perf", "script", "-i", data, "-F", "pid,ip,sym"],
+                         capture_output=True, text=True, errors="replace").stdout
+    n = total = 0
+    for sample in out.split("\n\n"):
+        lines = sample.strip().split("\n")
+        if not lines[0].strip():
+            continue
+        total += 1
+        if lines[0].split()[0] == str(skip_pid):
+            continue
+        if any(len(f) > 1 and f[1].startswith(PROBE_FRAMES) for f in (l.split() for l in lines[1:])):
+            n += 1
+    return n, total
+
+
+def sampled_ns(dev, secs, pid):
+    """CPU ns a request the tool costs, sampled, over one fio run."""
+    data = f"/tmp/iodig-bench-perf.{os.getpid()}"
+    perf = subprocess.Popen(["perf", "record", "-q", "-a", "-g", "-F", str(HZ), "-o", data,
+                             "--", "sleep", str(secs)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    ios, cpu = diskstat_ios(dev), thread_cpu_ns(pid) if pid else 0
+    fio(dev, secs)
+    perf.wait()
+    reqs = diskstat_ios(dev) - ios
+    own = thread_cpu_ns(pid) - cpu if pid else 0
+    n, _ = probe_samples(data, pid)
+    os.unlink(data)
+    return (n * 1e9 / HZ + own) / reqs
+
+
 def vm_hwm_kb(pid):
     with open(f"/proc/{pid}/status") as f:
         for line in f:
@@ -74,7 +134,7 @@ class Tool:
     def __init__(self, spec):
         self.name, ready, self.cmd = spec.split("=", 2)
         self.ready = re.compile(ready)
-        self.ns, self.ratio, self.rss, self.startup = [], [], [], []
+        self.ns, self.ratio, self.rss, self.startup, self.cpu = [], [], [], [], []
 
     def start(self):
         t0 = time.monotonic()
@@ -104,6 +164,9 @@ def main():
     tools = [Tool(s) for s in sys.argv[4:]]
     subprocess.run(["sysctl", "-qw", "kernel.bpf_stats_enabled=1"], check=True)
     fio(dev, 1)  # warm up
+    subprocess.run(["sysctl", "-qw", "kernel.bpf_stats_enabled=0"], check=True)
+    idle = sampled_ns(dev, secs, 0)  # no tool: what the column reads with nothing attached
+    subprocess.run(["sysctl", "-qw", "kernel.bpf_stats_enabled=1"], check=True)
     base = [fio(dev, secs)]
     for _ in range(rounds):
         for t in tools:
@@ -112,6 +175,9 @@ def main():
             iops = fio(dev, secs)
             reqs = diskstat_ios(dev) - before_ios
             t.ns.append((prog_time(t.pid) - before_ns) / reqs)
+            subprocess.run(["sysctl", "-qw", "kernel.bpf_stats_enabled=0"], check=True)
+            t.cpu.append(sampled_ns(dev, secs, t.pid))
+            subprocess.run(["sysctl", "-qw", "kernel.bpf_stats_enabled=1"], check=True)
             t.stop()
             after = fio(dev, secs)
             t.ratio.append(iops / statistics.mean([base[-1], after]))
@@ -122,13 +188,17 @@ def main():
     ref = tools[0]
     print(f"fio randread 4k, libaio iodepth 16, {secs} s runs, {rounds} rounds, "
           f"untraced {med(base):.0f} IOPS (median of {len(base)})\n")
-    print("| tool | BPF ns/request | vs first | IOPS traced/untraced | peak RSS MB | vs first | exec to ready s | vs first |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("| tool | BPF ns/request | vs first | CPU ns/request, sampled | vs first | IOPS traced/untraced "
+          "| peak RSS MB | vs first | exec to ready s | vs first |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for t in tools:
-        print(f"| {t.name} | {med(t.ns):.0f} | {med(t.ns) / med(ref.ns):.2f}x | {med(t.ratio):.3f} "
+        print(f"| {t.name} | {med(t.ns):.0f} | {med(t.ns) / med(ref.ns):.2f}x | {med(t.cpu):.0f} "
+              f"| {med(t.cpu) / med(ref.cpu):.2f}x | {med(t.ratio):.3f} "
               f"| {med(t.rss):.1f} | {med(t.rss) / med(ref.rss):.2f}x | {med(t.startup):.3f} "
               f"| {med(t.startup) / med(ref.startup):.2f}x |")
-    print("\nmedians over rounds; ns/request = run_time_ns of the tool's programs / requests completed")
+    print("\nmedians over rounds; BPF ns/request = run_time_ns of the tool's programs / requests completed;")
+    print(f"CPU ns/request, sampled = perf's samples ({HZ} Hz, every CPU) in a tracepoint's probes, and the")
+    print(f"tool's own CPU time, / requests completed (with no tool attached it read {idle:.0f})")
 
 
 if __name__ == "__main__":
