@@ -84,6 +84,29 @@ static __always_inline bool rq_data_in_flush_seq(struct request *rq)
 	return (rq->cmd_flags & REQ_OP_MASK_) != req_op_flush();
 }
 
+/*
+ * RQF_IO_STAT: the request is accounted in /proc/diskstats.  1 << 13 while
+ * RQF_* were #defines (5.10 to 6.10); a bit of the enum since 5f89154e8e9e
+ * (6.11), found by name as __RQF_FLUSH_SEQ is.
+ */
+const volatile __u32 rqf_io_stat_bit __weak = 13;
+
+/*
+ * Does /proc/diskstats count this block_rq_complete hit?  A request's last
+ * completion when it carries RQF_IO_STAT (blk_account_io_done(), which
+ * leaves out a flush sequence's data step and requests with RQF_FLUSH_SEQ),
+ * and the flush machinery's own flush request, which carries RQF_FLUSH_SEQ
+ * and is counted with the flushes (blk_account_io_flush()).
+ */
+static __always_inline bool rq_in_diskstats(struct request *rq, unsigned int nr_bytes)
+{
+	__u32 f = rq->rq_flags;
+
+	if (f & rqf_flush_seq())
+		return (rq->cmd_flags & REQ_OP_MASK_) == req_op_flush();
+	return nr_bytes >= rq->__data_len && (f & (1U << (rqf_io_stat_bit & 31)));
+}
+
 /* Is this block_rq_complete the request's last?  Not when it completed only
  * part of its bytes, nor for a flush sequence's data step (see above). */
 static __always_inline bool rq_final_completion(struct request *rq, unsigned int nr_bytes)

@@ -16,6 +16,7 @@
 #include "hist.bpf.h"
 #include "compat.bpf.h"
 #include "filter.bpf.h"
+#include "seen.bpf.h"
 #include "lat.h"
 
 const volatile bool targ_per_disk = false;
@@ -60,15 +61,15 @@ int BPF_PROG(lat_complete, struct request *rq, int error, unsigned int nr_bytes)
 	__u64 start, now;
 	__u32 ep;
 
-	if (targ_per_disk || filter_dev)
-		key.dev = gendisk_dev(rq_gendisk(rq));
+	key.dev = gendisk_dev(rq_gendisk(rq));
 	if (filter_dev && key.dev != filter_dev)
 		return 0;
-	/* Every hit on the disks asked for, before any return of iodig's own:
-	 * the kernel's perf count of the tracepoint less this is what the
-	 * kernel ran no program for (skipped.h).  The user side derives
-	 * `completed` from it and the returns below, so one atomic a request. */
+	/* Every hit on the disks asked for, before any return of iodig's own.
+	 * The user side derives `completed` from it and the returns below, so
+	 * one atomic a request; and the hits diskstats counts, by disk, for
+	 * what the kernel ran no program for (skipped.h). */
 	__sync_fetch_and_add(&stats.ran, 1);
+	seen_count(rq, nr_bytes, key.dev);
 	/* Partial completions and flush-sequence data steps: wait for the end. */
 	if (nr_bytes < rq->__data_len) {
 		__sync_fetch_and_add(&stats.partial_done, 1);

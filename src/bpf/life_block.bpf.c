@@ -40,6 +40,7 @@
 #include "life.h"
 #include "life.bpf.h"
 #include "events.bpf.h"
+#include "seen.bpf.h"
 
 const volatile __u32 targ_mode = LIFE_SNOOP;
 const volatile __u64 targ_min_ns = 0;
@@ -859,13 +860,14 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 	}
 	{
 		/* Every hit on the disks asked for, before any return of
-		 * iodig's own: the kernel's perf count of the tracepoint less
-		 * this is what it ran no program for (skipped.h). */
+		 * iodig's own; and the hits diskstats counts, by disk, for
+		 * what the kernel ran no program for (skipped.h). */
 		__u32 zero = 0;
 		__u64 *n = bpf_map_lookup_elem(&completions, &zero);
 
 		if (n)
 			*n += 1;
+		seen_count(rq, nr_bytes, r.dev);
 	}
 	if (!rq_final_completion(rq, nr_bytes)) {
 		__sync_fetch_and_add(&stats.not_final, 1);

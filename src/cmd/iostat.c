@@ -178,11 +178,6 @@ static const struct field iostat_fields[] = {
 
 const struct rec iostat_rec = REC("iostat", "iostat", "iostat: one disk over one interval", iostat_fields);
 
-static uint64_t iostat_seen(void *ctx)
-{
-	return ((struct iostat_ctx *)ctx)->sk->bss->stats.ran;
-}
-
 static int iostat_report(void *ctx, bool last)
 {
 	struct iostat_ctx *ic = ctx;
@@ -205,7 +200,7 @@ static int iostat_report(void *ctx, bool last)
 		return err < 0 ? fail("collecting histograms", "%s", strerror(-err)) : err;
 	ic->interval++;
 	fc.secs = secs;
-	sk = skipped__interval(&ic->skipped, iostat_seen, ic);
+	sk = skipped__interval(&ic->skipped);
 	if (!ic->o->c.json)
 		fields__head(stdout, &iostat_rec, &fc);
 	for (int i = 0; i < ic->nlast; i++) {
@@ -297,7 +292,7 @@ int cmd_iostat(int argc, char **argv)
 		goto out;
 	}
 	/* -d: the kernel's own count of its completions, beside the programs' */
-	if (o.sel.disk && (err = skipped__start(&ic.skipped, o.sel.disk, iostat_seen, &ic)))
+	if (o.sel.disk && (err = skipped__start(&ic.skipped, o.sel.disk, bpf_map__fd(ic.sk->maps.seen_disks))))
 		warnf(SKIPPED_OFF, bpfenv__strerror(err));
 	/* the first report covers the first interval, not the time since boot (iostat -y) */
 	if ((ic.nlast = read_diskstats(ic.last, IOSTAT_DISKS)) < 0) {
@@ -313,7 +308,7 @@ int cmd_iostat(int argc, char **argv)
 	o.loop.ctx = &ic;
 	err = run__loop(&o.loop);
 out:
-	skipped__stop(&ic.skipped, iostat_seen, &ic);
+	skipped__stop(&ic.skipped);
 	lat_bpf__destroy(ic.sk);
 	return err;
 }

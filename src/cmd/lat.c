@@ -207,17 +207,10 @@ static const struct counter lat_counters[] = {
 	{ "skipped", LV(skipped), SKIPPED_TEXT, 0, 1 },
 };
 
-static uint64_t lat_seen(void *ctx)
-{
-	struct lat_ctx *lc = ctx;
-
-	return lc->skel->bss->stats.ran;
-}
-
 static int lat_report(void *ctx, bool last)
 {
 	struct lat_ctx *lc = ctx;
-	int64_t skipped = skipped__interval(&lc->skipped, lat_seen, lc);
+	int64_t skipped = skipped__interval(&lc->skipped);
 	struct lat_stats now = lc->skel->bss->stats;
 	struct lat_values v = { .missed = bpfenv__recursion_misses(lc->skel->obj), .skipped = skipped };
 	int err = lat_collect(lc);
@@ -250,6 +243,7 @@ static int lat_wait(void *ctx, int ms)
 		if (log__verbose())
 			warnf("requests without a kernel issue stamp: stamping at block_rq_issue");
 	}
+	skipped__poll(&lc->skipped);
 	return run__sleep_ms(ctx, ms);
 }
 
@@ -261,6 +255,7 @@ bool lat__prepare(struct lat_bpf *sk, uint32_t disk, bool per_disk)
 
 	sk->rodata->targ_bio_own_q = !life__kernel_q(vmlinux);
 	sk->rodata->rqf_flush_seq_bit = bpfenv__enumerator(vmlinux, "__RQF_FLUSH_SEQ", 4);
+	sk->rodata->rqf_io_stat_bit = bpfenv__enumerator(vmlinux, "__RQF_IO_STAT", 13);
 	bpfenv__set_tp_leads(sk->obj, vmlinux);
 	bpfenv__vmlinux_drop();	/* libbpf parses its own copy at load: one at a time */
 	bpf_program__set_autoload(sk->progs.lat_bio_complete, bio);
@@ -329,7 +324,7 @@ int cmd_lat(int argc, char **argv)
 		goto out;
 	}
 	/* without the kernel's count, skipped reads 0: said, not fatal */
-	if ((err = skipped__start(&lc.skipped, o.sel.disk, lat_seen, &lc)))
+	if ((err = skipped__start(&lc.skipped, o.sel.disk, bpf_map__fd(lc.skel->maps.seen_disks))))
 		warnf(SKIPPED_OFF, bpfenv__strerror(err));
 	run__signals();
 	if ((err = run__ready(o.c.ready_file, "Tracing block I/O... Hit Ctrl-C to end.")))
@@ -339,7 +334,7 @@ int cmd_lat(int argc, char **argv)
 	o.loop.ctx = &lc;
 	err = run__loop(&o.loop);
 out:
-	skipped__stop(&lc.skipped, lat_seen, &lc);
+	skipped__stop(&lc.skipped);
 	bpf_link__destroy(lc.issue_link);
 	lat_bpf__destroy(lc.skel);
 	reqflags__free(&lc.rf);	/* a no-op when never loaded */

@@ -14,7 +14,7 @@ const struct counter top_counters[4] = {
 	  "(started before tracing, or a flush): pid 0" },
 	{ "map_full", TV(map_full), "lost: %llu requests with no room for their row (the table full, or the kernel could not allocate one)" },
 	{ "skipped", TV(skipped), "skipped: %lld requests completed that the kernel ran no BPF "
-	  "program for (a perf counter of block_rq_complete saw them): in no row", 0, 1 },
+	  "program for (/proc/diskstats counted them): in no row", 0, 1 },
 };
 
 static const char *row_disk(const struct top_opts *o, const struct top_row *r, char *buf, size_t len)

@@ -105,14 +105,6 @@ bool life__kernel_q(const struct btf *vmlinux)
 	       bpfenv__enumerator(vmlinux, "QUEUE_FLAG_BIO_ISSUE_TIME", -1) < 0;
 }
 
-static uint64_t life_seen(void *ctx)
-{
-	struct life_stats s;
-
-	life__stats(ctx, &s);
-	return s.ran;
-}
-
 /* A disk under another: its lower bios may be linked to that one's by task. */
 static void stack_pair(uint32_t upper, uint32_t lower, void *ctx)
 {
@@ -243,6 +235,7 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 		if (vmlinux && owners)
 			bpfenv__drop_missing_tps(sk->obj, vmlinux, wb, 1);
 		sk->rodata->rqf_flush_seq_bit = bpfenv__enumerator(vmlinux, "__RQF_FLUSH_SEQ", 4);
+		sk->rodata->rqf_io_stat_bit = bpfenv__enumerator(vmlinux, "__RQF_IO_STAT", 13);
 		bpfenv__set_tp_leads(sk->obj, vmlinux);
 	}
 	{
@@ -267,7 +260,7 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 	l->last_sweep = run__mono_ns();
 	sk->bss->follow_from = l->last_sweep;	/* (CLOCK_MONOTONIC, as bpf_ktime_get_ns) */
 	/* without the kernel's count, skipped reads 0: said, not fatal */
-	if (block && (err = skipped__start(&l->skipped, cfg->dev, life_seen, l)))
+	if (block && (err = skipped__start(&l->skipped, cfg->dev, bpf_map__fd(l->skel->maps.seen_disks))))
 		warnf(SKIPPED_OFF, bpfenv__strerror(err));
 	if (block && !l->watch) {	/* watched slots are never freed: no sweep */
 		l->slots = mmap(NULL, sizeof(struct life_slot) * LIFE_SLOTS, PROT_READ | PROT_WRITE,
@@ -322,6 +315,7 @@ int life__poll(struct life *l, int timeout_ms)
 	if (run__mono_ns() - l->last_sweep > LIFE_SWEEP_MS * 1000000ULL)
 		life__sweep(l, LIFE_ABANDON_NS);
 	usyms__poll(l->us);
+	skipped__poll(&l->skipped);
 
 	if (!l->rb) {
 		usleep(timeout_ms * 1000);
@@ -346,17 +340,17 @@ int life__poll(struct life *l, int timeout_ms)
 
 int64_t life__skipped(struct life *l)
 {
-	return skipped__update(&l->skipped, life_seen, l);
+	return skipped__update(&l->skipped);
 }
 
 int64_t life__skipped_interval(struct life *l)
 {
-	return skipped__interval(&l->skipped, life_seen, l);
+	return skipped__interval(&l->skipped);
 }
 
 void life__detach(struct life *l)
 {
-	skipped__stop(&l->skipped, life_seen, l);
+	skipped__stop(&l->skipped);
 	life_bpf__detach(l->skel);
 	bpfenv__wait_programs();
 }

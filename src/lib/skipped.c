@@ -1,63 +1,231 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
 #include <stdio.h>
-#include "bpfenv.h"
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "disks.h"
+#include "run.h"
+#include "seen.h"
 #include "skipped.h"
 
-int skipped__start(struct skipped *s, uint32_t disk, skipped_seen_fn seen, void *ctx)
+/* One read of one of the two counts: a count for each disk. */
+struct reading {
+	uint32_t dev[SEEN_DISKS];
+	uint64_t n[SEEN_DISKS];
+	int len;
+	uint64_t unplaced;	/* the programs': seen on a disk with no slot */
+};
+
+static uint64_t *reading_at(struct reading *r, uint32_t dev, bool add)
 {
-	char filter[64], *f = NULL;
+	for (int i = 0; i < r->len; i++)
+		if (r->dev[i] == dev)
+			return &r->n[i];
+	if (!add || r->len == SEEN_DISKS)
+		return NULL;
+	r->dev[r->len] = dev;
+	r->n[r->len] = 0;
+	return &r->n[r->len++];
+}
+
+static struct skipped_disk *find(struct skipped *s, uint32_t dev)
+{
+	for (int i = 0; i < s->n; i++)
+		if (s->d[i].dev == dev)
+			return &s->d[i];
+	return NULL;
+}
+
+/* A whole disk with a request queue: the disks block_rq_complete fires for.
+ * Asked of sysfs only for a disk not already followed. */
+static bool request_based(uint32_t dev)
+{
+	char p[64];
+
+	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/mq", KDEV_MAJOR(dev), KDEV_MINOR(dev));
+	if (access(p, F_OK))
+		return false;
+	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/partition", KDEV_MAJOR(dev), KDEV_MINOR(dev));
+	return access(p, F_OK) != 0;
+}
+
+/* The kernel's count: reads, writes, discards and flushes completed (fields
+ * 1, 5, 12 and 16 after the name; the last two since 4.18 and 5.5). */
+static int read_diskstats(struct skipped *s, struct reading *r)
+{
+	unsigned long long v[17];
+	unsigned int ma, mi;
+	char line[512], name[64];
+	FILE *f = fopen("/proc/diskstats", "r");
+
+	if (!f)
+		return -errno;
+	r->len = 0;
+	while (fgets(line, sizeof(line), f)) {
+		int k = sscanf(line, "%u %u %63s %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
+			       &ma, &mi, name, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9],
+			       &v[10], &v[11], &v[12], &v[13], &v[14], &v[15], &v[16]);
+		uint32_t dev = KDEV(ma, mi);
+		uint64_t *n;
+
+		if (k < 14)
+			continue;
+		if (s->disk ? dev != s->disk : (!find(s, dev) && !request_based(dev)))
+			continue;
+		if ((n = reading_at(r, dev, true)))
+			*n = v[0] + v[4] + (k >= 18 ? v[11] : 0) + (k >= 20 ? v[15] : 0);
+	}
+	fclose(f);
+	return 0;
+}
+
+/* The programs' count: every CPU's slots, by disk. */
+static int read_seen(struct skipped *s, struct reading *r)
+{
+	struct seen_slot v[s->ncpu];
+
+	r->len = 0;
+	r->unplaced = 0;
+	for (uint32_t k = 0; k <= SEEN_DISKS; k++) {
+		if (bpf_map_lookup_elem(s->fd, &k, v))
+			return -errno;
+		for (int c = 0; c < s->ncpu; c++) {
+			uint64_t *n;
+
+			if (k == SEEN_DISKS)
+				r->unplaced += v[c].n;
+			else if (v[c].dev && (n = reading_at(r, v[c].dev, true)))
+				*n += v[c].n;
+		}
+	}
+	return 0;
+}
+
+static void fold(struct skipped *s, struct skipped_disk *d)
+{
+	s->frozen += (int64_t)(d->ds - d->ds0) - (int64_t)(d->seen - d->seen0);
+	d->ds0 = 0;		/* a disk made again counts from 0 */
+	d->seen0 = d->seen;	/* the programs' slot carries on */
+}
+
+/*
+ * The programs count a completion before the kernel adds it to diskstats
+ * (block_rq_complete fires in blk_update_request(), the accounting follows
+ * in __blk_mq_end_request()).  At the start the programs' counts are read
+ * first, at each update diskstats first: a completion between the two
+ * reads can make skipped low for an instant, never high.
+ */
+static int reread(struct skipped *s, bool first)
+{
+	struct reading *ds = malloc(sizeof(*ds)), *seen = malloc(sizeof(*seen));
+	int err = -ENOMEM;
+
+	if (!ds || !seen)
+		goto out;
+	if ((err = first ? read_seen(s, seen) : read_diskstats(s, ds)) ||
+	    (err = first ? read_diskstats(s, ds) : read_seen(s, seen)))
+		goto out;
+	s->gen++;
+	s->read_ns = run__mono_ns();
+	for (int i = 0; i < ds->len; i++) {
+		uint64_t *sp = reading_at(seen, ds->dev[i], false), sn = sp ? *sp : 0;
+		struct skipped_disk *d = find(s, ds->dev[i]);
+
+		if (!d) {
+			if (s->n == s->cap) {
+				int cap = s->cap ? 2 * s->cap : 16;
+				struct skipped_disk *nd = realloc(s->d, cap * sizeof(*nd));
+
+				if (!nd) {
+					err = -ENOMEM;
+					goto out;
+				}
+				s->d = nd;
+				s->cap = cap;
+			}
+			d = &s->d[s->n++];
+			/* a disk there from the start counts from its counts
+			 * then; one made since, from 0 */
+			*d = (struct skipped_disk){ .dev = ds->dev[i], .present = true,
+						    .ds0 = first ? ds->n[i] : 0, .seen0 = first ? sn : 0 };
+		} else if (d->present && ds->n[i] < d->ds) {
+			fold(s, d);	/* made again since the last read */
+		}
+		d->gen = s->gen;
+		d->present = true;
+		d->ds = ds->n[i];
+		d->seen = sn;
+	}
+	for (int i = 0; i < s->n; i++)
+		if (s->d[i].present && s->d[i].gen != s->gen) {
+			fold(s, &s->d[i]);	/* gone: its share as of the last read */
+			s->d[i].present = false;
+		}
+	if (first)
+		s->unplaced0 = seen->unplaced;
+	s->unplaced = seen->unplaced;
+	err = 0;
+out:
+	free(ds);
+	free(seen);
+	return err;
+}
+
+static int64_t sum(const struct skipped *s)
+{
+	int64_t t = s->frozen - (int64_t)(s->unplaced - s->unplaced0);
+
+	for (int i = 0; i < s->n; i++)
+		if (s->d[i].present)
+			t += (int64_t)(s->d[i].ds - s->d[i].ds0) - (int64_t)(s->d[i].seen - s->d[i].seen0);
+	return t;
+}
+
+int skipped__start(struct skipped *s, uint32_t disk, int fd)
+{
 	int err;
 
-	*s = (struct skipped){ 0 };
-	if ((err = bpfenv__tracefs()))
-		return err;
-	/* the tracepoint's dev is the whole disk, in the kernel's encoding
-	 * (major << 20 | minor), as iodig keeps it */
-	if (disk) {
-		snprintf(filter, sizeof(filter), "dev == %u", disk);
-		f = filter;
-	}
-	if ((err = tpcount__open(&s->fired, "block", "block_rq_complete", f)))
-		return err;
-	/*
-	 * The programs were attached before the counter was opened, so each
-	 * hit runs them first and the counter after.  Here the programs' count
-	 * is read first: only a hit whose two probes straddle both reads (a
-	 * few us apart) can be counted by the kernel alone.  At each update
-	 * the kernel's is read first: a hit between the probes then makes
-	 * skipped low, never high.
-	 */
-	s->ran0 = seen(ctx);
-	if ((err = tpcount__read(&s->fired, &s->fired0))) {
-		tpcount__close(&s->fired);
+	*s = (struct skipped){ .disk = disk, .fd = fd, .ncpu = libbpf_num_possible_cpus() };
+	if (s->ncpu <= 0)
+		return s->ncpu ? s->ncpu : -EINVAL;
+	if ((err = reread(s, true))) {
+		free(s->d);
+		s->d = NULL;
 		return err;
 	}
 	s->on = true;
 	return 0;
 }
 
-int64_t skipped__update(struct skipped *s, skipped_seen_fn seen, void *ctx)
+int64_t skipped__update(struct skipped *s)
 {
-	uint64_t fired;
-
-	if (!s->on || tpcount__read(&s->fired, &fired))
-		return s->total;
-	s->total = (int64_t)(fired - s->fired0) - (int64_t)(seen(ctx) - s->ran0);
+	if (s->on && !reread(s, false))
+		s->total = sum(s);
 	return s->total;
 }
 
-int64_t skipped__interval(struct skipped *s, skipped_seen_fn seen, void *ctx)
+void skipped__poll(struct skipped *s)
 {
-	int64_t n = skipped__update(s, seen, ctx) - s->taken;
+	if (s->on && run__mono_ns() - s->read_ns >= 1000000000ULL)
+		skipped__update(s);
+}
+
+int64_t skipped__interval(struct skipped *s)
+{
+	int64_t n = skipped__update(s) - s->taken;
 
 	s->taken += n;
 	return n;
 }
 
-void skipped__stop(struct skipped *s, skipped_seen_fn seen, void *ctx)
+void skipped__stop(struct skipped *s)
 {
-	skipped__update(s, seen, ctx);
-	if (s->on)
-		tpcount__close(&s->fired);
+	skipped__update(s);
 	s->on = false;
+	free(s->d);
+	s->d = NULL;
+	s->n = s->cap = 0;
 }
