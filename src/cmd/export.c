@@ -446,7 +446,7 @@ int cmd_export(int argc, char **argv)
 			 "SIGINT or SIGTERM.\n",
 		.opts = opts, .args = export_args, .tracing = true, .slim_btf = true,
 		.privileges = "Without CAP_DAC_READ_SEARCH (tracefs root's alone), queue attribute writes are not\n"
-			 "watched and skipped is not measured, each said once.  iodig-export.service runs\n"
+			 "watched, said once.  iodig-export.service runs\n"
 			 "it as a dynamic user with CAP_BPF, CAP_PERFMON and CAP_DAC_READ_SEARCH alone.\n" };
 	struct export_opts o = { .listen = "127.0.0.1:9436", .slow_ms = 10 };
 	struct export_ctx ec = { .o = &o };

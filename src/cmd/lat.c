@@ -278,8 +278,8 @@ int cmd_lat(int argc, char **argv)
 		.notes = "Percentiles are within 3.125% of the exact value (log2 buckets, 16 linear\n"
 			 "sub-buckets each).  Ctrl-C prints what was gathered so far.\n"
 			 "Example: iodig lat -D -F 1 5\n", .args = lat_args, .tracing = true, .slim_btf = true,
-		.privileges = "Without CAP_DAC_READ_SEARCH (tracefs root's alone), skipped is not measured and\n"
-			 "reads 0, said once.\n" };
+		.privileges = "CAP_BPF and CAP_PERFMON are enough: skipped's count of the kernel's is\n"
+			 "/proc/diskstats.\n" };
 
 	if ((err = cli__prologue(&cmd, argc, argv, &o.c, &o)) >= 0)
 		return err;

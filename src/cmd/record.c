@@ -262,7 +262,7 @@ int cmd_record(int argc, char **argv)
 		.notes = "A request takes 128 bytes kept: 64 MiB hold 524,288 requests (the last ones).\n",
 		.opts = opts, .opt = rec_opt, .args = rec_args, .tracing = true, .slim_btf = true,
 		.privileges = "Without CAP_DAC_READ_SEARCH (tracefs root's alone), queue attribute writes are not\n"
-			 "watched and skipped is not measured, each said once.  iodig-record.service runs\n"
+			 "watched, said once.  iodig-record.service runs\n"
 			 "it as a dynamic user with CAP_BPF, CAP_PERFMON and CAP_DAC_READ_SEARCH alone.\n" };
 	struct rec_opts o = { .keep_s = 30, .max_mb = 64 };
 	struct rec_ctx rc = { .o = &o };

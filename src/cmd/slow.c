@@ -89,8 +89,8 @@ int slow__main(int argc, char **argv, bool snoop, const char *synopsis, const ch
 				     .notes = "Lost records are counted and shown, never dropped silently.\n",
 				     .args = slow_args, .tracing = true, .slim_btf = true,
 		.privileges = "Without CAP_DAC_READ_SEARCH (tracefs root's alone), queue attribute writes are not\n"
-			 "watched and skipped is not measured, each said once.  -U names the user frames of\n"
-			 "other users' processes only with CAP_SYS_PTRACE (their /proc/PID/maps).\n" };
+			 "watched, said once.  -U names the user frames of other users' processes only\n"
+			 "with CAP_SYS_PTRACE (their /proc/PID/maps).\n" };
 	struct slow_opts o = { .snoop = snoop };
 	struct req_printer pr = {};
 	struct life_cfg cfg = {};
