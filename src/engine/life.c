@@ -11,7 +11,6 @@
 #include "kfeatures.h"
 #include "bpfenv.h"
 #include "disks.h"
-#include "tpcount.h"
 #include "life_user.h"
 #include "usyms.h"
 #include "log.h"
@@ -71,7 +70,7 @@ static int tracefs_ready(char *why, size_t len)
 		return -1;
 	}
 	/* the watcher attaches through perf events: may this process open one */
-	if ((err = tpcount__probe("syscalls", "sys_enter_write"))) {
+	if ((err = bpfenv__tp_perf_probe("syscalls", "sys_enter_write"))) {
 		snprintf(why, len, "%s", bpfenv__strerror(err));
 		return -1;
 	}

@@ -15,6 +15,7 @@
 #include <linux/magic.h>
 #include <linux/membarrier.h>
 #include <sys/syscall.h>
+#include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -280,6 +281,31 @@ int bpfenv__tp_dir(const char *sys, const char *event, char *buf, size_t len)
 			return 0;
 	}
 	return -ENOENT;
+}
+
+int bpfenv__tp_perf_probe(const char *sys, const char *event)
+{
+	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(a) };
+	char dir[256], path[264];
+	unsigned long long id;
+	int fd;
+	FILE *f;
+
+	if (bpfenv__tp_dir(sys, event, dir, sizeof(dir)))
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/id", dir);
+	if (!(f = fopen(path, "r")))
+		return -errno;
+	fd = fscanf(f, "%llu", &id);
+	fclose(f);
+	if (fd != 1)
+		return -EINVAL;
+	a.config = id;
+	fd = syscall(SYS_perf_event_open, &a, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
 }
 
 /*

@@ -106,5 +106,9 @@ bool bpfenv__has_cap(int cap);
 /* The directory of tracefs event SYS/EVENT under whichever root tracefs is
  * at (/sys/kernel/tracing, or debugfs' tracing): 0, or -ENOENT. */
 int bpfenv__tp_dir(const char *sys, const char *event, char *buf, size_t len);
+/* Can this process open a perf event on tracepoint SYS:EVENT, as a
+ * tracepoint program's attach does (one CPU, opened and closed): 0 or
+ * -errno. */
+int bpfenv__tp_perf_probe(const char *sys, const char *event);
 
 #endif
