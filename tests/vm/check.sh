@@ -90,6 +90,8 @@ lr=$(count lat lat.out 'and .disk == "loop0" and .op == "read"'); lw=$(count lat
 check "lat exits 0" '[ "$(kv lat lat.rc)" = 0 ]'
 check "reads: lat $lr = diskstats $((r1 - r0))" '[ "$lr" = "$((r1 - r0))" ] && [ "$lr" -ge 200 ]'
 check "writes: lat $lw = diskstats $((w1 - w0))" '[ "$lw" = "$((w1 - w0))" ] && [ "$lw" -ge 300 ]'
+sk=$(file lat lat.out | jq -s '[.[] | select(.type == "interval_end") | .skipped] | add')
+check "skipped $sk: diskstats less what the programs saw (RQF_IO_STAT at 1 << 13 here)" '[ "$sk" -ge -2 ] && [ "$sk" -le 2 ]'
 
 echo "slow on 6.1:"
 read -r _ _ _ _ w0 _ <<< "$(kv slow stat.before)"; read -r _ _ _ _ w1 _ <<< "$(kv slow stat.after)"
