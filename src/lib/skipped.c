@@ -73,7 +73,10 @@ static int read_diskstats(struct skipped *s, struct reading *r)
 
 		if (k < 14)
 			continue;
-		if (s->disk ? dev != s->disk : (!find(s, dev) && !request_based(dev)))
+		/* -d's disk, or any; with a request queue either way: a
+		 * bio-based disk's line counts its bios, and no
+		 * block_rq_complete fires for it */
+		if ((s->disk && dev != s->disk) || (!find(s, dev) && !request_based(dev)))
 			continue;
 		if ((n = reading_at(r, dev, true)))
 			*n = v[0] + v[4] + (k >= 18 ? v[11] : 0) + (k >= 20 ? v[15] : 0);

@@ -30,7 +30,7 @@ struct skipped_disk {
 
 struct skipped {
 	bool on;		/* /proc/diskstats could be read */
-	uint32_t disk;		/* -d's whole disk, or 0: every request-based disk */
+	uint32_t disk;		/* -d's whole disk (none if bio-based), or 0: every request-based disk */
 	int fd;			/* the programs' per-disk counts (seen_disks) */
 	int ncpu;
 	struct skipped_disk *d;
