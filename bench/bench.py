@@ -8,9 +8,9 @@ the mean of the untraced runs around it), peak RSS (VmHWM) and the time from
 exec to tracing live.  Prints a Markdown table.
 
 bpf_stats times a program's run and nothing around it: not the dispatch that
-calls it, not what a perf-event tracepoint (bpftrace's tracepoint:, and the
-counting perf event behind iodig's `skipped`) does before and after its
-program, nor the tool's own process.  The sampled column has all of them: in
+calls it, not what a perf-event tracepoint (bpftrace's tracepoint:; the
+counting perf event iodig's `skipped` used until 517112c) does before and
+after its program, nor the tool's own process.  The sampled column has all of them: in
 a second run of fio with bpf_stats off, perf samples every CPU (cpu-clock,
 with kernel call chains); a sample is the tool's when its chain passes
 through a tracepoint's probes (__traceiter_*, bpf_trace_run*, perf_trace_*,
