@@ -24,9 +24,10 @@ L=$(loopdev 128); l=${L#/dev/}
 settle "$L"	# a new device's first reads (a probe) are not the test's
 # page-cache thrash is judged machine-wide (the kernel's refault count): if
 # another process refaulted 1 MiB meanwhile, that finding is true, so the
-# quiet run is made again, once, and said
+# quiet run is made again, up to 5 times 2 s apart, and said (a CI run's
+# other lane, booting VMs, refaulted 855 and then 307 pages in two tries)
 refaults() { awk '$1 == "workingset_refault_file" { print $2 }' /proc/vmstat; }
-for try in 1 2; do
+for try in 1 2 3 4 5; do
 	r0=$(diskstat "$l" 1); f0=$(refaults)
 	start_iodig "$T/q.json" doctor -d "$l" --no-calls --json 3
 	fio --name=q --filename="$L" --direct=1 --rw=randread --bs=4k --size=100M --number_ios=2000 \
@@ -35,16 +36,22 @@ for try in 1 2; do
 	r1=$(diskstat "$l" 1); f1=$(refaults)
 	[ $((f1 - f0)) -lt 256 ] && break
 	echo "  (the machine refaulted $((f1 - f0)) file pages during the quiet run: again)"
+	sleep 2
 done
 assert_eq "$(jq -s length "$T/q.json")" 1 "findings of a quiet disk"
-assert_eq "$(doctor_kind "$T/q.json" 1)" nothing_wrong "the quiet disk's finding"
-# every read judged, or counted lost by the engine itself (a completion the
-# kernel ran no program for: skipped, as lat counts it)
-judged=$(doctor_of "$T/q.json" nothing_wrong '.title' | sed -n 's/^nothing wrong found in \([0-9]*\) requests.*/\1/p')
-lost=$(doctor_of "$T/q.json" nothing_wrong '.evidence | join("; ")' | sed -n 's/.*events lost: \([0-9]*\) .*/\1/p')
-[ -n "$judged" ] && [ -n "$lost" ] && [ "$judged" -le $((r1 - r0)) ] && [ $((judged + lost)) -ge $((r1 - r0)) ] \
-	|| die "requests judged $judged, lost $lost, against diskstats' $((r1 - r0)) reads"
-ok "requests judged $judged + lost $lost, against diskstats' $((r1 - r0)) reads"
+if [ $((f1 - f0)) -ge 256 ]; then
+	# five runs beside another's thrash: then thrash is the true finding
+	assert_eq "$(doctor_kind "$T/q.json" 1)" cache_thrash "the quiet disk's finding, with $((f1 - f0)) pages refaulted meanwhile"
+else
+	assert_eq "$(doctor_kind "$T/q.json" 1)" nothing_wrong "the quiet disk's finding"
+	# every read judged, or counted lost by the engine itself (a completion the
+	# kernel ran no program for: skipped, as lat counts it)
+	judged=$(doctor_of "$T/q.json" nothing_wrong '.title' | sed -n 's/^nothing wrong found in \([0-9]*\) requests.*/\1/p')
+	lost=$(doctor_of "$T/q.json" nothing_wrong '.evidence | join("; ")' | sed -n 's/.*events lost: \([0-9]*\) .*/\1/p')
+	[ -n "$judged" ] && [ -n "$lost" ] && [ "$judged" -le $((r1 - r0)) ] && [ $((judged + lost)) -ge $((r1 - r0)) ] \
+		|| die "requests judged $judged, lost $lost, against diskstats' $((r1 - r0)) reads"
+	ok "requests judged $judged + lost $lost, against diskstats' $((r1 - r0)) reads"
+fi
 
 # ---- a queue frozen by its scheduler's writer ----
 start_iodig "$T/f.json" doctor -d "$l" --no-calls --json --record "$T/f.rec" 4
