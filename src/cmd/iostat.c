@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "disks.h"
+#include "diskstats.h"
 #include "filter.h"
 #include "hist_user.h"
 #include "histmap.h"
@@ -28,14 +29,6 @@
 #include "skipped.h"
 
 #define IOSTAT_DISKS 256
-
-/* /proc/diskstats, one line (Linux 5.5+: discards and flushes too). */
-struct dstat {
-	char name[32];
-	unsigned major, minor;
-	unsigned long long rd, rd_m, rd_sec, rd_t, wr, wr_m, wr_sec, wr_t, inflight, io_t, q_t,
-		dc, dc_m, dc_sec, dc_t, fl, fl_t;
-};
 
 struct iostat_opts {
 	struct cli_common c;
@@ -56,29 +49,6 @@ struct iostat_ctx {
 	struct skipped skipped;	/* -d: completions the kernel ran no program for */
 };
 
-static int read_diskstats(struct dstat *d, int max)
-{
-	FILE *f = fopen("/proc/diskstats", "r");
-	char line[512];
-	int n = 0;
-
-	if (!f)
-		return -errno;
-	while (n < max && fgets(line, sizeof(line), f)) {
-		struct dstat s = {};
-
-		if (sscanf(line, "%u %u %31s %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu"
-			   " %llu %llu %llu %llu %llu %llu", &s.major, &s.minor, s.name, &s.rd, &s.rd_m,
-			   &s.rd_sec, &s.rd_t, &s.wr, &s.wr_m, &s.wr_sec, &s.wr_t, &s.inflight, &s.io_t,
-			   &s.q_t, &s.dc, &s.dc_m, &s.dc_sec, &s.dc_t, &s.fl, &s.fl_t) < 14)
-			continue;
-		d[n++] = s;
-	}
-	fclose(f);
-	return n;
-}
-
-/* A whole disk (as iostat shows without -p), the one asked for if any. */
 static bool shown(const struct iostat_ctx *ic, const struct dstat *s)
 {
 	char path[300];
@@ -185,7 +155,7 @@ static int iostat_report(void *ctx, bool last)
 	uint64_t t = run__mono_ns();
 	double secs = (t - ic->t_last) / 1e9;
 	__u32 old = histmap__flip(&ic->sk->bss->epoch);
-	int n = read_diskstats(now, IOSTAT_DISKS), err;
+	int n = diskstats__read(now, IOSTAT_DISKS), err;
 	struct fctx fc = {};
 	int64_t sk;
 
@@ -295,7 +265,7 @@ int cmd_iostat(int argc, char **argv)
 	if (o.sel.disk && (err = skipped__start(&ic.skipped, o.sel.disk, bpf_map__fd(ic.sk->maps.seen_disks))))
 		warnf(SKIPPED_OFF, bpfenv__strerror(err));
 	/* the first report covers the first interval, not the time since boot (iostat -y) */
-	if ((ic.nlast = read_diskstats(ic.last, IOSTAT_DISKS)) < 0) {
+	if ((ic.nlast = diskstats__read(ic.last, IOSTAT_DISKS)) < 0) {
 		err = fail("reading /proc/diskstats", "%s", strerror(-ic.nlast));
 		goto out;
 	}

@@ -10,6 +10,7 @@
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
+#include <unistd.h>
 #include "disks.h"
 
 #define MAX_DISKS 1024
@@ -110,6 +111,14 @@ void disks__widths(int *name_w, int *sector_w)
 static struct { uint32_t dev; time_t when; } missing[MAX_MISSING];
 static unsigned int nr_missing;
 
+bool disks__request_based(uint32_t dev)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/mq", KDEV_MAJOR(dev), KDEV_MINOR(dev));
+	return access(path, F_OK) == 0;
+}
+
 bool disks__bio_based(uint32_t dev)
 {
 	char path[64];
@@ -118,8 +127,7 @@ bool disks__bio_based(uint32_t dev)
 	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", KDEV_MAJOR(dev), KDEV_MINOR(dev));
 	if (stat(path, &st))
 		return false;
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/mq", KDEV_MAJOR(dev), KDEV_MINOR(dev));
-	if (!stat(path, &st))
+	if (disks__request_based(dev))
 		return false;
 	/* one with no size yet (an unset zram) does no I/O: nothing to attach for */
 	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/size", KDEV_MAJOR(dev), KDEV_MINOR(dev));

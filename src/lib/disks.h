@@ -42,6 +42,9 @@ void disks__widths(int *name_w, int *sector_w);
  * I/O.  Known by the absence of blk-mq's /sys/dev/block/MAJ:MIN/mq.  And
  * whether any disk present is one. */
 bool disks__bio_based(uint32_t dev);
+/* A whole disk with a request queue (blk-mq's /sys/dev/block/MAJ:MIN/mq;
+ * a partition has none of its own): the disks block_rq_complete fires for. */
+bool disks__request_based(uint32_t dev);
 bool disks__any_bio_based(void);
 /* Each disk with the disks under it (/sys/block/X/slaves: dm, md, bcache
  * hold their lower disks there; a partition counts as its disk): fn(upper,

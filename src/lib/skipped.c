@@ -4,9 +4,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 #include "disks.h"
+#include "diskstats.h"
 #include "run.h"
 #include "seen.h"
 #include "skipped.h"
@@ -39,50 +38,27 @@ static struct skipped_disk *find(struct skipped *s, uint32_t dev)
 	return NULL;
 }
 
-/* A whole disk with a request queue: the disks block_rq_complete fires for.
- * Asked of sysfs only for a disk not already followed. */
-static bool request_based(uint32_t dev)
-{
-	char p[64];
-
-	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/mq", KDEV_MAJOR(dev), KDEV_MINOR(dev));
-	if (access(p, F_OK))
-		return false;
-	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/partition", KDEV_MAJOR(dev), KDEV_MINOR(dev));
-	return access(p, F_OK) != 0;
-}
-
-/* The kernel's count: reads, writes, discards and flushes completed (fields
- * 1, 5, 12 and 16 after the name; the last two since 4.18 and 5.5). */
+/* The kernel's count of each disk followed: -d's, or any; with a request
+ * queue either way (a bio-based disk's line counts its bios, and no
+ * block_rq_complete fires for it; sysfs is asked only about a disk not
+ * already followed). */
 static int read_diskstats(struct skipped *s, struct reading *r)
 {
-	unsigned long long v[17];
-	unsigned int ma, mi;
-	char line[512], name[64];
-	FILE *f = fopen("/proc/diskstats", "r");
+	struct dstat *d = malloc(SEEN_DISKS * sizeof(*d));
+	int n = d ? diskstats__read(d, SEEN_DISKS) : -ENOMEM;
 
-	if (!f)
-		return -errno;
 	r->len = 0;
-	while (fgets(line, sizeof(line), f)) {
-		int k = sscanf(line, "%u %u %63s %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
-			       &ma, &mi, name, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9],
-			       &v[10], &v[11], &v[12], &v[13], &v[14], &v[15], &v[16]);
-		uint32_t dev = KDEV(ma, mi);
-		uint64_t *n;
+	for (int i = 0; i < n; i++) {
+		uint32_t dev = KDEV(d[i].major, d[i].minor);
+		uint64_t *c;
 
-		if (k < 14)
+		if ((s->disk && dev != s->disk) || (!find(s, dev) && !disks__request_based(dev)))
 			continue;
-		/* -d's disk, or any; with a request queue either way: a
-		 * bio-based disk's line counts its bios, and no
-		 * block_rq_complete fires for it */
-		if ((s->disk && dev != s->disk) || (!find(s, dev) && !request_based(dev)))
-			continue;
-		if ((n = reading_at(r, dev, true)))
-			*n = v[0] + v[4] + (k >= 18 ? v[11] : 0) + (k >= 20 ? v[15] : 0);
+		if ((c = reading_at(r, dev, true)))
+			*c = dstat_done(&d[i]);
 	}
-	fclose(f);
-	return 0;
+	free(d);
+	return n < 0 ? n : 0;
 }
 
 /* The programs' count: every CPU's slots, by disk. */
@@ -152,7 +128,7 @@ static int reread(struct skipped *s, bool first)
 			d = &s->d[s->n++];
 			/* a disk there from the start counts from its counts
 			 * then; one made since, from 0 */
-			*d = (struct skipped_disk){ .dev = ds->dev[i], .present = true,
+			*d = (struct skipped_disk){ .dev = ds->dev[i],
 						    .ds0 = first ? ds->n[i] : 0, .seen0 = first ? sn : 0 };
 		} else if (d->present && ds->n[i] < d->ds) {
 			fold(s, d);	/* made again since the last read */
