@@ -12,6 +12,7 @@
 #include "hist.bpf.h"
 #include "events.bpf.h"
 #include "func.h"
+#include "ustack.bpf.h"
 
 const volatile __u32 filter_pid = 0;
 const volatile __u32 targ_fentry_id = 0;
@@ -32,16 +33,16 @@ struct {
 
 HIST_EPOCH_MAPS(hists, struct func_key, FUNC_KEYS);
 STACK_MAP(stackmap, FUNC_STACKS, FUNC_STACK_DEPTH);
+/* -U: user stacks walked by ustack.bpf.h where it can (else in stackmap) */
+USTACK_MAP(ustackmap, FUNC_STACKS);
+_Static_assert(FUNC_STACK_DEPTH == USTACK_DEPTH, "one depth for both maps");
 
 /* The stack of the call being entered: an id, or -1 when not asked.  A user
  * stack that is not there (-EFAULT, a kernel thread) is no loss. */
-static __always_inline __s32 take_stack(void *ctx, bool asked, __u64 flags, __u64 *lost)
+/* A stack's id, or -2 when none was taken (counted in lost unless there is
+ * none: -EFAULT, a kernel thread's user stack) */
+static __always_inline __s32 stack_kept(long id, __u64 *lost)
 {
-	long id;
-
-	if (!asked)
-		return -1;
-	id = bpf_get_stackid(ctx, &stackmap, flags);
 	if (id < 0 && id != -14)
 		__sync_fetch_and_add(lost, 1);
 	return id < 0 ? -2 : id;
@@ -69,8 +70,9 @@ static __always_inline int on_entry(void *ctx, __u32 id)
 		__sync_fetch_and_add(&stats.too_deep, 1);
 	} else {
 		st->f[d].id = id;
-		st->f[d].kstack = take_stack(ctx, targ_kstack, 0, &stats.kstack_lost);
-		st->f[d].ustack = take_stack(ctx, targ_ustack, BPF_F_USER_STACK, &stats.ustack_lost);
+		st->f[d].kstack = !targ_kstack ? -1 : stack_kept(bpf_get_stackid(ctx, &stackmap, 0), &stats.kstack_lost);
+		st->f[d].ustack = !targ_ustack ? -1 :
+				  stack_kept(ustack_take(ctx, &ustackmap, &stackmap), &stats.ustack_lost);
 		st->f[d].ts = bpf_ktime_get_ns();
 	}
 	st->depth = d + 1;

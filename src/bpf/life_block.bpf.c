@@ -41,6 +41,7 @@
 #include "life.bpf.h"
 #include "events.bpf.h"
 #include "seen.bpf.h"
+#include "ustack.bpf.h"
 
 const volatile __u32 targ_mode = LIFE_SNOOP;
 const volatile __u64 targ_min_ns = 0;
@@ -98,8 +99,11 @@ struct {
 	__type(value, __u64);
 } clocks SEC(".maps");
 
-/* -K/-U: stacks at Q (both sized 1 otherwise), by the bio's slot index */
+/* -K/-U: stacks at Q (both sized 1 otherwise), by the bio's slot index;
+ * user stacks walked by ustack.bpf.h in their own map where it can */
 STACK_MAP(stacks, 16384, LIFE_STACK_DEPTH);
+USTACK_MAP(ustacks, 16384);
+_Static_assert(LIFE_STACK_DEPTH == USTACK_DEPTH, "one depth for both maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -329,7 +333,7 @@ static __always_inline void take_stacks(void *ctx, __u64 bio)
 	qs = bpf_map_lookup_elem(&qstacks, &k);
 	if (qs) {
 		qs->k = targ_kstack ? bpf_get_stackid(ctx, &stacks, 0) : -1;
-		qs->u = targ_ustack ? bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK) : -1;
+		qs->u = targ_ustack ? ustack_take(ctx, &ustacks, &stacks) : -1;
 	}
 }
 

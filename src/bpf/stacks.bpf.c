@@ -14,6 +14,7 @@
 #include "events.bpf.h"
 #include "hist.bpf.h"
 #include "ptr.bpf.h"
+#include "ustack.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -46,6 +47,9 @@ struct {
 
 __u64 ptr_anchor;	/* ptr.bpf.h */
 
+/* user stacks, walked by ustack.bpf.h where the kernel allows */
+USTACK_MAP(ustackmap, STACKS_MAX);
+
 static __always_inline __u32 slot_of(__u64 key)
 {
 	return (__u32)(((key >> 6) * 0x9E3779B97F4A7C15ULL) >> (64 - STACKS_INFLIGHT_BITS));
@@ -64,7 +68,7 @@ static __always_inline int count(void *ctx, __u32 dev, __u64 bytes, struct bio *
 	k.pid = id >> 32;
 	k.dev = dev;
 	k.kstack = targ_kernel ? bpf_get_stackid(ctx, &stackmap, 0) : -1;
-	k.ustack = targ_user ? bpf_get_stackid(ctx, &stackmap, BPF_F_USER_STACK) : -1;
+	k.ustack = targ_user ? ustack_take(ctx, &ustackmap, &stackmap) : -1;
 	/* -EFAULT: no user stack (a kernel thread); else lost, and counted */
 	if (targ_kernel && k.kstack < 0)
 		__sync_fetch_and_add(&stats.kstack_lost, 1);

@@ -30,6 +30,7 @@
 #include "compat.bpf.h"
 #include "events.bpf.h"
 #include "sysfs_watch.bpf.h"
+#include "ustack.bpf.h"
 
 const volatile __u8 targ_args[WHY_SYSCALLS] = {};	/* enum why_args by syscall nr */
 const volatile __u64 targ_min_ns = 10000000;
@@ -442,6 +443,9 @@ static __always_inline bool any_span(const struct why_any *a, __u64 t0, __u64 no
 
 /* -K/-U: the stacks at each block of a traced call (sized 1 by why.c otherwise) */
 STACK_MAP(stacks, 16384, WHY_STACK_DEPTH);
+/* ... the user ones walked by ustack.bpf.h where it can (else in stacks) */
+USTACK_MAP(ustacks, 16384);
+_Static_assert(WHY_STACK_DEPTH == USTACK_DEPTH, "one depth for both maps");
 /* Where each block of a traced call happened (always: the waits' places) */
 STACK_MAP(waitstacks, 8192, WHY_WAIT_DEPTH);
 /* The waker's stack at each wake of a traced call (how it woke it) */
@@ -995,7 +999,7 @@ int BPF_PROG(why_switch, bool preempt, struct task_struct *prev, struct task_str
 		if ((targ_kstack || targ_ustack) && !preempt && prev_state != 0) {
 			w->off_since = now;
 			w->off_k = targ_kstack ? bpf_get_stackid(ctx, &stacks, 0) : -1;
-			w->off_u = targ_ustack ? bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK) : -1;
+			w->off_u = targ_ustack ? ustack_take(ctx, &ustacks, &stacks) : -1;
 		}
 	}
 	if ((w = in_call(next))) {

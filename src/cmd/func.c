@@ -102,6 +102,12 @@ static bool key_ustack(const void *key, uint32_t *pid, int32_t *id)
 	return true;
 }
 
+/* The map the user stacks' ids name (ustack.bpf.h's, or the stack map) */
+static int func_ustack_fd(struct func_bpf *sk)
+{
+	return bpf_map__fd(sk->rodata->ustack_walk ? sk->maps.ustackmap : sk->maps.stackmap);
+}
+
 /* -U: name the user stacks of both halves' keys while their processes live. */
 static void scan_ustacks(struct func_ctx *fc)
 {
@@ -111,7 +117,7 @@ static void scan_ustacks(struct func_ctx *fc)
 		return;
 	for (int i = 0; i < 2; i++)
 		ustacks__scan(&fc->ust, fc->us, bpf_map__fd(i ? sk->maps.hists1 : sk->maps.hists0),
-			      sizeof(struct func_key), key_ustack, bpf_map__fd(sk->maps.stackmap), FUNC_STACK_DEPTH);
+			      sizeof(struct func_key), key_ustack, func_ustack_fd(sk), FUNC_STACK_DEPTH);
 }
 
 static int func_wait(void *ctx, int ms)
@@ -215,7 +221,8 @@ static const struct frames *name_stacks(struct func_ctx *fc, struct func_series 
 	if (!fc->o->ustack)
 		return NULL;
 	if (!(u = ustacks__find(&fc->ust, s->k.pid, s->k.ustack))) {
-		frames__user(&s->uf, fc->us, s->k.pid, ips, frames__read(fd, s->k.ustack, ips, FUNC_STACK_DEPTH));
+		frames__user(&s->uf, fc->us, s->k.pid, ips,
+			     frames__read(func_ustack_fd(fc->skel), s->k.ustack, ips, FUNC_STACK_DEPTH));
 		u = &s->uf;
 	}
 	if (u->n && !u->f[0].sym && !u->f[0].where)
@@ -385,6 +392,9 @@ int cmd_func(int argc, char **argv)
 	fc.skel->rodata->targ_ustack = o.ustack;
 	if (!o.kstack && !o.ustack)
 		bpf_map__set_max_entries(fc.skel->maps.stackmap, 1);
+	fc.skel->rodata->ustack_walk = o.ustack && bpfenv__ustack_walk(bpfenv__vmlinux());
+	if (!fc.skel->rodata->ustack_walk)
+		bpf_map__set_max_entries(fc.skel->maps.ustackmap, 1);
 	progs = (struct attach_progs){
 		.entry = { [ATTACH_FENTRY] = fc.skel->progs.func_fentry,
 			   [ATTACH_KPROBE] = fc.skel->progs.func_kprobe,

@@ -71,7 +71,7 @@ static int block_tracepoints(struct tp *tps, int max)
 
 /* ---- what it prints, declared once (fields.h) ---- */
 
-#define NCMDS 7
+#define NCMDS 8
 
 /* text: a command (or a few), and what it will use here */
 struct cmd_line {
@@ -88,6 +88,7 @@ struct probe_view {
 	const char *stacked;	/* bio-based disks: where a bio's start comes from */
 	const char *owners;	/* whose data a write carried: the dirtying tracepoint, or unavailable */
 	const char *steal;	/* why's steal part: kvm's steal clock, or unavailable */
+	const char *user_stacks;	/* -U: who walks them (ustack.bpf.h) */
 	struct cmd_line cmds[NCMDS];
 };
 
@@ -139,6 +140,7 @@ static const struct field cmds_fields[] = {
 	{ "stacked", FS_PSTR, PV(stacked) },
 	{ "owners", FS_PSTR, PV(owners) },
 	{ "steal", FS_PSTR, PV(steal) },
+	{ "user_stacks", FS_PSTR, PV(user_stacks) },
 };
 static const struct rec cmds_rec = REC(NULL, NULL, NULL, cmds_fields);
 
@@ -246,6 +248,14 @@ static void commands(struct probe_view *pv)
 		pv->cmds[6] = (struct cmd_line){ "why's steal part",
 			st ? "yes: kvm's per-CPU steal clock"
 			   : "no: this kernel has no kvm steal clock (not built as a kvm guest): stolen time counts as cpu" };
+		/* -U: walked by iodig where it can (ustack.bpf.h) */
+		bool uw = vmlinux && bpfenv__ustack_walk(vmlinux);
+
+		pv->user_stacks = !f->btf ? "unavailable" : uw ? "iodig's frame-pointer walk" : "the kernel's walk";
+		pv->cmds[7] = (struct cmd_line){ "user stacks (-U)",
+			!f->btf ? "no: needs BTF" : uw ? "walked by iodig: frames only where a frame can be"
+			: "the kernel's walk (iodig's needs bpf_task_pt_regs, 5.15, and bpf_loop, 5.17): "
+			  "binaries without frame pointers add garbage frames, each a stack of its own" };
 	}
 }
 

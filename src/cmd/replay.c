@@ -116,7 +116,7 @@ int cmd_replay(int argc, char **argv)
 			/* -K/-U: the stacks are in the recording, named */
 			pr.kstack = meta_get(data, size, "kstack", v, sizeof(v)) && atoi(v);
 			pr.ustack = meta_get(data, size, "ustack", v, sizeof(v)) && atoi(v);
-			pr.stack_fd = -1;
+			pr.stack_fd = pr.ustack_fd = -1;
 			tables = true;
 		} else if (type == RECF_REQFLAGS) {
 			if (reqflags__from_text(&pr.rf, data, size))

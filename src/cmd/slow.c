@@ -138,6 +138,7 @@ int slow__main(int argc, char **argv, bool snoop, const char *synopsis, const ch
 	if (err)
 		goto out;
 	pr.stack_fd = bpf_map__fd(l.skel->maps.stacks);
+	pr.ustack_fd = life__ustack_fd(&l);
 	l.us = pr.us;
 	if (cfg.sysfs && !l.sysfs_on)
 		warnf("queue attribute writes are not watched: %s", l.sysfs_why);

@@ -79,9 +79,11 @@ static void file_name(struct why_ctx *wc, const struct why_call *c, char *buf, s
 		snprintf(buf, len, "fd %d", c->fd);
 }
 
-static int read_stack(struct why_ctx *wc, int id, uint64_t *ips)
+static int read_stack(struct why_ctx *wc, int id, uint64_t *ips, bool user)
 {
-	return frames__read(bpf_map__fd(wc->skel->maps.stacks), id, ips, STACK_IPS);
+	struct bpf_map *m = user && wc->skel->rodata->ustack_walk ? wc->skel->maps.ustacks : wc->skel->maps.stacks;
+
+	return frames__read(bpf_map__fd(m), id, ips, STACK_IPS);
 }
 
 /* -K/-U: now, while the process lives (user frames need its mappings). */
@@ -92,9 +94,9 @@ static void name_stacks(struct why_ctx *wc, struct pending *p)
 	memset(&p->kf, 0, sizeof(p->kf));
 	memset(&p->uf, 0, sizeof(p->uf));
 	if (wc->o->kstack)
-		frames__kernel(&p->kf, &wc->ks, ips, read_stack(wc, p->c.kstack, ips));
+		frames__kernel(&p->kf, &wc->ks, ips, read_stack(wc, p->c.kstack, ips, false));
 	if (wc->o->ustack)
-		frames__user(&p->uf, wc->us, p->c.pid, ips, read_stack(wc, p->c.ustack, ips));
+		frames__user(&p->uf, wc->us, p->c.pid, ips, read_stack(wc, p->c.ustack, ips, true));
 }
 
 /* The scheduler's own frames and the generic waits on top of it (a bit, a

@@ -142,7 +142,7 @@ int printer__stacks(struct req_printer *p, bool kernel, bool user)
 
 	p->kstack = kernel;
 	p->ustack = user;
-	p->stack_fd = -1;
+	p->stack_fd = p->ustack_fd = -1;
 	if (kernel) {
 		if (!(p->ks = calloc(1, sizeof(*p->ks))))
 			return fail("symbols", "out of memory");
@@ -188,7 +188,7 @@ static const struct frames *req_stack(struct req_printer *p, const struct life_r
 		return user ? &none_u : &none_k;
 	if ((kept = ustacks__find(c, pid, id)) || p->stack_fd < 0)
 		return kept ? kept : user ? &none_u : &none_k;
-	n = frames__read(p->stack_fd, id, ips, LIFE_STACK_DEPTH);
+	n = frames__read(user ? p->ustack_fd : p->stack_fd, id, ips, LIFE_STACK_DEPTH);
 	if (user)
 		frames__user(&fr, p->us, pid, ips, n);
 	else

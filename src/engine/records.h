@@ -83,6 +83,7 @@ struct req_printer {
 	int rec_err;
 	bool kstack, ustack;	/* -K/-U: each request's stacks at Q */
 	int stack_fd;		/* the life engine's stack map; -1 in a replay */
+	int ustack_fd;		/* ... its user stacks' (life__ustack_fd()) */
 	struct ustacks kcache, ucache;	/* stacks named, by id (user: and pid); a
 					 * replay's come from the recording */
 	struct ksyms *ks;

@@ -467,6 +467,13 @@ static int tp_typedef(const struct btf *vmlinux, const char *tp)
 	return btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF);
 }
 
+bool bpfenv__ustack_walk(const struct btf *vmlinux)
+{
+	return vmlinux && bpfenv__enumerator(vmlinux, "BPF_FUNC_task_pt_regs", -1) >= 0 &&
+	       bpfenv__enumerator(vmlinux, "BPF_FUNC_get_current_task_btf", -1) >= 0 &&
+	       bpfenv__enumerator(vmlinux, "BPF_FUNC_loop", -1) >= 0;
+}
+
 bool bpfenv__has_tp(const struct btf *vmlinux, const char *tp)
 {
 	return tp_typedef(vmlinux, tp) > 0;

@@ -66,6 +66,9 @@ const struct btf *bpfenv__vmlinux(void);
 void bpfenv__btf_roots(const char *const *roots, unsigned int n);
 void bpfenv__slim_vmlinux(bool on);
 void bpfenv__vmlinux_drop(void);
+/* Can BPF walk a user stack itself (ustack.bpf.h: bpf_task_pt_regs(),
+ * 5.15, bpf_get_current_task_btf(), 5.11, bpf_loop(), 5.17)? */
+bool bpfenv__ustack_walk(const struct btf *vmlinux);
 /* Is tracepoint tp in this kernel (its btf_trace_ typedef in vmlinux BTF)? */
 bool bpfenv__has_tp(const struct btf *vmlinux, const char *tp);
 /* Programs of obj on a tp_btf/ tracepoint of t[0..n) that this kernel lacks

@@ -231,6 +231,22 @@ check "reads: diskstats' 30 = the bios timed ($(io '[.[] | select(.disk == "dm-1
 	'[ "$(io "[.[] | select(.disk == \"dm-1\")] | [(map(.reads) | add), (map(.bpf_reads) | add)]")" = "[30,30]" ]'
 check "their p50 is dm-delay's 10 ms over null_blk's 2 ($(io '[.[] | select(.disk == "dm-1" and .bpf_reads > 0) | .r_p50_ns]'))" \
 	'[ "$(io "[.[] | select(.disk == \"dm-1\" and .bpf_reads > 0) | .r_p50_ns] | all(. >= 9687500 and . <= 25000000)")" = true ]'
+echo "user stacks (-U), stacks over dd's 50 O_DIRECT reads:"
+case "$(sed -n 's/.*=== GUEST UP \([0-9]*\.[0-9]*\).*/\1/p' "$LOG" | head -1)" in
+5.10) want_us="the kernel's walk" ;;	# no bpf_task_pt_regs (5.15), no bpf_loop (5.17)
+*) want_us="iodig's frame-pointer walk" ;;
+esac
+check "probe: user stacks by $(kv ustack probe) (want $want_us)" '[ "$(kv ustack probe)" = "$want_us" ]'
+us() { file ustack us.out | jq -s -c "$1"; }
+if [ "$(kv ustack us.rc)" = 0 ]; then
+	check "dd's reads, each with a user stack: $(us '[.[] | select(.type == "stack" and (.comm == "dd" or .comm == "busybox") and (.user | length) > 0) | .count] | add')" \
+		'[ "$(us "[.[] | select(.type == \"stack\" and (.comm == \"dd\" or .comm == \"busybox\") and (.user | length) > 0) | .count] | add")" = 50 ]'
+	check "user stacks lost: $(us '[.[] | select(.type == "summary") | .ustack_lost]')" '[ "$(us "[.[] | select(.type == \"summary\") | .ustack_lost]")" = "[0]" ]'
+else
+	# (5.10: stacks times bios with bpf_loop; func -U still runs there, on the kernel's walk)
+	check "stacks cannot run here, and says why: $(file ustack us.err | grep '"error"')" \
+		'[ "$want_us" = "the kernel'"'"'s walk" ] && file ustack us.err | grep -q "\"error\":\"stacks needs bpf_loop()"'
+fi
 echo "vmlinux BTF cut to what iodig uses (btfslim.c), against the whole:"
 for c in lat slow; do
 	s=$(kv btf $c.slim); f=$(kv btf $c.full)
