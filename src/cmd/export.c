@@ -21,6 +21,7 @@
 #include "cmds.h"
 #include "counters.h"
 #include "disks.h"
+#include "diskstats.h"
 #include "filter.h"
 #include "histmap.h"
 #include "hist_user.h"
@@ -250,60 +251,50 @@ static void labels_dop(struct export_ctx *ec, char *lb, size_t len, uint32_t dev
 		prom__label(lb, len, "phase", phase);
 }
 
-/* The kernel's own counts, per disk: /proc/diskstats (fields after the
- * name: reads 0, sectors read 2, writes 4, sectors written 6, discards 11,
- * sectors discarded 13 (4.18+), flushes 15 (5.5+)). */
+/* The kernel's own counts, per disk: /proc/diskstats, each op the kernel
+ * counts (discards 4.18+, flushes 5.5+; flushes carry no sectors). */
 static void diskstats(struct prom *p)
 {
-	static const struct { const char *op; int ios, sectors; } f[] = {
-		{ "read", 0, 2 }, { "write", 4, 6 }, { "discard", 11, 13 }, { "flush", 15, -1 },
+	static const struct {
+		const char *op;
+		size_t ios, sectors;	/* offsets in struct dstat; sectors 0: none */
+		int fields;		/* the kernel has it with this many fields */
+	} f[] = {
+		{ "read", offsetof(struct dstat, rd), offsetof(struct dstat, rd_sec), 11 },
+		{ "write", offsetof(struct dstat, wr), offsetof(struct dstat, wr_sec), 11 },
+		{ "discard", offsetof(struct dstat, dc), offsetof(struct dstat, dc_sec), 15 },
+		{ "flush", offsetof(struct dstat, fl), 0, 17 },
 	};
-	struct { char name[64]; unsigned long long v[17]; int n; } d[256];
-	char line[512], lb[256];
-	int nd = 0;
-	FILE *in = fopen("/proc/diskstats", "r");
+	struct dstat d[256];	/* (43 KB: render runs on the server thread) */
+	char lb[256];
+	int nd = diskstats__read(d, 256), n = 0;
 
-	if (!in)
-		return;
-	while (nd < 256 && fgets(line, sizeof(line), in)) {
-		char *c = line;
-		int n = 0;
-
-		if (sscanf(line, "%*u %*u %63s %n", d[nd].name, &n) != 1)
-			continue;
-		for (c += n, d[nd].n = 0; d[nd].n < 17; d[nd].n++) {
-			char *e;
-			unsigned long long x = strtoull(c, &e, 10);
-
-			if (e == c)
-				break;
-			d[nd].v[d[nd].n] = x;
-			c = e;
-		}
-		if (d[nd].n >= 11 && (d[nd].v[0] | d[nd].v[4]))
-			nd++;
-	}
-	fclose(in);
+	/* disks that never completed a read or a write are left out */
+	for (int i = 0; i < nd; i++)
+		if (d[i].rd | d[i].wr)
+			d[n++] = d[i];
+#define DS(i, off) (*(const unsigned long long *)((const char *)&d[i] + (off)))
 	prom__family(p, "iodig_disk_requests_total", "counter",
 		     "Requests completed, by disk and op, as the kernel counts them (/proc/diskstats).");
-	for (int i = 0; i < nd; i++)
+	for (int i = 0; i < n; i++)
 		for (unsigned k = 0; k < 4; k++)
-			if (f[k].ios < d[i].n) {
+			if (d[i].fields >= f[k].fields) {
 				lb[0] = '\0';
 				prom__label(lb, sizeof(lb), "disk", d[i].name);
 				prom__label(lb, sizeof(lb), "op", f[k].op);
-				prom__sample_u64(p, "iodig_disk_requests_total", lb, d[i].v[f[k].ios]);
+				prom__sample_u64(p, "iodig_disk_requests_total", lb, DS(i, f[k].ios));
 			}
 	prom__family(p, "iodig_disk_bytes_total", "counter",
 		     "Bytes of the requests completed, by disk and op, as the kernel counts them (/proc/diskstats).");
-	for (int i = 0; i < nd; i++)
-		for (unsigned k = 0; k < 3; k++)
-			if (f[k].sectors < d[i].n) {
+	for (int i = 0; i < n; i++)
+		for (unsigned k = 0; k < 4; k++)
+			if (f[k].sectors && d[i].fields >= f[k].fields) {
 				lb[0] = '\0';
 				prom__label(lb, sizeof(lb), "disk", d[i].name);
 				prom__label(lb, sizeof(lb), "op", f[k].op);
-				prom__sample_u64(p, "iodig_disk_bytes_total", lb, d[i].v[f[k].sectors] * 512);
+				prom__sample_u64(p, "iodig_disk_bytes_total", lb, DS(i, f[k].sectors) * 512);
 			}
+#undef DS
 }
 
 static void render(struct export_ctx *ec, struct prom *p)

@@ -10,6 +10,7 @@ struct dstat {
 	unsigned major, minor;
 	unsigned long long rd, rd_m, rd_sec, rd_t, wr, wr_m, wr_sec, wr_t, inflight, io_t, q_t,
 		dc, dc_m, dc_sec, dc_t, fl, fl_t;
+	int fields;	/* after the name: 11, 15 with discards, 17 with flushes */
 };
 
 /* Up to max lines into d: how many, or -errno. */
