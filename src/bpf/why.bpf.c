@@ -705,17 +705,31 @@ static __always_inline void args_read(struct why_task *w)
  * by its CPU clock (ran: se.sum_exec_runtime, the kernel's own account of
  * its time on CPU, less steal where the kernel accounts it apart) since its
  * last switch out: the rest of the span is the wait for a CPU. */
+/* -K/-U: a time off CPU, blocked, ends at `at`; the longest keeps its stacks */
+static __always_inline void off_end(struct why_task *w, __u64 at)
+{
+	if (w->off_since && at > w->off_since && at - w->off_since > w->rec.wait_max) {
+		w->rec.wait_max = at - w->off_since;
+		w->rec.kstack = w->off_k;
+		w->rec.ustack = w->off_u;
+	}
+	w->off_since = 0;
+}
+
 static __always_inline void switched_in_unseen(struct why_task *w, __u64 in, __u64 now, __u64 ran)
 {
 	__u64 d = ran - w->ran_at;
 
 	if (in > w->since && in < now) {
 		charge(w, in, running_part(w));
+		off_end(w, in);
 		return;
 	}
 	__sync_fetch_and_add(&stats.switch_in_unseen, 1);
-	if (w->ran_at && ran > w->ran_at && d < now - w->since)
+	if (w->ran_at && ran > w->ran_at && d < now - w->since) {
 		charge(w, now - d, running_part(w));
+		off_end(w, now - d);
+	}
 }
 
 /* The call returns: its last part closed, a record if it was slow. */
@@ -731,6 +745,11 @@ static __always_inline void finish(struct why_task *w, long ret)
 	charge(w, now, WP_CPU);
 	if (w->flags & F_OFF)	/* its switch in was missed */
 		sleeper_out();
+	if (w->off_since) {	/* -K/-U: a switch in missed, and not told above */
+		__u64 in = oncpu_since(w->rec.tid);
+
+		off_end(w, in > w->off_since && in < now ? in : now);
+	}
 	__sync_fetch_and_add(&in_calls, -1);	/* w is in_call's: F_CALL set */
 	w->flags = 0;
 	__sync_fetch_and_add(&stats.calls, 1);
@@ -1008,14 +1027,7 @@ int BPF_PROG(why_switch, bool preempt, struct task_struct *prev, struct task_str
 		if (w->flags & F_OFF)
 			sleeper_out();
 		w->flags &= ~(F_OFF | F_WOKEN);
-		if (w->off_since) {	/* -K/-U: the longest wait keeps its stacks */
-			if (now - w->off_since > w->rec.wait_max) {
-				w->rec.wait_max = now - w->off_since;
-				w->rec.kstack = w->off_k;
-				w->rec.ustack = w->off_u;
-			}
-			w->off_since = 0;
-		}
+		off_end(w, now);
 	}
 	return 0;
 }
