@@ -37,10 +37,9 @@ STACK_MAP(stackmap, FUNC_STACKS, FUNC_STACK_DEPTH);
 USTACK_MAP(ustackmap, FUNC_STACKS);
 _Static_assert(FUNC_STACK_DEPTH == USTACK_DEPTH, "one depth for both maps");
 
-/* The stack of the call being entered: an id, or -1 when not asked.  A user
- * stack that is not there (-EFAULT, a kernel thread) is no loss. */
-/* A stack's id, or -2 when none was taken (counted in lost unless there is
- * none: -EFAULT, a kernel thread's user stack) */
+/* The stack of the call being entered: its id, or -2 when none was taken
+ * (-1: not asked).  A user stack that is not there (-EFAULT, a kernel
+ * thread) is no loss; any other failure is counted in lost. */
 static __always_inline __s32 stack_kept(long id, __u64 *lost)
 {
 	if (id < 0 && id != -14)
