@@ -19,7 +19,8 @@ trace_call_bpf, a BPF program); the tool's own threads' CPU time
 
 Usage: bench.py DEVICE SECONDS ROUNDS TOOLSPEC...
   TOOLSPEC is NAME=READY_REGEX=COMMAND (COMMAND run by sh).  The tool is live
-  when READY_REGEX matches a line of its stdout or stderr.
+  when READY_REGEX matches a line of its stdout or stderr.  With BENCH_JSON=FILE
+  in the environment, the medians are also written to FILE as JSON.
 """
 import json
 import os
@@ -196,6 +197,11 @@ def main():
               f"| {med(t.cpu) / med(ref.cpu):.2f}x | {med(t.ratio):.3f} "
               f"| {med(t.rss):.1f} | {med(t.rss) / med(ref.rss):.2f}x | {med(t.startup):.3f} "
               f"| {med(t.startup) / med(ref.startup):.2f}x |")
+    if os.environ.get("BENCH_JSON"):  # the medians, for bench/goals.sh
+        with open(os.environ["BENCH_JSON"], "w") as f:
+            json.dump({"untraced_iops": med(base), "idle_sampled_ns": idle,
+                       "tools": {t.name: {"ns": med(t.ns), "sampled_ns": med(t.cpu), "iops_kept": med(t.ratio),
+                                          "rss_mb": med(t.rss), "startup_s": med(t.startup)} for t in tools}}, f)
     print("\nmedians over rounds; BPF ns/request = run_time_ns of the tool's programs / requests completed;")
     print(f"CPU ns/request, sampled = perf's samples ({HZ} Hz, every CPU) in a tracepoint's probes, and the")
     print(f"tool's own CPU time, / requests completed (with no tool attached it read {idle:.0f})")
