@@ -64,12 +64,19 @@ ok "help and version"
 "$IODIG" lat --json 1 2 > "$T/ic.json" 2>/dev/null || die "lat 1 2 exited non-zero"
 assert_eq "$(jq -s '[.[] | select(.type == "interval_end")] | length' "$T/ic.json")" 2 "reports from 'lat 1 2'"
 
-progs_before=$(bpftool prog show | grep -c 'name lat_')
+# what this lat holds, by id from its own fds: the suite's other lane may
+# run a lat of its own (CI run 29 counted one's programs machine-wide)
+held() { grep -h "^$2:" /proc/$1/fdinfo/* 2>/dev/null | awk '{print $2}' | sort -un | paste -sd, -; }
+left() {	# ids of $2 (comma list) still in `bpftool $1 show`
+	bpftool "$1" show -j | jq --argjson ids "[$2]" '[.[] | select(.id as $i | $ids | index($i))] | length'
+}
 for sig in INT TERM HUP; do
 	L=$(loopdev 64)
 	start_iodig "$T/s.txt" lat -D
 	fio --name=s --filename="$L" --direct=1 --rw=randread --bs=4k --size=32M --number_ios=500 --ioengine=psync >/dev/null
-	[ "$(bpftool prog show | grep -c 'name lat_complete')" -ge 1 ] || die "lat_complete not loaded while running"
+	[ "$(own_progs "$IODIG_PID" lat_complete)" = 1 ] || die "lat_complete not loaded while running"
+	pids=$(held "$IODIG_PID" prog_id); lids=$(held "$IODIG_PID" link_id)
+	[ -n "$pids" ] && [ -n "$lids" ] || die "no programs or links held by lat"
 	kill -$sig "$IODIG_PID"; wait "$IODIG_PID"; rc=$?
 	PIDS=()
 	assert_eq "$rc" 0 "exit status after SIG$sig"
@@ -82,9 +89,9 @@ for sig in INT TERM HUP; do
 	ok "SIG$sig printed the summary gathered so far"
 	# the kernel frees a program after an RCU grace period: allow it 2 s
 	for i in $(seq 40); do
-		[ "$(bpftool prog show | grep -c 'name lat_')" = "$progs_before" ] && break
+		[ "$(left prog "$pids")" = 0 ] && break
 		sleep 0.05
 	done
-	assert_eq "$(bpftool prog show | grep -c 'name lat_')" "$progs_before" "lat programs left after SIG$sig"
-	assert_eq "$(bpftool link show | grep -c 'lat_')" 0 "links left after SIG$sig"
+	assert_eq "$(left prog "$pids")" 0 "lat programs left after SIG$sig"
+	assert_eq "$(left link "$lids")" 0 "links left after SIG$sig"
 done
