@@ -105,7 +105,7 @@ static bool key_ustack(const void *key, uint32_t *pid, int32_t *id)
 /* The map the user stacks' ids name (ustack.bpf.h's, or the stack map) */
 static int func_ustack_fd(struct func_bpf *sk)
 {
-	return bpf_map__fd(sk->rodata->ustack_walk ? sk->maps.ustackmap : sk->maps.stackmap);
+	return bpfenv__ustack_fd(sk->rodata->ustack_walk, sk->maps.ustackmap, sk->maps.stackmap);
 }
 
 /* -U: name the user stacks of both halves' keys while their processes live. */
@@ -392,9 +392,7 @@ int cmd_func(int argc, char **argv)
 	fc.skel->rodata->targ_ustack = o.ustack;
 	if (!o.kstack && !o.ustack)
 		bpf_map__set_max_entries(fc.skel->maps.stackmap, 1);
-	fc.skel->rodata->ustack_walk = o.ustack && bpfenv__ustack_walk(bpfenv__vmlinux());
-	if (!fc.skel->rodata->ustack_walk)
-		bpf_map__set_max_entries(fc.skel->maps.ustackmap, 1);
+	bpfenv__ustack_setup(&fc.skel->rodata->ustack_walk, o.ustack, fc.skel->maps.ustackmap);
 	progs = (struct attach_progs){
 		.entry = { [ATTACH_FENTRY] = fc.skel->progs.func_fentry,
 			   [ATTACH_KPROBE] = fc.skel->progs.func_kprobe,

@@ -57,7 +57,7 @@ static bool key_ustack(const void *key, uint32_t *pid, int32_t *id)
 static void scan(struct stacks_ctx *sc)
 {
 	ustacks__scan(&sc->ust, sc->us, bpf_map__fd(sc->sk->maps.counts), sizeof(struct stacks_key), key_ustack,
-		      bpf_map__fd(sc->sk->rodata->ustack_walk ? sc->sk->maps.ustackmap : sc->sk->maps.stackmap),
+		      bpfenv__ustack_fd(sc->sk->rodata->ustack_walk, sc->sk->maps.ustackmap, sc->sk->maps.stackmap),
 		      STACKS_DEPTH);
 }
 
@@ -244,9 +244,7 @@ int cmd_stacks(int argc, char **argv)
 	sc.sk->rodata->targ_user = !o.kernel_only;
 	/* user stacks walked by the program where it can (ustack.bpf.h), in
 	 * their own map; else in the stack map with the kernel's */
-	sc.sk->rodata->ustack_walk = !o.kernel_only && bpfenv__ustack_walk(bpfenv__vmlinux());
-	if (!sc.sk->rodata->ustack_walk)
-		bpf_map__set_max_entries(sc.sk->maps.ustackmap, 1);
+	bpfenv__ustack_setup(&sc.sk->rodata->ustack_walk, !o.kernel_only, sc.sk->maps.ustackmap);
 	sc.sk->rodata->filter_pid = o.pid;
 	sc.sk->rodata->filter_dev = o.sel.disk;
 	sc.sk->rodata->filter_part = o.sel.part;

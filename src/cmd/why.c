@@ -316,9 +316,7 @@ int why__start(struct why_ctx *wc, struct life_cfg *cfg)
 	wc->skel->rodata->targ_ncpus = ncpus > 0 ? ncpus : 0;	/* whose steal clocks a spell reads */
 	if (!o->kstack && !o->ustack)
 		bpf_map__set_max_entries(wc->skel->maps.stacks, 1);
-	wc->skel->rodata->ustack_walk = o->ustack && bpfenv__ustack_walk(vmlinux);
-	if (!wc->skel->rodata->ustack_walk)
-		bpf_map__set_max_entries(wc->skel->maps.ustacks, 1);
+	bpfenv__ustack_setup(&wc->skel->rodata->ustack_walk, o->ustack, wc->skel->maps.ustacks);
 	if ((err = ksyms__load(&wc->ks, NULL))) {	/* the waits' places */
 		err = fail("reading /proc/kallsyms", "%s", strerror(-err));
 		return err;

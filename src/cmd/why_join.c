@@ -81,9 +81,10 @@ static void file_name(struct why_ctx *wc, const struct why_call *c, char *buf, s
 
 static int read_stack(struct why_ctx *wc, int id, uint64_t *ips, bool user)
 {
-	struct bpf_map *m = user && wc->skel->rodata->ustack_walk ? wc->skel->maps.ustacks : wc->skel->maps.stacks;
+	int fd = bpfenv__ustack_fd(user && wc->skel->rodata->ustack_walk, wc->skel->maps.ustacks,
+				   wc->skel->maps.stacks);
 
-	return frames__read(bpf_map__fd(m), id, ips, STACK_IPS);
+	return frames__read(fd, id, ips, STACK_IPS);
 }
 
 /* -K/-U: now, while the process lives (user frames need its mappings). */

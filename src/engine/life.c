@@ -187,9 +187,7 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 		bpf_map__set_max_entries(sk->maps.watch, 1);
 	sk->rodata->targ_kstack = cfg->kstack;
 	sk->rodata->targ_ustack = cfg->ustack;
-	sk->rodata->ustack_walk = cfg->ustack && bpfenv__ustack_walk(bpfenv__vmlinux());
-	if (!sk->rodata->ustack_walk)
-		bpf_map__set_max_entries(sk->maps.ustacks, 1);
+	bpfenv__ustack_setup(&sk->rodata->ustack_walk, cfg->ustack, sk->maps.ustacks);
 	if (!cfg->kstack && !cfg->ustack) {
 		bpf_map__set_max_entries(sk->maps.stacks, 1);
 		bpf_map__set_max_entries(sk->maps.qstacks, 1);
@@ -389,7 +387,7 @@ void life__drain(struct life *l)
 
 int life__ustack_fd(const struct life *l)
 {
-	return bpf_map__fd(l->skel->rodata->ustack_walk ? l->skel->maps.ustacks : l->skel->maps.stacks);
+	return bpfenv__ustack_fd(l->skel->rodata->ustack_walk, l->skel->maps.ustacks, l->skel->maps.stacks);
 }
 
 int life__ring_fd(const struct life *l)

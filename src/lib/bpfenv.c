@@ -474,6 +474,19 @@ bool bpfenv__ustack_walk(const struct btf *vmlinux)
 	       bpfenv__enumerator(vmlinux, "BPF_FUNC_loop", -1) >= 0;
 }
 
+bool bpfenv__ustack_setup(volatile bool *walk, bool asked, struct bpf_map *walk_map)
+{
+	*walk = asked && bpfenv__ustack_walk(bpfenv__vmlinux());
+	if (!*walk)
+		bpf_map__set_max_entries(walk_map, 1);
+	return *walk;
+}
+
+int bpfenv__ustack_fd(bool walk, struct bpf_map *walk_map, struct bpf_map *stackmap)
+{
+	return bpf_map__fd(walk ? walk_map : stackmap);
+}
+
 bool bpfenv__has_tp(const struct btf *vmlinux, const char *tp)
 {
 	return tp_typedef(vmlinux, tp) > 0;

@@ -24,6 +24,7 @@ void bpfenv__forget_msg(void);
  * finished (an RCU grace period), so a map half it wrote can be read. */
 void bpfenv__wait_programs(void);
 
+struct bpf_map;
 struct bpf_object;
 /* Program runs the kernel skipped because a program was already running on
  * that CPU (an interrupt's tracepoint while the program ran): summed over
@@ -69,6 +70,13 @@ void bpfenv__vmlinux_drop(void);
 /* Can BPF walk a user stack itself (ustack.bpf.h: bpf_task_pt_regs(),
  * 5.15, bpf_get_current_task_btf(), 5.11, bpf_loop(), 5.17)? */
 bool bpfenv__ustack_walk(const struct btf *vmlinux);
+/* Set up -U before load: *walk (the skeleton's rodata ustack_walk) says
+ * whether BPF walks (asked, and the kernel can); when it does not, its map
+ * (walk_map) shrinks to one entry. Returns *walk. */
+bool bpfenv__ustack_setup(volatile bool *walk, bool asked, struct bpf_map *walk_map);
+/* The map user stacks are read from: walk_map when BPF walks, else the
+ * kernel's stack map. */
+int bpfenv__ustack_fd(bool walk, struct bpf_map *walk_map, struct bpf_map *stackmap);
 /* Is tracepoint tp in this kernel (its btf_trace_ typedef in vmlinux BTF)? */
 bool bpfenv__has_tp(const struct btf *vmlinux, const char *tp);
 /* Programs of obj on a tp_btf/ tracepoint of t[0..n) that this kernel lacks
