@@ -166,6 +166,8 @@ struct life_grant {
  * a reader's 30 waits) */
 struct life_grants {
 	__u64 armed_last;	/* the latest of armed_until: past it, no disk is */
+	__u64 armed_last_j;	/* in jiffies, long enough for any HZ <= 1000:
+				 * past it, G reads no clock (life_block.bpf.c) */
 	__u64 armed_until[LIFE_TAG_ARMED];
 	__u32 armed_dev[LIFE_TAG_ARMED];
 	__u64 n;		/* grants noted: e[n % LIFE_TAG_RING] is the next */
@@ -305,6 +307,14 @@ struct life_top_key {
 struct life_dirtier {
 	__u32 pid;
 	char comm[LIFE_COMM_LEN];
+};
+
+/* Counted by each CPU for itself (life_block.bpf.c's `percpu`): a count
+ * every request adds to stays off the line the CPUs share. */
+struct life_pcpu {
+	__u64 ran;		/* block_rq_complete hits on the disks asked for */
+	__u64 records;		/* requests' records written (life_stats.records) */
+	__u64 since_query;	/* records since the ring's fill was last read */
 };
 
 /* Counted, never silent. */

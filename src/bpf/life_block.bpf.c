@@ -72,13 +72,13 @@ __u64 ptr_anchor;	/* ptr.bpf.h: ptr_val() */
  * request is watched, so C reads it from its own cache. */
 __u64 watching SEC(".data.watch") = 0;
 
-/* Completions, per CPU: counted for every request, so not in `stats`,
- * whose cache line would travel between the completing CPUs. */
+/* Completions and records, per CPU: counted for every request, so not in
+ * `stats`, whose cache line would travel between the completing CPUs. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, struct life_pcpu);
 } completions SEC(".maps");
 
 struct {
@@ -232,20 +232,46 @@ static __always_inline int bio_not_followed(__u64 bio)
 	return 0;
 }
 
+/*
+ * The current task's ids (bpf_get_current_pid_tgid()'s tgid << 32 | pid)
+ * and, where comm is given, its name as the two words of comm: loaded from
+ * task_struct through bpf_get_current_task_btf() (3ca1032ab7ab, 5.11), one
+ * helper call where there were two or three (a call costs here what its
+ * return costs: a return thunk under this host's SRSO mitigation; Q 162 ->
+ * 1xx ns, docs/PERFORMANCE.md "Calls"); before 5.11, the helpers.
+ * The name is a key of top's rows, so what follows its NUL is made 0: a
+ * kernel whose __set_task_comm() copies with strlcpy (strscpy_pad later)
+ * leaves a longer old name's bytes there after a rename.
+ */
+static __always_inline __u64 current_who(__u64 *comm)
+{
+	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_current_task_btf)) {
+		struct task_struct *t = bpf_get_current_task_btf();
+
+		_Static_assert(sizeof(t->comm) == 2 * sizeof(__u64), "comm is two words");
+		if (comm)
+			life_comm_words((const void *)t->comm, comm);
+		return (__u64)t->tgid << 32 | (__u32)t->pid;
+	}
+	if (comm)
+		bpf_get_current_comm(comm, LIFE_COMM_LEN);
+	return bpf_get_current_pid_tgid();
+}
+
 /* Counted before it is added: C of the same request comes later (the
  * block layer's own hand-over orders it), so it never reads 0 while the
  * request is watched.  An entry may be counted twice; `watching` only has
  * to be 0 when there are none. */
 /* Watched: a slot written, not followed, by the submitter (id: its
  * bpf_get_current_pid_tgid()). */
-static __always_inline void slot_claim(__u64 bio, __u64 id, __u64 q, __u64 g, __u16 seen)
+static __always_inline void slot_claim(__u64 bio, __u64 q, __u64 g, __u16 seen)
 {
 	struct life_slot *s = slot_get(bio);
 
 	if (!s)
 		return;
-	slot_write(s, bio, id, q, g, seen | SEEN_WHO, 0);
-	bpf_get_current_comm(s->b.comm, sizeof(s->b.comm));
+	_Static_assert(__builtin_offsetof(struct life_slot, b.comm) % 8 == 0, "comm written by words");
+	slot_write(s, bio, current_who((__u64 *)s->b.comm), q, g, seen | SEEN_WHO, 0);
 }
 
 static __always_inline void watch_add(__u64 bio)
@@ -315,9 +341,16 @@ static __always_inline bool comm_matches(const char *comm)
 }
 
 /* Records are many and small: wake the reader only when a good share of
- * the buffer waits, else it polls on its own clock.  Saves a wakeup a record. */
-static __always_inline long rb_flags(void)
+ * the buffer waits, else it polls on its own clock.  Saves a wakeup a record.
+ * The fill is read every 64th record of a CPU (a helper call saved on the
+ * others): the reader is woken at most 64 records a CPU later than the
+ * share (1 MiB by default: 8192 records). */
+static __always_inline long rb_flags(struct life_pcpu *pc)
 {
+	if (pc && ++pc->since_query < 64)
+		return BPF_RB_NO_WAKEUP;
+	if (pc)
+		pc->since_query = 0;
 	return bpf_ringbuf_query(&records, BPF_RB_AVAIL_DATA) >= targ_wakeup_bytes ?
 	       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 }
@@ -377,31 +410,13 @@ static __always_inline __u32 bio_dirtier(struct bio *bio, __u32 pid)
 	return d && d->pid != pid ? d->pid : 0;
 }
 
-/*
- * The current task's name, as the two words of comm: loaded from
- * task_struct through bpf_get_current_task_btf() (3ca1032ab7ab, 5.11), where
- * bpf_get_current_comm() was a helper's copy; before 5.11, that helper.
- * The name is a key of top's rows, so what follows its NUL is made 0: a
- * kernel whose __set_task_comm() copies with strlcpy (strscpy_pad later)
- * leaves a longer old name's bytes there after a rename.
- */
-static __always_inline void current_comm(__u64 *comm)
-{
-	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_current_task_btf)) {
-		struct task_struct *t = bpf_get_current_task_btf();
-
-		_Static_assert(sizeof(t->comm) == 2 * sizeof(__u64), "comm is two words");
-		life_comm_words((const void *)t->comm, comm);
-	} else {
-		bpf_get_current_comm(comm, LIFE_COMM_LEN);
-	}
-}
-
 /* Not loaded when the kernel stamps bios at Q. */
 SEC("tp_btf/block_bio_queue")
 int BLOCK_PROG(life_queue, block_bio_queue, struct bio *bio)
 {
-	__u64 id, q, key = ptr_val(bio), comm[LIFE_COMM_LEN / 8] = {};
+	__u64 id = 0, q, key = ptr_val(bio), comm[LIFE_COMM_LEN / 8] = {};
+	/* the phases name no process: who submitted only for a filter */
+	bool named = targ_mode != LIFE_PHASES || filter_comm_on, who = named || filter_pid || targ_owners;
 	struct life_slot *s;
 	__u32 wb_pid = 0;
 
@@ -409,22 +424,20 @@ int BLOCK_PROG(life_queue, block_bio_queue, struct bio *bio)
 		return 0;
 	if (!bio_wanted(bio))
 		return 0;
-	id = bpf_get_current_pid_tgid();
 	if (targ_watch) {
 		/* Written blindly, never read here: the line stays on this CPU.
 		 * Every bio, whatever the filters: C applies them. */
 		take_stacks(ctx, key);
-		slot_claim(key, id, bpf_ktime_get_ns(), 0, SEEN_Q);
+		slot_claim(key, bpf_ktime_get_ns(), 0, SEEN_Q);
 		return 0;
 	}
+	if (who)
+		id = current_who(named ? comm : NULL);
 	/* top -p PID: its writeback too, whoever submits it; else in the record */
 	if (targ_owners)
 		wb_pid = bio_dirtier(bio, id >> 32);
 	if (filter_pid && id >> 32 != filter_pid && wb_pid != filter_pid)
 		return bio_not_followed(key);
-	/* the phases name no process: the name only for a filter */
-	if (targ_mode != LIFE_PHASES || filter_comm_on)
-		current_comm(comm);
 	if (filter_comm_on && !comm_matches((const char *)comm))
 		return bio_not_followed(key);
 	if (!cgroup_wanted(bio))
@@ -439,7 +452,7 @@ int BLOCK_PROG(life_queue, block_bio_queue, struct bio *bio)
 	_Static_assert(__builtin_offsetof(struct life_slot, b.comm) % 8 == 0, "comm copied by words");
 	for (int i = 0; i < LIFE_COMM_LEN / 8; i++)
 		((__u64 *)s->b.comm)[i] = comm[i];
-	slot_write(s, key, id, q, 0, SEEN_Q | SEEN_WHO, wb_pid);
+	slot_write(s, key, id, q, 0, SEEN_Q | (who ? SEEN_WHO : 0), wb_pid);
 	return 0;
 }
 
@@ -520,6 +533,12 @@ struct {
 	__type(value, struct life_grant_at);
 } grant_idx SEC(".maps");
 
+/* The arming's 10 s in jiffies at HZ 1000, the most a kernel ticks (HZ 100,
+ * 250, 300 or 1000): at least 11 s at any HZ.  A test before the clock read:
+ * bpf_jiffies64() is a load the verifier puts in its place (5576b991e9c1,
+ * 5.6), bpf_ktime_get_ns() a call (G 100 -> xx ns a run unarmed). */
+#define LIFE_TAG_ARMED_J 11000ull
+
 /* Are dev's grants noted on ring g at now (slack: a while after)? */
 static __always_inline bool tag_armed(const struct life_grants *g, __u32 dev, __u64 now, __u64 slack)
 {
@@ -551,18 +570,23 @@ static __always_inline void tag_arm(struct life_grants *g, __u32 dev, __u64 unti
 	g->armed_until[at] = until;
 	if (until > g->armed_last)
 		g->armed_last = until;
+	g->armed_last_j = bpf_jiffies64() + LIFE_TAG_ARMED_J;
 }
 
 /* A request allocated on dev for bio by the current task. */
-static __always_inline void grant_note(__u32 dev, __u64 bio, __u64 now)
+static __always_inline void grant_note(__u32 dev, __u64 bio)
 {
 	__u32 rk = life_tag_ring(dev), ik = life_slot_of(bio, 14);
 	struct life_grants *g = bpf_map_lookup_elem(&grants, &rk);
 	struct life_grant_at *at;
 	struct life_grant *e;
+	__u64 now;
 	__u32 pos;
 
-	if (!g || !tag_armed(g, dev, now, 0))	/* no request of dev waited for a tag lately */
+	if (!g || bpf_jiffies64() > g->armed_last_j)	/* armed by no disk lately */
+		return;
+	now = bpf_ktime_get_ns();
+	if (!tag_armed(g, dev, now, 0))	/* no request of dev waited for a tag lately */
 		return;
 	at = bpf_map_lookup_elem(&grant_idx, &ik);
 	pos = __sync_fetch_and_add(&g->n, 1) & (LIFE_TAG_RING - 1);
@@ -686,21 +710,22 @@ __noinline int tags_emit(__u64 dev_depth, __u64 q, __u64 gt, __u64 c, __u64 bio)
 SEC("tp_btf/block_getrq")
 int BLOCK_PROG(life_getrq, block_getrq, struct bio *bio)
 {
-	__u64 key = ptr_val(bio), now = bpf_ktime_get_ns(), q = 0;
+	__u64 key = ptr_val(bio), now, q = 0;
 	struct life_bio *b;
 	bool sq_used = false;
 
 	if (targ_tags)
-		grant_note(bio_dev(bio), key, now);
+		grant_note(bio_dev(bio), key);
 	if (!targ_watch) {
 		if (targ_own_clock && (b = bio_entry(key))) {
-			b->g = now;
+			b->g = bpf_ktime_get_ns();
 			b->seen |= SEEN_G;
 		}
 		return 0;
 	}
 	if (!bio_wanted(bio))
 		return 0;
+	now = bpf_ktime_get_ns();
 	if (!targ_kernel_q) {
 		b = bio_entry(key);
 		if (b && !b->g) {
@@ -719,7 +744,7 @@ int BLOCK_PROG(life_getrq, block_getrq, struct bio *bio)
 			sq_used = true;
 		}
 	}
-	slot_claim(key, bpf_get_current_pid_tgid(), q, now,
+	slot_claim(key, q, now,
 		   (q ? SEEN_Q : 0) | (sq_used ? SEEN_SPLIT : 0));
 decide:
 	/* no Q stamp: Q2G unknown, so C must look */
@@ -850,9 +875,9 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 {
 	struct life_req r = {};
 	struct flush_data fdata = {};
+	struct life_pcpu *pc;
 	struct life_bio *b;
 	__u32 wb_pid = 0;
-	struct life_req *out;
 	struct life_slot *s;
 	struct bio *first;
 	__u64 key = 0, g = 0, d = 0, t;
@@ -867,10 +892,10 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 		 * iodig's own; and the hits diskstats counts, by disk, for
 		 * what the kernel ran no program for (skipped.h). */
 		__u32 zero = 0;
-		__u64 *n = bpf_map_lookup_elem(&completions, &zero);
 
-		if (n)
-			*n += 1;
+		pc = bpf_map_lookup_elem(&completions, &zero);
+		if (pc)
+			pc->ran += 1;
 		seen_count(rq, nr_bytes, r.dev);
 	}
 	if (!rq_final_completion(rq, nr_bytes)) {
@@ -1032,11 +1057,6 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 		__sync_fetch_and_add(&stats.untracked, 1);
 	if (targ_tags && (r.seen & (SEEN_Q | SEEN_G)) == (SEEN_Q | SEEN_G) && r.g > r.q + LIFE_TAG_MIN_NS)
 		tags_emit((__u64)rq->q->nr_requests << 32 | r.dev, r.q, r.g, r.c, b ? key : ptr_val(first));
-	out = bpf_ringbuf_reserve(&records, sizeof(*out), 0);
-	if (!out) {
-		__sync_fetch_and_add(&stats.lost, 1);
-		return 0;
-	}
 	r.type = REC_REQ;
 	r.kstack = r.ustack = -1;
 	if ((targ_kstack || targ_ustack) && b) {
@@ -1055,9 +1075,13 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 	r.cmd_flags = rq->cmd_flags;
 	r.error = error;
 	r.wb_pid = wb_pid;
-	__builtin_memcpy(out, &r, sizeof(r));
-	__sync_fetch_and_add(&stats.records, 1);
-	bpf_ringbuf_submit(out, rb_flags());
+	/* one call where reserve, a copy and submit were two */
+	if (bpf_ringbuf_output(&records, &r, sizeof(r), rb_flags(pc))) {
+		__sync_fetch_and_add(&stats.lost, 1);
+		return 0;
+	}
+	if (pc)
+		pc->records += 1;
 	return 0;
 }
 

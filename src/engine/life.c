@@ -402,12 +402,14 @@ void life__stats(struct life *l, struct life_stats *s)
 	*s = l->skel->bss->stats;
 	s->abandoned = l->abandoned;
 	if (ncpu > 0) {
-		__u64 n[ncpu];
+		struct life_pcpu n[ncpu];
 
 		s->ran = 0;
 		if (!bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.completions), &zero, n))
-			for (int i = 0; i < ncpu; i++)
-				s->ran += n[i];
+			for (int i = 0; i < ncpu; i++) {
+				s->ran += n[i].ran;
+				s->records += n[i].records;
+			}
 	}
 	s->completed = s->ran - s->not_final - s->other_part;
 }
