@@ -309,6 +309,16 @@ own_progs() {
 	bpftool prog show -j | jq --argjson ids "[${ids}]" --arg p "$2" '[.[] | select((.name | startswith($p)) and (.id as $i | $ids | index($i)))] | length'
 }
 
+# own_links PID NAME: how many of PID's BPF links hold a program named NAME
+# (attached now, by this process: the ids from its own fds)
+own_links() {
+	local f ids
+	ids=$(for f in /proc/$1/fdinfo/*; do
+		grep -q '^link_type:' "$f" 2>/dev/null && awk '/^prog_id:/ {print $2}' "$f"
+	done | sort -u | paste -sd, -)
+	bpftool prog show -j | jq --argjson ids "[${ids}]" --arg p "$2" '[.[] | select(.name == $p and (.id as $i | $ids | index($i)))] | length'
+}
+
 # jsum FILE JQ_FILTER: sum of .count over hist objects that match the filter
 jcount() {
 	jq -s "[.[] | select(.type == \"hist\") | select($2) | .count] | add // 0" "$1"

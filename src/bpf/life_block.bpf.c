@@ -68,6 +68,11 @@ struct life_stats stats;
  * request allocated after it had its bio seen at Q. */
 __u64 follow_from;
 __u64 ptr_anchor;	/* ptr.bpf.h: ptr_val() */
+/* Tag grants: when the last arming ends (the user side attaches G while a
+ * disk is armed, where G does nothing else), and since when G notes them:
+ * 0 where G always runs, ~0 while it is not attached (the user side). */
+__u64 tags_armed_until;
+__u64 grants_from;
 /* Entries on the watch list, in a section of its own: written only when a
  * request is watched, so C reads it from its own cache. */
 __u64 watching SEC(".data.watch") = 0;
@@ -571,6 +576,8 @@ static __always_inline void tag_arm(struct life_grants *g, __u32 dev, __u64 unti
 	if (until > g->armed_last)
 		g->armed_last = until;
 	g->armed_last_j = bpf_jiffies64() + LIFE_TAG_ARMED_J;
+	if (until > tags_armed_until)
+		tags_armed_until = until;
 }
 
 /* A request allocated on dev for bio by the current task. */
@@ -642,6 +649,10 @@ static __always_inline void tags_send(struct life_grants *g, __u32 dev, __u32 de
 	__u64 oldest = ~0ull;
 	bool any = false;
 
+	/* began to wait before G noted grants: who held them is not known
+	 * (as for the wait that armed the disk, which finds the ring empty) */
+	if (q < grants_from)
+		return;
 	t = bpf_ringbuf_reserve(&records, sizeof(*t), 0);
 	if (!t) {
 		__sync_fetch_and_add(&stats.lost, 1);

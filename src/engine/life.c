@@ -259,6 +259,13 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 	l->owners = owners && bpf_program__fd(sk->progs.life_dirty) >= 0;
 	if (l->stack)
 		disks__stacked(stack_pair, l);
+	/* G only notes tag grants here: attached while a disk is armed
+	 * (life__poll), not for every request (G 61-64 ns a run unarmed) */
+	l->lazy_grants = block && sk->rodata->targ_tags && !cfg->own_clock && !l->watch;
+	if (l->lazy_grants) {
+		bpf_program__set_autoattach(sk->progs.life_getrq, false);
+		sk->bss->grants_from = UINT64_MAX;
+	}
 	err = life_bpf__attach(sk);
 	if (err)
 		return bpfenv__fail("attaching to tracepoints", err);
@@ -313,10 +320,38 @@ uint64_t life__in_flight(struct life *l)
 	return n;
 }
 
+/*
+ * Lazy grants: G attached once C armed a disk (a request waited for a tag),
+ * within a poll (LIFE_DRAIN_MS), and detached 2 s after the last arming
+ * ends.  A wait that began before G was attached names no holders, as the
+ * wait that arms a disk never did (its ring is empty): grants_from.
+ */
+static void grants_tick(struct life *l)
+{
+	uint64_t now = run__mono_ns(), until = l->skel->bss->tags_armed_until;
+
+	if (!l->lazy_grants)
+		return;
+	if (!l->grants && until > now) {
+		l->grants = bpf_program__attach(l->skel->progs.life_getrq);
+		if (!l->grants) {
+			warnf("tag holders not named: attaching block_getrq: %s", bpfenv__strerror(-errno));
+			l->lazy_grants = false;
+			return;
+		}
+		l->skel->bss->grants_from = run__mono_ns();
+	} else if (l->grants && until + 2000000000ull < now) {
+		l->skel->bss->grants_from = UINT64_MAX;
+		bpf_link__destroy(l->grants);
+		l->grants = NULL;
+	}
+}
+
 int life__poll(struct life *l, int timeout_ms)
 {
 	int n;
 
+	grants_tick(l);
 	if (run__mono_ns() - l->last_sweep > LIFE_SWEEP_MS * 1000000ULL)
 		life__sweep(l, LIFE_ABANDON_NS);
 	usyms__poll(l->us);
@@ -356,6 +391,8 @@ int64_t life__skipped_interval(struct life *l)
 void life__detach(struct life *l)
 {
 	skipped__stop(&l->skipped);
+	bpf_link__destroy(l->grants);
+	l->grants = NULL;
 	life_bpf__detach(l->skel);
 	bpfenv__wait_programs();
 }

@@ -57,6 +57,9 @@ struct life {
 	bool kernel_q;		/* ... with the kernel's Q stamps */
 	bool stack;		/* stacked disks: bios of bio-based disks, linked
 				 * to what they became below (life_stack.bpf.c) */
+	bool lazy_grants;	/* G notes tag grants and nothing else: attached
+				 * only while a disk is armed (life.c) */
+	struct bpf_link *grants;	/* ... its link while attached */
 	uint64_t abandoned, last_sweep;
 	struct life_slot *slots;	/* the in-flight table, mapped */
 	struct skipped skipped;	/* completions BPF never saw (skipped.h) */

@@ -4,7 +4,8 @@
 # of one process) while another process reads 30 blocks one at a time.  Each
 # of the reader's requests that waited 1 ms or more before its allocation
 # names fio's pid as holding all the tags when it began to wait: 3 or 4 of
-# the 4 there are.
+# the 4 there are.  export's block_getrq program is attached only once
+# requests wait for tags.
 . "$(dirname "$0")/../lib.sh"
 need_root_bpf
 S=$(slowdev 5 64) || exit
@@ -16,6 +17,10 @@ start_iodig "$T/s.json" slow 1 --json -d "$s"
 start_iodig "$T/s.txt" slow 1 -d "$s"
 EP=$(free_port)
 start_iodig "$T/e.out" export --tag-holders --listen "127.0.0.1:$EP" -d "$s"
+E=$IODIG_PID
+# export's G notes grants and nothing else: attached once a request has
+# waited for a tag (life.c, lazy grants), not before
+assert_eq "$(own_links "$E" life_getrq)" 0 "export: block_getrq links before any wait for a tag"
 # (long enough for a loaded host to start iodig and the reader in; stopped
 # once the reader is done: a flood that ended before the reader's last read,
 # seen once, left its reads nothing to wait for)
@@ -35,6 +40,7 @@ for i in range(30):
     os.preadv(fd, [buf], 48 * 1048576 + 4096 * i)
 PY
 kill -0 $F 2>/dev/null || die "fio's flood ended before the reader's last read: $(tail -3 "$T/fio.out")"
+assert_eq "$(own_links "$E" life_getrq)" 1 "export: block_getrq links while requests wait for tags"
 kill -INT $F; wait $F || true	# (SIGINT's own status: the flood did its part)
 sleep 0.5	# (records reach the exporter within its 100 ms drain)
 curl -s "http://127.0.0.1:$EP/metrics" > "$T/metrics" || die "export: no /metrics"
