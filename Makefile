@@ -190,6 +190,11 @@ vm: iodig $(BUILD)/helpers/osdwrite test-deps
 bench: iodig $(HELPERS) $(BUILD)/bench/symbench test-deps
 	bench/lat.sh
 
+# A cache line's crossing between two CPUs (bench.py's line column): alone.
+$(BUILD)/bench/linepong: bench/linepong.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -Wall -Wextra -O2 -pthread -o $@ $<
+
 # Benchmarks of a library module alone, linked like the unit tests.
 $(BUILD)/bench/%: bench/%.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)

@@ -17,6 +17,12 @@ through a tracepoint's probes (__traceiter_*, bpf_trace_run*, perf_trace_*,
 trace_call_bpf, a BPF program); the tool's own threads' CPU time
 (schedstat) is added; the sum over the requests diskstats saw complete.
 
+On a VM the host moves the vCPUs: a cache line crossed between CPUs 0 and 1
+in 40-50 ns at one moment and 180-190 at the next on the same day, and a
+request engine's completion reads a line its submission wrote.  So right
+before each traced run, build/bench/linepong measures that crossing (when
+built: make build/bench/linepong); each tool's median is its own column.
+
 Usage: bench.py DEVICE SECONDS ROUNDS TOOLSPEC...
   TOOLSPEC is NAME=READY_REGEX=COMMAND (COMMAND run by sh).  The tool is live
   when READY_REGEX matches a line of its stdout or stderr.  With BENCH_JSON=FILE
@@ -135,7 +141,7 @@ class Tool:
     def __init__(self, spec):
         self.name, ready, self.cmd = spec.split("=", 2)
         self.ready = re.compile(ready)
-        self.ns, self.ratio, self.rss, self.startup, self.cpu = [], [], [], [], []
+        self.ns, self.ratio, self.rss, self.startup, self.cpu, self.line = [], [], [], [], [], []
 
     def start(self):
         t0 = time.monotonic()
@@ -160,6 +166,16 @@ class Tool:
         self.p.wait(30)
 
 
+LINEPONG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "bench", "linepong")
+
+
+def line_ns():
+    """ns a cache line takes between CPUs 0 and 1 now, or None (not built)."""
+    if not os.access(LINEPONG, os.X_OK):
+        return None
+    return float(subprocess.run([LINEPONG], capture_output=True, text=True, check=True).stdout)
+
+
 def main():
     dev, secs, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     tools = [Tool(s) for s in sys.argv[4:]]
@@ -172,6 +188,7 @@ def main():
     for _ in range(rounds):
         for t in tools:
             t.start()
+            t.line.append(line_ns())
             before_ios, before_ns = diskstat_ios(dev), prog_time(t.pid)
             iops = fio(dev, secs)
             reqs = diskstat_ios(dev) - before_ios
@@ -189,22 +206,26 @@ def main():
     ref = tools[0]
     print(f"fio randread 4k, libaio iodepth 16, {secs} s runs, {rounds} rounds, "
           f"untraced {med(base):.0f} IOPS (median of {len(base)})\n")
+    line = lambda t: "-" if None in t.line else f"{med(t.line):.0f}"
     print("| tool | BPF ns/request | vs first | CPU ns/request, sampled | vs first | IOPS traced/untraced "
-          "| peak RSS MB | vs first | exec to ready s | vs first |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "| peak RSS MB | vs first | exec to ready s | vs first | line ns |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for t in tools:
         print(f"| {t.name} | {med(t.ns):.0f} | {med(t.ns) / med(ref.ns):.2f}x | {med(t.cpu):.0f} "
               f"| {med(t.cpu) / med(ref.cpu):.2f}x | {med(t.ratio):.3f} "
               f"| {med(t.rss):.1f} | {med(t.rss) / med(ref.rss):.2f}x | {med(t.startup):.3f} "
-              f"| {med(t.startup) / med(ref.startup):.2f}x |")
+              f"| {med(t.startup) / med(ref.startup):.2f}x | {line(t)} |")
     if os.environ.get("BENCH_JSON"):  # the medians, for bench/goals.sh
         with open(os.environ["BENCH_JSON"], "w") as f:
             json.dump({"untraced_iops": med(base), "idle_sampled_ns": idle,
                        "tools": {t.name: {"ns": med(t.ns), "sampled_ns": med(t.cpu), "iops_kept": med(t.ratio),
-                                          "rss_mb": med(t.rss), "startup_s": med(t.startup)} for t in tools}}, f)
+                                          "rss_mb": med(t.rss), "startup_s": med(t.startup),
+                                          "line_ns": None if None in t.line else med(t.line)}
+                                 for t in tools}}, f)
     print("\nmedians over rounds; BPF ns/request = run_time_ns of the tool's programs / requests completed;")
     print(f"CPU ns/request, sampled = perf's samples ({HZ} Hz, every CPU) in a tracepoint's probes, and the")
-    print(f"tool's own CPU time, / requests completed (with no tool attached it read {idle:.0f})")
+    print(f"tool's own CPU time, / requests completed (with no tool attached it read {idle:.0f});")
+    print("line ns = a cache line's crossing between CPUs 0 and 1 right before each traced run (bench/linepong)")
 
 
 if __name__ == "__main__":

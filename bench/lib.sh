@@ -2,6 +2,7 @@
 # /dev/shm file, zero-filled, as $dev (name $n), removed at exit.
 [ "$(id -u)" = 0 ] || { echo "$(basename "$0"): needs root" >&2; exit 1; }
 mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
+make -s build/bench/linepong	# (bench.py: the line column)
 img=$(mktemp /dev/shm/iodig-bench.XXXXXX)
 truncate -s 256M "$img"
 dev=$(losetup -f --show "$img")

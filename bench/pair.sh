@@ -21,6 +21,7 @@ for i in $(seq "$rounds"); do
 	sleep 0.7
 	$second ${args//@B@/2} --stats -d "$n" > "$out/2" 2>&1 & p2=$!
 	sleep 1.2
+	build/bench/linepong >> "$out/line"
 	fio --name=pair --filename="$dev" --rw=randread --bs=4k --ioengine=libaio --iodepth=16 --direct=1 \
 	    --runtime=3 --time_based --output-format=terse > /dev/null 2>&1
 	kill -INT $p1 $p2; wait $p1 $p2 || true
@@ -44,4 +45,5 @@ d = [sum(get(a, r)) - sum(get(b, r)) for r in range(1, n + 1)]
 pairs = [(d[i] + d[i + 1]) / 2 for i in range(0, n - 1, 2)]
 print("A - B, a request, each pair of rounds (one in each order):", " ".join("%.0f" % p for p in pairs))
 PY
+echo "a cache line between CPUs 0 and 1 before each round, ns (bench/linepong): $(paste -sd' ' "$out/line")"
 [ -n "${PAIR_KEEP:-}" ] && cp "$res" "$PAIR_KEEP"; rm -rf "$out"
