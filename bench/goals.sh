@@ -8,6 +8,8 @@
 #     kstack+ustack.
 # Both costs are shown: BPF ns/request (bpf_stats, the measure) and
 # CPU ns/request sampled (everything a tool costs; bench.py says how).
+# line ns: a cache line's crossing between the CPUs during the tool's runs
+# (bench.py), which moves the request engine's figures on a VM.
 # Goals 3 (why), 4 (memory) and 5 (the meter) have bench/why.sh,
 # bench/memory.sh and tests/live/costmeter.sh.
 set -eu
@@ -31,16 +33,18 @@ echo
 import json, sys
 m = json.load(open(sys.argv[1]))["tools"]
 def yes(ok): return "met" if ok else "**not met**"
-print("| goal | iodig | peer | ratio | target | |")
-print("|---|---:|---:|---:|---:|---|")
+line = lambda t: "-" if m[t].get("line_ns") is None else f"{m[t]['line_ns']:.0f}"
+print("| goal | iodig | peer | ratio | target | | line ns |")
+print("|---|---:|---:|---:|---:|---|---:|")
 for t in ["lat --phases", "slow 10", "snoop", "top", "export", "record"]:
     for k, what in (("ns", "BPF"), ("sampled_ns", "sampled")):
         v = m[t][k]
-        print(f"| 1. {t}, ns/request ({what}) | {v:.0f} | | | <= 300 | {yes(v <= 300)} |")
+        print(f"| 1. {t}, ns/request ({what}) | {v:.0f} | | | <= 300 | {yes(v <= 300)} | {line(t)} |")
     v = m[t]["iops_kept"]
-    print(f"| 1. {t}, IOPS kept | {v:.3f} | | | >= 0.95 | {yes(v >= 0.95)} |")
+    print(f"| 1. {t}, IOPS kept | {v:.3f} | | | >= 0.95 | {yes(v >= 0.95)} | {line(t)} |")
 for t, peer, goal in (("top", "bpftrace top stand-in", 0.8), ("stacks", "bpftrace kstack+ustack", 0.7)):
     for k, what in (("ns", "BPF"), ("sampled_ns", "sampled")):
         a, b = m[t][k], m[peer][k]
-        print(f"| 2. {t} / {peer} ({what}) | {a:.0f} | {b:.0f} | {a / b:.2f}x | <= {goal}x | {yes(a / b <= goal)} |")
+        print(f"| 2. {t} / {peer} ({what}) | {a:.0f} | {b:.0f} | {a / b:.2f}x | <= {goal}x | {yes(a / b <= goal)} "
+              f"| {line(t)} / {line(peer)} |")
 PY
