@@ -268,8 +268,8 @@ static __always_inline __u64 current_who(__u64 *comm)
  * block layer's own hand-over orders it), so it never reads 0 while the
  * request is watched.  An entry may be counted twice; `watching` only has
  * to be 0 when there are none. */
-/* Watched: a slot written, not followed, by the submitter (id: its
- * bpf_get_current_pid_tgid()). */
+/* Watched: a slot written, not followed, by the submitter (its ids and
+ * name: current_who()). */
 static __always_inline void slot_claim(__u64 bio, __u64 q, __u64 g, __u16 seen)
 {
 	struct life_slot *s = slot_get(bio);

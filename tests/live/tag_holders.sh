@@ -5,7 +5,7 @@
 # of the reader's requests that waited 1 ms or more before its allocation
 # names fio's pid as holding all the tags when it began to wait: 3 or 4 of
 # the 4 there are.  export's block_getrq program is attached only once
-# requests wait for tags.
+# requests wait for tags, and detached once they have not for 12 s.
 . "$(dirname "$0")/../lib.sh"
 need_root_bpf
 S=$(slowdev 5 64) || exit
@@ -42,8 +42,18 @@ PY
 kill -0 $F 2>/dev/null || die "fio's flood ended before the reader's last read: $(tail -3 "$T/fio.out")"
 assert_eq "$(own_links "$E" life_getrq)" 1 "export: block_getrq links while requests wait for tags"
 kill -INT $F; wait $F || true	# (SIGINT's own status: the flood did its part)
+T0=$(date +%s%N)
 sleep 0.5	# (records reach the exporter within its 100 ms drain)
 curl -s "http://127.0.0.1:$EP/metrics" > "$T/metrics" || die "export: no /metrics"
+# ... and let go 2 s after the last arming ends (10 s after the last wait,
+# which came just before the flood stopped): still there at 9 s, gone by 14
+ms() { echo $((($(date +%s%N) - T0) / 1000000)); }
+left=$((9000 - $(ms)))
+[ "$left" -le 0 ] || sleep "$((left / 1000)).$(printf %03d $((left % 1000)))"
+assert_eq "$(own_links "$E" life_getrq)" 1 "export: block_getrq links 9 s after the last wait"
+while [ "$(own_links "$E" life_getrq)" != 0 ] && [ "$(ms)" -lt 14000 ]; do sleep 0.2; done
+gone=$(ms)
+assert_eq "$(own_links "$E" life_getrq)" 0 "export: block_getrq links 14 s after the last wait (none at $gone ms)"
 stop_all_iodig
 R=$(head -1 "$T/reader.out")
 jq -c --argjson r "$R" 'select(.type == "request" and .pid == $r and .q2g_ns >= 1000000) | [.q2g_ns, .tags.held, .tags.processes[0].pid, .tags.processes[0].held, .tags.given, .tags.processes[0].given]' "$T/s.json" > "$T/waits"
