@@ -332,35 +332,79 @@ static const char *term_safe(const char *s, char *esc, size_t len)
 	return s;
 }
 
-/* The length written, or 0 when printf must do it. */
-static size_t format_quick(char *out, size_t len, const char *fmt, const struct fval *v, bool safe, int nullw,
-			   const int *width_of)
-{
-	const char *p, *val;
-	char num[48], esc[TEXT_SAFE_LEN(FIELDS_BUF)];
-	size_t start, after, vlen, pad, total, tail;
-	char *o = out;
-	int width = 0, prec = -1;
-	bool left = false;
+/* A format with one conversion iodig writes itself (format_quick), parsed:
+ * the literal text before it (start), the flag, width and precision, the
+ * conversion, and where the text after it begins (after). */
+struct qfmt {
+	bool ok, left;
+	char conv;
+	int width, prec;
+	size_t start, after, tail, len;
+};
 
+static void qfmt_parse(const char *fmt, struct qfmt *q)
+{
+	const char *p;
+
+	memset(q, 0, sizeof(*q));
+	q->prec = -1;
 	if (!(p = strchr(fmt, '%')) || p[1] == '%')
-		return 0;
-	start = p++ - fmt;
+		return;
+	q->start = p++ - fmt;
 	if (*p == '-')
-		left = true, p++;
+		q->left = true, p++;
 	if (*p == '0')		/* zero padding: printf's */
-		return 0;
+		return;
 	while (*p >= '0' && *p <= '9')
-		width = width * 10 + (*p++ - '0');
+		q->width = q->width * 10 + (*p++ - '0');
 	if (*p == '.') {
-		prec = 0;
+		q->prec = 0;
 		while (*++p >= '0' && *p <= '9')
-			prec = prec * 10 + (*p - '0');
+			q->prec = q->prec * 10 + (*p - '0');
 	}
 	while (*p == 'l' || *p == 'h' || *p == 'z' || *p == 'j')
 		p++;
-	after = p - fmt + 1;
-	if (!*p || strchr(p + 1, '%') || (prec >= 0 && *p != 'f'))
+	q->after = p - fmt + 1;
+	if (!*p || strchr(p + 1, '%') || (q->prec >= 0 && *p != 'f'))
+		return;
+	q->conv = *p;
+	q->tail = strlen(fmt + q->after);
+	q->len = q->after + q->tail;
+	q->ok = true;
+}
+
+/*
+ * fields__text's parse of a field's format: once a thread, not once a row
+ * (a field's fmt is a string literal of its table).  The parse was 43% of
+ * snoop's reader beside fio (format_quick 28%, strchr 15%; perf).
+ */
+static const struct qfmt *qfmt_of(const char *fmt)
+{
+	static _Thread_local struct {
+		const char *fmt;
+		struct qfmt q;
+	} cache[128];
+	size_t h = (size_t)(((uintptr_t)fmt >> 3) * 0x9e3779b97f4a7c15ull >> 57);
+
+	if (cache[h].fmt != fmt) {
+		qfmt_parse(fmt, &cache[h].q);
+		cache[h].fmt = fmt;
+	}
+	return &cache[h].q;
+}
+
+/* The length written, or 0 when printf must do it. */
+static size_t format_quick(char *out, size_t len, const char *fmt, const struct qfmt *q, const struct fval *v,
+			   bool safe, int nullw, const int *width_of)
+{
+	const char *val;
+	char num[48], esc[TEXT_SAFE_LEN(FIELDS_BUF)];
+	size_t start = q->start, after = q->after, vlen, pad, total, tail;
+	char *o = out;
+	int width = q->width, prec = q->prec;
+	bool left = q->left;
+
+	if (!q->ok)
 		return 0;
 	if (width_of)
 		width = *width_of < 0 ? -*width_of : *width_of;
@@ -370,11 +414,11 @@ static size_t format_quick(char *out, size_t len, const char *fmt, const struct 
 		left = w < 0;
 		width = left ? -w : w;
 		start = 0;
-		after = strlen(fmt);
+		after = q->len;
 		val = "-";
 		vlen = 1;
 	} else {
-		switch (*p) {
+		switch (q->conv) {
 		case 's':
 			val = v->k == V_STR ? (safe ? v->s : term_safe(v->s, esc, sizeof(esc)))
 			      : v->k == V_BOOL ? (v->b ? "yes" : "no") : "?";
@@ -408,7 +452,7 @@ static size_t format_quick(char *out, size_t len, const char *fmt, const struct 
 		}
 	}
 	pad = vlen < (size_t)width ? width - vlen : 0;
-	tail = v->k == V_NULL ? 0 : strlen(fmt + after);
+	tail = v->k == V_NULL ? 0 : q->tail;
 	total = start + pad + vlen + tail;
 	if (!total || total >= len)
 		return 0;
@@ -430,10 +474,17 @@ static size_t format_quick(char *out, size_t len, const char *fmt, const struct 
 }
 
 /* The value in fmt's conversion, into out (a string); its length. */
-static size_t format(char *out, size_t len, const char *fmt, const struct fval *v, bool safe, int nullw,
-		     const int *width_of)
+static size_t format(char *out, size_t len, const char *fmt, const struct qfmt *q, const struct fval *v,
+		     bool safe, int nullw, const int *width_of)
 {
-	size_t n = format_quick(out, len, fmt, v, safe, nullw, width_of);
+	struct qfmt parsed;
+	size_t n;
+
+	if (!q) {
+		qfmt_parse(fmt, &parsed);
+		q = &parsed;
+	}
+	n = format_quick(out, len, fmt, q, v, safe, nullw, width_of);
 
 	if (n)
 		return n;
@@ -443,7 +494,7 @@ static size_t format(char *out, size_t len, const char *fmt, const struct fval *
 
 void fields__format(char *out, size_t len, const char *fmt, const struct fval *v)
 {
-	format(out, len, fmt, v, false, 0, NULL);
+	format(out, len, fmt, NULL, v, false, 0, NULL);
 }
 
 /* The field's text value: tget's or the JSON one, scaled, per second. */
@@ -535,7 +586,7 @@ void fields__text(FILE *out, const struct rec *r, const void *row, const struct 
 			if (!tail && !first)	/* between columns */
 				line[off++] = ' ';
 			first = false;
-			off += format(line + off, TXT, f->fmt, &v, f->flags & FL_SAFE, f->hw,
+			off += format(line + off, TXT, f->fmt, qfmt_of(f->fmt), &v, f->flags & FL_SAFE, f->hw,
 				      f->width && !tail ? &w : NULL);
 		}
 	}
@@ -610,7 +661,7 @@ void fields__lines(FILE *out, const struct rec *r, const void *row, const struct
 			fields__lines(out, f->sub, row, c);
 			continue;
 		}
-		format(txt, sizeof(txt), f->fmt, &v, f->flags & FL_SAFE, 0, NULL);
+		format(txt, sizeof(txt), f->fmt, qfmt_of(f->fmt), &v, f->flags & FL_SAFE, 0, NULL);
 		fputs(txt, out);
 	}
 }
