@@ -1089,13 +1089,23 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 	r.cmd_flags = rq->cmd_flags;
 	r.error = error;
 	r.wb_pid = wb_pid;
-	/* one call where reserve, a copy and submit were two */
-	if (bpf_ringbuf_output(&records, &r, sizeof(r), rb_flags(pc))) {
-		__sync_fetch_and_add(&stats.lost, 1);
-		return 0;
+	/* Reserved, copied, submitted: two calls, where bpf_ringbuf_output()
+	 * is one, yet cheaper (snoop's C 225 -> 204 ns a run, paired): given
+	 * to a helper, the record must live on the stack, field by field, and
+	 * the verifier then tracks it there (0.29 -> 0.45 million instructions
+	 * in phases mode with tag holders: PERFORMANCE.md, "Start-up"). */
+	{
+		struct life_req *out = bpf_ringbuf_reserve(&records, sizeof(*out), 0);
+
+		if (!out) {
+			__sync_fetch_and_add(&stats.lost, 1);
+			return 0;
+		}
+		__builtin_memcpy(out, &r, sizeof(r));
+		if (pc)
+			pc->records += 1;
+		bpf_ringbuf_submit(out, rb_flags(pc));
 	}
-	if (pc)
-		pc->records += 1;
 	return 0;
 }
 
