@@ -441,7 +441,7 @@ int cmd_export(int argc, char **argv)
 			 "it as a dynamic user with CAP_BPF, CAP_PERFMON and CAP_DAC_READ_SEARCH alone.\n" };
 	struct export_opts o = { .listen = "127.0.0.1:9436", .slow_ms = 10 };
 	struct export_ctx ec = { .o = &o };
-	struct life_cfg cfg = { .mode = LIFE_PHASES, .sysfs = true };
+	struct life_cfg cfg = { .mode = LIFE_PHASES, .sysfs = true, .lazy_grants = true };
 	const struct btf *vmlinux = NULL;
 	int err = cli__prologue(&cmd, argc, argv, &o.c, &o);
 

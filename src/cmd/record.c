@@ -266,7 +266,7 @@ int cmd_record(int argc, char **argv)
 			 "it as a dynamic user with CAP_BPF, CAP_PERFMON and CAP_DAC_READ_SEARCH alone.\n" };
 	struct rec_opts o = { .keep_s = 30, .max_mb = 64 };
 	struct rec_ctx rc = { .o = &o };
-	struct life_cfg cfg = { .mode = LIFE_SLOW, .min_ns = 0, .sysfs = true };
+	struct life_cfg cfg = { .mode = LIFE_SLOW, .min_ns = 0, .sysfs = true, .lazy_grants = true };
 	struct life l = {};
 	const struct btf *vmlinux;
 	struct sigaction sa = { .sa_handler = on_usr1 };

@@ -260,8 +260,11 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 	if (l->stack)
 		disks__stacked(stack_pair, l);
 	/* G only notes tag grants here: attached while a disk is armed
-	 * (life__poll), not for every request (G 61-64 ns a run unarmed) */
-	l->lazy_grants = block && sk->rodata->targ_tags && !cfg->own_clock && !l->watch;
+	 * (life__poll), not for every request (G 61-64 ns a run unarmed), for
+	 * the commands that run all the time; doctor, which judges a short
+	 * run, keeps it from the start (CI run 34: with it lazy, a third of a
+	 * 2 s run's tag waits began before G was attached and named no one) */
+	l->lazy_grants = block && cfg->lazy_grants && sk->rodata->targ_tags && !cfg->own_clock && !l->watch;
 	if (l->lazy_grants) {
 		bpf_program__set_autoattach(sk->progs.life_getrq, false);
 		sk->bss->grants_from = UINT64_MAX;

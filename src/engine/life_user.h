@@ -41,6 +41,10 @@ struct life_cfg {
 	uint64_t rb_bytes;	/* ring buffer size, a power of 2 >= page size */
 	bool kstack, ustack;	/* -K/-U: the submitter's stacks at Q in each record */
 	bool tags;		/* LIFE_SNOOP: who held the tags too (LIFE_SLOW always) */
+	bool lazy_grants;	/* the always-on (record, export): where G only
+				 * notes tag grants, attached once a disk is
+				 * armed (life.c); the first waits of an episode
+				 * then name no holders */
 	bool owners;		/* each write's data's last dirtier (life_req.wb_pid);
 				 * not in LIFE_SLOW's watch mode, whose Q keeps no more
 				 * than the submitter */
