@@ -309,7 +309,7 @@ struct life_dirtier {
 	char comm[LIFE_COMM_LEN];
 };
 
-/* Counted by each CPU for itself (life_block.bpf.c's `percpu`): a count
+/* Counted by each CPU for itself (life_block.bpf.c's `completions`): a count
  * every request adds to stays off the line the CPUs share. */
 struct life_pcpu {
 	__u64 ran;		/* block_rq_complete hits on the disks asked for */

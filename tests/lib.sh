@@ -300,13 +300,24 @@ flip_scheduler() {
 	)
 }
 
+# own_ids PID FIELD: the ids (prog_id or link_id) in PID's fds' fdinfo, a
+# comma list: what this process holds, not what the machine has (the
+# suite's other lane runs iodig too: a CI run counted another lat's)
+own_ids() {
+	grep -h "^$2:" /proc/$1/fdinfo/* 2>/dev/null | awk '{print $2}' | sort -un | paste -sd, -
+}
+
+# ids_left KIND IDS: how many of IDS (own_ids) `bpftool KIND show` still lists
+ids_left() {
+	bpftool "$1" show -j | jq --argjson ids "[$2]" '[.[] | select(.id as $i | $ids | index($i))] | length'
+}
+
 # own_progs PID PREFIX: how many of PID's BPF programs are named PREFIX*
 # (their ids from its own fds, so another iodig on the machine is not
 # counted: a CI run saw one's 10)
 own_progs() {
-	local ids
-	ids=$(grep -h "^prog_id:" /proc/$1/fdinfo/* 2>/dev/null | awk '{print $2}' | sort -u | paste -sd, -)
-	bpftool prog show -j | jq --argjson ids "[${ids}]" --arg p "$2" '[.[] | select((.name | startswith($p)) and (.id as $i | $ids | index($i)))] | length'
+	bpftool prog show -j | jq --argjson ids "[$(own_ids "$1" prog_id)]" --arg p "$2" \
+		'[.[] | select((.name | startswith($p)) and (.id as $i | $ids | index($i)))] | length'
 }
 
 # own_links PID NAME: how many of PID's BPF links hold a program named NAME

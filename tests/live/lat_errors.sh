@@ -64,18 +64,12 @@ ok "help and version"
 "$IODIG" lat --json 1 2 > "$T/ic.json" 2>/dev/null || die "lat 1 2 exited non-zero"
 assert_eq "$(jq -s '[.[] | select(.type == "interval_end")] | length' "$T/ic.json")" 2 "reports from 'lat 1 2'"
 
-# what this lat holds, by id from its own fds: the suite's other lane may
-# run a lat of its own (CI run 29 counted one's programs machine-wide)
-held() { grep -h "^$2:" /proc/$1/fdinfo/* 2>/dev/null | awk '{print $2}' | sort -un | paste -sd, -; }
-left() {	# ids of $2 (comma list) still in `bpftool $1 show`
-	bpftool "$1" show -j | jq --argjson ids "[$2]" '[.[] | select(.id as $i | $ids | index($i))] | length'
-}
 for sig in INT TERM HUP; do
 	L=$(loopdev 64)
 	start_iodig "$T/s.txt" lat -D
 	fio --name=s --filename="$L" --direct=1 --rw=randread --bs=4k --size=32M --number_ios=500 --ioengine=psync >/dev/null
 	[ "$(own_progs "$IODIG_PID" lat_complete)" = 1 ] || die "lat_complete not loaded while running"
-	pids=$(held "$IODIG_PID" prog_id); lids=$(held "$IODIG_PID" link_id)
+	pids=$(own_ids "$IODIG_PID" prog_id); lids=$(own_ids "$IODIG_PID" link_id)
 	[ -n "$pids" ] && [ -n "$lids" ] || die "no programs or links held by lat"
 	kill -$sig "$IODIG_PID"; wait "$IODIG_PID"; rc=$?
 	PIDS=()
@@ -89,9 +83,9 @@ for sig in INT TERM HUP; do
 	ok "SIG$sig printed the summary gathered so far"
 	# the kernel frees a program after an RCU grace period: allow it 2 s
 	for i in $(seq 40); do
-		[ "$(left prog "$pids")" = 0 ] && break
+		[ "$(ids_left prog "$pids")" = 0 ] && break
 		sleep 0.05
 	done
-	assert_eq "$(left prog "$pids")" 0 "lat programs left after SIG$sig"
-	assert_eq "$(left link "$lids")" 0 "links left after SIG$sig"
+	assert_eq "$(ids_left prog "$pids")" 0 "lat programs left after SIG$sig"
+	assert_eq "$(ids_left link "$lids")" 0 "links left after SIG$sig"
 done

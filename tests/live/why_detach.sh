@@ -14,16 +14,11 @@
 need_root_bpf
 command -v bpftool >/dev/null || skip "needs bpftool"
 
-# what this why holds, by id from its own fds (the suite's other lane may
-# load and unload programs and links of its own meanwhile: lat_errors.sh
-# counted another lat's in CI run 29)
-held() { grep -h "^$2:" /proc/$1/fdinfo/* 2>/dev/null | awk '{print $2}' | sort -un | paste -sd, -; }
-left() { bpftool "$1" show -j | jq --argjson ids "[$2]" '[.[] | select(.id as $i | $ids | index($i))] | length'; }
 dd if=/dev/zero of=/dev/null bs=1 count=100000000 2>/dev/null & DD=$!
 defer "kill $DD 2>/dev/null"
 start_iodig "$T/w.json" why --json
 [ "$(own_progs "$IODIG_PID" why_)" -gt 0 ] || die "why's programs not loaded while it runs"
-pids=$(held "$IODIG_PID" prog_id); lids=$(held "$IODIG_PID" link_id)
+pids=$(own_ids "$IODIG_PID" prog_id); lids=$(own_ids "$IODIG_PID" link_id)
 [ -n "$pids" ] && [ -n "$lids" ] || die "no programs or links held by why"
 # the watcher learnt sysfs files' f_op from iodig's own read of one (a write
 # to anything else is then let go after two helper calls, not four)
@@ -38,10 +33,10 @@ ms=$(( (t1 - t0) / 1000000 ))
 jq -e -s '[.[] | select(.type == "summary")] | length == 1' "$T/w.json" >/dev/null || die "no summary after SIGINT"
 [ "$ms" -le 500 ] || die "why took $ms ms from SIGINT to exit (want 500 at most)"
 ok "why (every process, dd writing 1-byte blocks): summary out and exited $ms ms after SIGINT"
-assert_eq "$(left link "$lids")" 0 "its BPF links once it exited ($(echo "$lids" | tr ',' '\n' | wc -l) while it ran)"
+assert_eq "$(ids_left link "$lids")" 0 "its BPF links once it exited ($(echo "$lids" | tr ',' '\n' | wc -l) while it ran)"
 # a program is freed by the kernel a grace period after its last link went
-for i in $(seq 20); do [ "$(left prog "$pids")" = 0 ] && break; sleep 0.05; done
-assert_eq "$(left prog "$pids")" 0 "why's and the engine's BPF programs 1 s after it exited ($(echo "$pids" | tr ',' '\n' | wc -l) while it ran)"
+for i in $(seq 20); do [ "$(ids_left prog "$pids")" = 0 ] && break; sleep 0.05; done
+assert_eq "$(ids_left prog "$pids")" 0 "why's and the engine's BPF programs 1 s after it exited ($(echo "$pids" | tr ',' '\n' | wc -l) while it ran)"
 
 # ---- the watcher, each write call ----
 L=$(loopdev 64); n=${L#/dev/}
