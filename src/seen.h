@@ -13,6 +13,13 @@
 #define SEEN_DISKS	(1 << SEEN_BITS)
 #define SEEN_PROBES	4
 
+/* The i-th slot a disk may take in a CPU's table (i < SEEN_PROBES): the BPF
+ * side places a disk there, the user side reads only these slots. */
+static inline __u32 seen_key(__u32 dev, __u32 i)
+{
+	return (((dev * 2654435761U) >> (32 - SEEN_BITS)) + i) & (SEEN_DISKS - 1);
+}
+
 struct seen_slot {
 	__u32 dev;	/* kernel dev_t; 0: free */
 	__u32 pad;

@@ -28,14 +28,14 @@ struct {
 
 static __always_inline void seen_count(struct request *rq, unsigned int nr_bytes, __u32 dev)
 {
-	__u32 h = (dev * 2654435761U) >> (32 - SEEN_BITS), k;
 	struct seen_slot *s;
+	__u32 k;
 
 	if (!rq_in_diskstats(rq, nr_bytes))
 		return;
 #pragma unroll
 	for (int i = 0; i < SEEN_PROBES; i++) {
-		k = (h + i) & (SEEN_DISKS - 1);
+		k = seen_key(dev, i);
 		s = bpf_map_lookup_elem(&seen_disks, &k);
 		if (!s)
 			return;
