@@ -61,9 +61,10 @@ static int read_diskstats(struct skipped *s, struct reading *r)
 	return n < 0 ? n : 0;
 }
 
-/* One slot of every CPU into r, by disk; false when the slot may not hold
- * all of dev's count: some CPU has another disk there, so dev may be
- * further on in that CPU's table (a slot, once taken, is never freed). */
+/* Slot k of every CPU into r, by disk.  *last is false when dev may also be
+ * in a later slot: some CPU has another disk in this one, so that CPU
+ * placed dev further on, if anywhere (a slot, once taken, is never freed;
+ * an empty one means dev was never placed past it). */
 static int read_slot(struct skipped *s, struct reading *r, uint32_t k, uint32_t dev, bool *last)
 {
 	struct seen_slot v[s->ncpu];
