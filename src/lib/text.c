@@ -80,12 +80,27 @@ const char *text__ret(int64_t ret, char *buf, size_t len)
 
 size_t text__u64(char *b, uint64_t v)
 {
+	/* two digits a division: the readers print a dozen numbers a row */
+	static const char pairs[201] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
 	char t[20];
 	size_t i = sizeof(t), n;
 
-	do
-		t[--i] = '0' + v % 10;
-	while (v /= 10);
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+
+		v /= 100;
+		t[--i] = pairs[2 * r + 1];
+		t[--i] = pairs[2 * r];
+	}
+	if (v >= 10) {
+		t[--i] = pairs[2 * v + 1];
+		t[--i] = pairs[2 * v];
+	} else {
+		t[--i] = (char)('0' + v);
+	}
 	n = sizeof(t) - i;
 	memcpy(b, t + i, n);
 	return n;

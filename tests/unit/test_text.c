@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 #include "check.h"
 #include "text.h"
@@ -10,9 +12,31 @@ static const char *safe(const char *s)
 	return text__safe(s, buf, sizeof(buf));
 }
 
+/* text__u64 writes what printf's %llu does, without a NUL */
+static int u64_as_printf(uint64_t v)
+{
+	char got[24], want[24];
+	size_t n = text__u64(got, v);
+
+	got[n] = '\0';
+	snprintf(want, sizeof(want), "%" PRIu64, v);
+	CHECK(!strcmp(got, want), "text__u64(%s) wrote %s", want, got);
+	return !strcmp(got, want);
+}
+
 int main(void)
 {
 	char small[8];
+	uint64_t p10 = 1;
+	int bad = 0;
+
+	/* every value below 100,000, then each power of 10 and its
+	 * neighbours, and the largest */
+	for (uint64_t v = 0; v < 100000 && !bad; v++)
+		bad = !u64_as_printf(v);
+	for (int i = 0; i < 20; i++, p10 *= 10)
+		u64_as_printf(p10 - 1), u64_as_printf(p10), u64_as_printf(p10 + 1);
+	u64_as_printf(UINT64_MAX);
 
 	CHECK(text__utf8_len((const unsigned char *)"a") == 1, "ascii");
 	CHECK(text__utf8_len((const unsigned char *)"\xc3\xa9") == 2, "é");
