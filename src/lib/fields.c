@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE
 #include <math.h>
+#include <alloca.h>
 #include <stdlib.h>
 #include <string.h>
 #include "counters.h"
@@ -139,8 +140,106 @@ static void json_other_row(struct json *j, const struct field *f, const void *ro
 	json__obj_end(j);
 }
 
+/*
+ * Things made once a thread for a table (and mode) and kept for the run:
+ * tables are static and few, so nothing is ever evicted, and a pointer
+ * handed out stays good while a nested row is printed.  FIELDS_MEMO slots
+ * by the table's address; when they are full, the caller makes its own.
+ */
+#define FIELDS_MEMO 128
+
+struct memo {
+	const struct rec *r;
+	unsigned mode;
+	void *v;
+};
+
+static void **memo_at(struct memo *m, const struct rec *r, unsigned mode, bool *found)
+{
+	size_t h = (size_t)(((uintptr_t)r >> 3) * 0x9e3779b97f4a7c15ull >> 57) + mode;
+
+	for (size_t i = 0; i < FIELDS_MEMO; i++) {
+		struct memo *e = &m[(h + i) % FIELDS_MEMO];
+
+		if (e->v && e->r == r && e->mode == mode) {
+			*found = true;
+			return &e->v;
+		}
+		if (!e->v) {
+			e->r = r;
+			e->mode = mode;
+			*found = false;
+			return &e->v;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * A table's keys as JSON text ("name":), made once a thread per table: a
+ * key was escaped a character at a time on every row, part of the 19% of
+ * snoop --json's reader in escape() (perf on replay; replay --json of 604k
+ * records 0.394-0.401 -> 0.329-0.338 s).  A name with a byte JSON would
+ * escape keeps the escaping path (len 0).
+ */
+struct json_keys {
+	const struct rec *r;
+	uint16_t *off, *len;
+	char *text;
+};
+
+static const struct json_keys *json_keys_of(const struct rec *r)
+{
+	static _Thread_local struct memo memo[FIELDS_MEMO];
+	struct json_keys *k;
+	bool found;
+	void **at = memo_at(memo, r, 0, &found);
+	size_t size = 0, pos = 0;
+
+	if (!at)
+		return NULL;	/* json__key for every key */
+	if (found)
+		return *at;
+	for (size_t i = 0; i < r->n; i++)
+		size += r->f[i].name ? strlen(r->f[i].name) + 3 : 0;
+	if (!(k = calloc(1, sizeof(*k) + r->n * 2 * sizeof(uint16_t) + size)))
+		return NULL;
+	k->r = r;
+	k->off = (uint16_t *)(k + 1);
+	k->len = k->off + r->n;
+	k->text = (char *)(k->len + r->n);
+	for (size_t i = 0; i < r->n; i++) {
+		const char *n = r->f[i].name;
+		size_t l = n ? strlen(n) : 0;
+		bool plain = n && pos + l + 3 <= UINT16_MAX;
+
+		for (size_t c = 0; plain && c < l; c++)
+			plain = n[c] >= 0x20 && n[c] < 0x7f && n[c] != '"' && n[c] != '\\';
+		if (!plain)
+			continue;
+		k->off[i] = (uint16_t)pos;
+		k->len[i] = (uint16_t)(l + 3);
+		k->text[pos] = '"';
+		memcpy(k->text + pos + 1, n, l);
+		memcpy(k->text + pos + 1 + l, "\":", 2);
+		pos += l + 3;
+	}
+	*at = k;
+	return k;
+}
+
+static void json_key_of(struct json *j, const struct json_keys *k, size_t i, const char *name)
+{
+	if (k && k->len[i])
+		json__key_raw(j, k->text + k->off[i], k->len[i]);
+	else
+		json__key(j, name);
+}
+
 void fields__json_members(struct json *j, const struct rec *r, const void *row, const struct fctx *c)
 {
+	const struct json_keys *keys = json_keys_of(r);
+
 	for (size_t i = 0; i < r->n; i++) {
 		const struct field *f = &r->f[i];
 		char buf[FIELDS_BUF];
@@ -157,14 +256,14 @@ void fields__json_members(struct json *j, const struct rec *r, const void *row, 
 			continue;
 		}
 		if (compound(f)) {
-			json__key(j, f->name);
+			json_key_of(j, keys, i, f->name);
 			json_compound(j, f, row, c);
 			continue;
 		}
 		value(f, row, c, &v, buf, sizeof(buf));
 		if (v.k == V_NULL && (f->flags & FL_OMIT_NULL))
 			continue;
-		json__key(j, f->name);
+		json_key_of(j, keys, i, f->name);
 		if ((f->flags & FL_MICROS) && (v.k == V_I64 || v.k == V_U64)) {
 			json__micros(j, v.k == V_I64 ? v.i : (int64_t)v.u);
 			continue;
@@ -562,8 +661,7 @@ void fields__head(FILE *out, const struct rec *r, const struct fctx *c)
 /*
  * Which of a table's fields a row's text has, in order: its columns, then
  * its tail fields.  The same for every row of a table in a mode, so made
- * once a thread (a few tables in use at a time); a row then visits only
- * them.  Walking the whole table twice a row to find them was 13% of
+ * once a thread and kept (memo_at); a row then visits only them.  Walking the whole table twice a row to find them was 13% of
  * snoop's reader (perf on replay of 604k records; tables of 40 fields and
  * more, most of them JSON's alone).
  */
@@ -574,17 +672,8 @@ struct text_plan {
 	uint16_t idx[];
 };
 
-static const struct text_plan *text_plan_of(const struct rec *r, const struct fctx *c)
+static void text_plan_fill(struct text_plan *p, const struct rec *r, const struct fctx *c)
 {
-	static _Thread_local struct text_plan *plans[8];
-	static _Thread_local unsigned next;
-	struct text_plan *p;
-
-	for (int i = 0; i < 8; i++)
-		if (plans[i] && plans[i]->r == r && plans[i]->mode == c->mode)
-			return plans[i];
-	if (!(p = malloc(sizeof(*p) + r->n * sizeof(p->idx[0]))))
-		return NULL;
 	*p = (struct text_plan){ .r = r, .mode = c->mode };
 	for (size_t i = 0; i < r->n; i++)
 		if (column(&r->f[i], c))
@@ -593,8 +682,24 @@ static const struct text_plan *text_plan_of(const struct rec *r, const struct fc
 	for (size_t i = 0; i < r->n; i++)
 		if ((r->f[i].flags & FL_TAIL) && r->f[i].fmt && kept(&r->f[i], c))
 			p->idx[p->n++] = (uint16_t)i;
-	free(plans[next % 8]);
-	plans[next++ % 8] = p;
+}
+
+/* The table's plan in this mode, or NULL: then the caller fills its own. */
+static const struct text_plan *text_plan_of(const struct rec *r, const struct fctx *c)
+{
+	static _Thread_local struct memo memo[FIELDS_MEMO];
+	struct text_plan *p;
+	bool found;
+	void **at = memo_at(memo, r, c->mode, &found);
+
+	if (!at)
+		return NULL;
+	if (found)
+		return *at;
+	if (!(p = malloc(sizeof(*p) + r->n * sizeof(p->idx[0]))))
+		return NULL;
+	text_plan_fill(p, r, c);
+	*at = p;
 	return p;
 }
 
@@ -608,7 +713,13 @@ void fields__text(FILE *out, const struct rec *r, const void *row, const struct 
 	size_t off = 0;
 	struct fval v;
 
-	for (unsigned j = 0; p && j < p->n; j++) {
+	if (!p) {	/* none kept: this row's own */
+		struct text_plan *own = alloca(sizeof(*own) + r->n * sizeof(own->idx[0]));
+
+		text_plan_fill(own, r, c);
+		p = own;
+	}
+	for (unsigned j = 0; j < p->n; j++) {
 		const struct field *f = &r->f[p->idx[j]];
 		bool tail = j >= p->ncol;
 		int w = f->width && !tail ? f->width(c) : 0;

@@ -174,6 +174,13 @@ void json__key(struct json *j, const char *key)
 	j->after_key = true;
 }
 
+void json__key_raw(struct json *j, const char *quoted, size_t n)
+{
+	json_sep(j);
+	put(j, quoted, n);
+	j->after_key = true;
+}
+
 void json__str(struct json *j, const char *s)
 {
 	json_sep(j);

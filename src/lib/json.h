@@ -27,6 +27,9 @@ void json__obj_end(struct json *j);	/* at depth 0 also ends the line */
 void json__arr_begin(struct json *j);
 void json__arr_end(struct json *j);
 void json__key(struct json *j, const char *key);
+/* A key given as its JSON text, quotes and colon included ("name":), n bytes:
+ * for keys made once and written often (fields.c's tables). */
+void json__key_raw(struct json *j, const char *quoted, size_t n);
 void json__str(struct json *j, const char *s);
 void json__u64(struct json *j, uint64_t v);
 void json__i64(struct json *j, int64_t v);

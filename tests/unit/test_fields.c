@@ -244,6 +244,31 @@ static void test_quick_format(void)
 	CHECK(!bad, "the quick conversions match printf's");
 }
 
+/* fields.c writes a table's keys from text made once (json_keys_of); a
+ * name JSON must escape still goes through the escaping writer, every
+ * time, and the same table printed twice reads the same */
+static const struct field odd_f[] = {
+	{ "plain", FS_U32, offsetof(struct row, pid) },
+	{ "q\"x\\", FS_U32, offsetof(struct row, pid) },
+};
+static const struct rec odd_rec = REC("odd", NULL, NULL, odd_f);
+
+static void test_escaped_key(void)
+{
+	struct row r = { .pid = 5 };
+	struct fctx c = { 0 };
+	struct json j;
+
+	for (int i = 0; i < 2; i++) {
+		FILE *out = open_buf();
+
+		json__init(&j, out);
+		fields__json(&j, &odd_rec, &r, &c);
+		fclose(out);
+		CHECK(!strcmp(buf, "{\"type\":\"odd\",\"plain\":5,\"q\\\"x\\\\\":5}\n"), "escaped key, pass %d: %s", i, buf);
+	}
+}
+
 int main(void)
 {
 	struct row r = { 42, "a\033b", 10, 20480, -3, 7, 1, "x" };
@@ -392,6 +417,7 @@ int main(void)
 		CHECK(!strcmp(s, "ffffffffffffffff"), "a u64 in %%x: '%s'", s);
 	}
 	test_chain();
+	test_escaped_key();
 	test_quick_format();
 	CHECK_DONE();
 }
