@@ -21,6 +21,7 @@
 #include "bpfenv.h"
 #include "cache.h"
 #include "cli.h"
+#include "filter.h"
 #include "cmds.h"
 #include "counters.h"
 #include "fields.h"
@@ -401,6 +402,8 @@ int cmd_cache(int argc, char **argv)
 		return err;
 	if (o.snapshot)
 		return cache__snapshot(o.files, o.nfiles, o.c.json);
+	if ((err = filter__pid_alive(o.pid)))
+		return err;
 	json__init(&cc.j, stdout);
 	cc.ncpus = libbpf_num_possible_cpus();
 	if (cc.ncpus <= 0 || !(cc.percpu = calloc(cc.ncpus, sizeof(*cc.percpu))))

@@ -17,6 +17,7 @@
 #include "kfeatures.h"
 #include "bpfenv.h"
 #include "cli.h"
+#include "filter.h"
 #include "cmds.h"
 #include "counters.h"
 #include "hist_user.h"
@@ -334,6 +335,8 @@ int cmd_readahead(int argc, char **argv)
 	int err = cli__prologue(&cmd, argc, argv, &o.c, &o);
 
 	if (err >= 0)
+		return err;
+	if ((err = filter__pid_alive(o.pid)))
 		return err;
 	json__init(&rc.j, stdout);
 	rc.ncpus = libbpf_num_possible_cpus();

@@ -144,6 +144,8 @@ int cmd_size(int argc, char **argv)
 
 	if (err >= 0)
 		return err;
+	if ((err = filter__pid_alive(o.pid)))
+		return err;
 	if (o.disk && (err = filter__disk(o.disk, &o.sel)))
 		return err;
 	if (o.cgroup && (err = filter__cgroup(o.cgroup, &cgid)))

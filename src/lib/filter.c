@@ -69,11 +69,20 @@ int filter__pid(const char *arg, uint32_t *pid)
 {
 	unsigned long long v;
 
+	int err;
+
 	if (!cli__uint(arg, 1, 0x7fffffff, &v))
 		return usage_error("invalid pid '%s'", arg);
-	if (kill((pid_t)v, 0) && errno == ESRCH)
-		return fail("pid", "%llu: no such process", v);
+	if ((err = filter__pid_alive(v)))
+		return err;
 	*pid = (uint32_t)v;
+	return 0;
+}
+
+int filter__pid_alive(unsigned long long pid)
+{
+	if (pid && kill((pid_t)pid, 0) && errno == ESRCH)
+		return fail("pid", "%llu: no such process", pid);
 	return 0;
 }
 

@@ -14,6 +14,9 @@ int filter__cgroup(const char *path, uint64_t *id);
 int filter__task_cgroup(const char *path, uint64_t *id, bool *bios);
 /* A pid that must exist. Returns 0, or the exit status after printing why. */
 int filter__pid(const char *arg, uint32_t *pid);
+/* -p parsed as a number elsewhere: 0 (none) or a live process, else the
+ * error line (exit 1) */
+int filter__pid_alive(unsigned long long pid);
 struct disk_sel;
 /* -d DISK: a disk, or a partition (then only its I/O).  Returns 0 or the
  * exit status. */

@@ -24,6 +24,15 @@ expect 2 "option '-d' needs a value" "missing value" -- "$IODIG" lat -d
 expect 2 "unknown command 'frobnicate'" "unknown command" -- "$IODIG" frobnicate
 expect 1 '"error":' "errors are JSON under --json" -- "$IODIG" lat --json -d nosuchdisk
 jq -e '.command == "lat" and .what == "disk"' "$T/err" >/dev/null || die "JSON error fields: $(cat "$T/err")"
+# a process that cannot exist (above pid_max), for every command with -p
+nopid=$(( $(cat /proc/sys/kernel/pid_max) + 1 ))
+for cmd in "top 1" "stacks 1" "cache 1" "readahead 1" "size 1" "snoop" "slow" "func vfs_read" "why" "doctor"; do
+	# shellcheck disable=SC2086
+	set -- $cmd
+	name=$1
+	shift
+	expect 1 "pid: $nopid: no such process" "no such pid: $name" -- "$IODIG" "$name" -p "$nopid" "$@"
+done
 if command -v setpriv >/dev/null; then
 	for cmd in "lat 1 1" "slow" "snoop" "sysfs" "probe" "func vfs_read"; do
 		expect 1 "missing CAP_BPF and CAP_PERFMON: run iodig as root" "no capabilities: $cmd" -- \
