@@ -661,9 +661,10 @@ void fields__head(FILE *out, const struct rec *r, const struct fctx *c)
 /*
  * Which of a table's fields a row's text has, in order: its columns, then
  * its tail fields.  The same for every row of a table in a mode, so made
- * once a thread and kept (memo_at); a row then visits only them.  Walking the whole table twice a row to find them was 13% of
- * snoop's reader (perf on replay of 604k records; tables of 40 fields and
- * more, most of them JSON's alone).
+ * once a thread and kept (memo_at); a row then visits only them.  Walking
+ * the whole table twice a row to find them was 13% of snoop's reader (perf
+ * on replay of 604k records; tables of 40 fields and more, most of them
+ * JSON's alone).
  */
 struct text_plan {
 	const struct rec *r;
