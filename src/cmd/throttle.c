@@ -114,6 +114,8 @@ int cmd_throttle(int argc, char **argv)
 
 	if (err >= 0)
 		return err;
+	if ((err = filter__pid_alive(tc.pid)))
+		return err;
 	if (tc.disk && (err = filter__disk(tc.disk, &sel)))
 		return err;
 	json__init(&tc.j, stdout);

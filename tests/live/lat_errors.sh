@@ -26,7 +26,7 @@ expect 1 '"error":' "errors are JSON under --json" -- "$IODIG" lat --json -d nos
 jq -e '.command == "lat" and .what == "disk"' "$T/err" >/dev/null || die "JSON error fields: $(cat "$T/err")"
 # a process that cannot exist (above pid_max), for every command with -p
 nopid=$(( $(cat /proc/sys/kernel/pid_max) + 1 ))
-for cmd in "top 1" "stacks 1" "cache 1" "readahead 1" "size 1" "snoop" "slow" "func vfs_read" "why" "doctor"; do
+for cmd in "top 1" "stacks 1" "cache 1" "readahead 1" "size 1" "throttle" "snoop" "slow" "func vfs_read" "why" "doctor"; do
 	# shellcheck disable=SC2086
 	set -- $cmd
 	name=$1

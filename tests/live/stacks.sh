@@ -121,11 +121,16 @@ assert_eq "$(st "$T/jit.json" "$JP" | jq -c '[.count, [.user[:3][] | .sym], .use
 	"JIT code: named from /tmp/perf-PID.map, then its callers"
 
 # 3. another event: a tracepoint by name, kernel stacks only
-start_iodig "$T/tp.json" stacks --tracepoint block:block_rq_issue -K -p "$FP" --json
+# (-p of a live process that does no I/O: nothing of dd's; of an exited
+# one: an error, as every -p)
+sleep 60 & S=$!; defer "kill $S 2>/dev/null"
+start_iodig "$T/tp.json" stacks --tracepoint block:block_rq_issue -K -p "$S" --json
 start_iodig "$T/tp2.json" stacks --tracepoint block:block_rq_issue -K --json
 dd if="$L" of=/dev/null bs=4k count=10 iflag=direct status=none
 stop_all_iodig
-assert_eq "$(jq -s '[.[] | select(.type == "stack")] | length' "$T/tp.json")" 0 "-p of an exited process: nothing"
+assert_eq "$(jq -s '[.[] | select(.type == "stack")] | length' "$T/tp.json")" 0 "-p of a process doing no I/O: nothing"
+"$IODIG" stacks --tracepoint block:block_rq_issue -K -p "$FP" 2>"$T/e"; assert_eq "$?" 1 "-p of an exited process: exit 1"
+grep -q "pid: $FP: no such process" "$T/e" || die "$(cat "$T/e")"
 assert_eq "$(jq -s '[.[] | select(.type == "stack" and .comm == "dd" and any(.kernel[]; .sym == "blkdev_read_iter")) | .count] | add' "$T/tp2.json")" 10 "--tracepoint block:block_rq_issue: dd's 10 O_DIRECT reads (through blkdev_read_iter)"
 "$IODIG" stacks --tracepoint nosuch_iodig_tp 2>"$T/e"; assert_eq "$?" 1 "a tracepoint that does not exist: exit 1"
 "$IODIG" stacks -K -U 2>"$T/e"; assert_eq "$?" 2 "-K -U together: a usage error"
