@@ -154,9 +154,15 @@ struct memo {
 	void *v;
 };
 
+/* One of 128 slots for a pointer to a static table or literal. */
+static size_t ptr_slot(const void *p)
+{
+	return (size_t)(((uintptr_t)p >> 3) * 0x9e3779b97f4a7c15ull >> 57);
+}
+
 static void **memo_at(struct memo *m, const struct rec *r, unsigned mode, bool *found)
 {
-	size_t h = (size_t)(((uintptr_t)r >> 3) * 0x9e3779b97f4a7c15ull >> 57) + mode;
+	size_t h = ptr_slot(r) + mode;
 
 	for (size_t i = 0; i < FIELDS_MEMO; i++) {
 		struct memo *e = &m[(h + i) % FIELDS_MEMO];
@@ -183,7 +189,6 @@ static void **memo_at(struct memo *m, const struct rec *r, unsigned mode, bool *
  * escape keeps the escaping path (len 0).
  */
 struct json_keys {
-	const struct rec *r;
 	uint16_t *off, *len;
 	char *text;
 };
@@ -204,7 +209,6 @@ static const struct json_keys *json_keys_of(const struct rec *r)
 		size += r->f[i].name ? strlen(r->f[i].name) + 3 : 0;
 	if (!(k = calloc(1, sizeof(*k) + r->n * 2 * sizeof(uint16_t) + size)))
 		return NULL;
-	k->r = r;
 	k->off = (uint16_t *)(k + 1);
 	k->len = k->off + r->n;
 	k->text = (char *)(k->len + r->n);
@@ -484,7 +488,7 @@ static const struct qfmt *qfmt_of(const char *fmt)
 		const char *fmt;
 		struct qfmt q;
 	} cache[128];
-	size_t h = (size_t)(((uintptr_t)fmt >> 3) * 0x9e3779b97f4a7c15ull >> 57);
+	size_t h = ptr_slot(fmt);
 
 	if (cache[h].fmt != fmt) {
 		qfmt_parse(fmt, &cache[h].q);
@@ -667,15 +671,13 @@ void fields__head(FILE *out, const struct rec *r, const struct fctx *c)
  * JSON's alone).
  */
 struct text_plan {
-	const struct rec *r;
-	unsigned mode;
 	uint16_t ncol, n;		/* columns, then tail fields to n */
 	uint16_t idx[];
 };
 
 static void text_plan_fill(struct text_plan *p, const struct rec *r, const struct fctx *c)
 {
-	*p = (struct text_plan){ .r = r, .mode = c->mode };
+	*p = (struct text_plan){ 0 };
 	for (size_t i = 0; i < r->n; i++)
 		if (column(&r->f[i], c))
 			p->idx[p->n++] = (uint16_t)i;
