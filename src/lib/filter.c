@@ -68,7 +68,6 @@ int filter__task_cgroup(const char *path, uint64_t *id, bool *bios)
 int filter__pid(const char *arg, uint32_t *pid)
 {
 	unsigned long long v;
-
 	int err;
 
 	if (!cli__uint(arg, 1, 0x7fffffff, &v))
