@@ -8,7 +8,7 @@
 #     kstack+ustack.
 # Both costs are shown: BPF ns/request (bpf_stats, the measure) and
 # CPU ns/request sampled (everything a tool costs; bench.py says how).
-# line ns: a cache line's crossing between the CPUs during the tool's runs
+# line ns: a cache line's crossing between the CPUs right before each of the tool's runs
 # (bench.py), which moves the request engine's figures on a VM.
 # Goals 3 (why), 4 (memory) and 5 (the meter) have bench/why.sh,
 # bench/memory.sh and tests/live/costmeter.sh.
