@@ -15,6 +15,7 @@
 #include "hist.bpf.h"
 #include "ptr.bpf.h"
 #include "ustack.bpf.h"
+#include "kmemo.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -49,6 +50,8 @@ __u64 ptr_anchor;	/* ptr.bpf.h */
 
 /* user stacks, walked by ustack.bpf.h where the kernel allows */
 USTACK_MAP(ustackmap, STACKS_MAX);
+/* block submission's kernel stacks, memoized by kmemo.bpf.h where it can */
+USTACK_MAP(kstackmap, STACKS_MAX);
 
 static __always_inline __u32 slot_of(__u64 key)
 {
@@ -57,7 +60,10 @@ static __always_inline __u32 slot_of(__u64 key)
 
 static struct stacks_val val_zero;
 
-static __always_inline int count(void *ctx, __u32 dev, __u64 bytes, struct bio *bio)
+/* One event: its stacks counted.  bio: a submission's, timed to its end
+ * where its disk has requests; memo: the kernel stack from kmemo_stackid()
+ * (a tp_btf program's ctx) */
+static __always_inline int count(void *ctx, __u32 dev, __u64 bytes, struct bio *bio, bool memo)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct stacks_key k = {};
@@ -67,7 +73,12 @@ static __always_inline int count(void *ctx, __u32 dev, __u64 bytes, struct bio *
 		return 0;
 	k.pid = id >> 32;
 	k.dev = dev;
-	k.kstack = targ_kernel ? bpf_get_stackid(ctx, &stackmap, 0) : -1;
+	if (!targ_kernel)
+		k.kstack = -1;
+	else if (memo)
+		k.kstack = kmemo_stackid(ctx, &kstackmap, &stackmap);
+	else
+		k.kstack = bpf_get_stackid(ctx, &stackmap, 0);
 	k.ustack = targ_user ? ustack_take(ctx, &ustackmap, &stackmap) : -1;
 	/* -EFAULT: no user stack (a kernel thread); else lost, and counted */
 	if (targ_kernel && k.kstack < 0)
@@ -87,7 +98,9 @@ static __always_inline int count(void *ctx, __u32 dev, __u64 bytes, struct bio *
 	}
 	__sync_fetch_and_add(&v->count, 1);
 	__sync_fetch_and_add(&v->bytes, bytes);
-	if (bio) {
+	/* timed only where its end is looked for: a disk with requests (asked
+	 * here, after the stacks: one verifier state through them, not two) */
+	if (bio && bio_to_mq(bio)) {
 		__u64 key = ptr_val(bio), now = bpf_ktime_get_ns();
 		__u32 i = slot_of(key);
 		struct stacks_inflight *in = bpf_map_lookup_elem(&inflight, &i);
@@ -109,8 +122,7 @@ int BLOCK_PROG(stacks_bio, block_bio_queue, struct bio *bio)
 {
 	if (!bio_wanted(bio) || !cgroup_wanted(bio))
 		return 0;
-	/* timed only where its end is looked for: a disk with requests */
-	return count(ctx, bio_dev(bio), bio->bi_iter.bi_size, bio_to_mq(bio) ? bio : NULL);
+	return count(ctx, bio_dev(bio), bio->bi_iter.bi_size, bio, true);
 }
 
 /*
@@ -193,7 +205,7 @@ int BPF_PROG(stacks_rq_done, struct request *rq, blk_status_t error, unsigned in
 SEC("raw_tp")
 int stacks_tp(void *ctx)
 {
-	return count(ctx, 0, 0, NULL);
+	return count(ctx, 0, 0, NULL, false);
 }
 
 /* a kernel function, where the kernel allows (stacks.c attaches through the
@@ -201,24 +213,24 @@ int stacks_tp(void *ctx)
 SEC("fentry/vfs_read")
 int BPF_PROG(stacks_fentry)
 {
-	return count(ctx, 0, 0, NULL);
+	return count(ctx, 0, 0, NULL, false);
 }
 
 SEC("kprobe")
 int stacks_kprobe(struct pt_regs *ctx)
 {
-	return count(ctx, 0, 0, NULL);
+	return count(ctx, 0, 0, NULL, false);
 }
 
 SEC("kprobe.multi")
 int stacks_kmulti(struct pt_regs *ctx)
 {
-	return count(ctx, 0, 0, NULL);
+	return count(ctx, 0, 0, NULL, false);
 }
 
 /* a user function (attached by stacks.c through the attach layer) */
 SEC("uprobe")
 int stacks_uprobe(struct pt_regs *ctx)
 {
-	return count(ctx, 0, 0, NULL);
+	return count(ctx, 0, 0, NULL, false);
 }

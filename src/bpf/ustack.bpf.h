@@ -87,9 +87,13 @@ static __always_inline __u64 ustack_mix(__u64 h, __u64 v)
  * times for each program that walks: 360 ms of start-up before). */
 struct ustack_loop {
 	struct ustack_scratch *w;
-	struct ustack_ips *old;
 	__u64 sp, lo, fp, h;
 	__u32 n;
+};
+
+/* stack_keep()'s: a stack and the one the map holds under its id */
+struct stack_cmp {
+	const struct ustack_ips *old, *s;
 	bool differ;
 };
 
@@ -129,30 +133,67 @@ static long ustack_clear(__u64 j, void *arg)
 }
 
 /* Frame j the same in the map's stack as in this walk (and the 0 after). */
-static long ustack_same(__u64 j, void *arg)
+static long stack_same(__u64 j, void *arg)
 {
-	struct ustack_loop *c = arg;
+	struct stack_cmp *c = arg;
 
 	if (j >= USTACK_DEPTH)
 		return 1;
 	barrier_var(j);
-	if (c->old->ip[j] != c->w->s.ip[j]) {
+	if (c->old->ip[j] != c->s->ip[j]) {
 		c->differ = true;
 		return 1;
 	}
 	return 0;
 }
 
-/* Frame j into the hash (the kernel's walk, bpf_get_stack()) */
-static long ustack_hash(__u64 j, void *arg)
+/*
+ * A stack of n frames (s, 0 after the last) hashed to h into map (a
+ * USTACK_MAP): its id, or what bpf_get_stackid() would say: -EEXIST (17)
+ * for a collision, -ENOMEM (12) for a full map.
+ */
+static __always_inline __s32 stack_keep(void *map, const struct ustack_ips *s, __u32 n, __u64 h)
 {
-	struct ustack_loop *c = arg;
+	struct stack_cmp c = { .s = s };
+	__u32 key = (__u32)(h >> 33);
+
+	c.old = bpf_map_lookup_elem(map, &key);
+	if (!c.old) {
+		if (!bpf_map_update_elem(map, &key, s, BPF_NOEXIST))
+			return key;
+		c.old = bpf_map_lookup_elem(map, &key);	/* another CPU's, or full */
+		if (!c.old)
+			return -12;
+	}
+	bpf_loop(n + 1, stack_same, &c, 0);
+	return c.differ ? -17 : key;
+}
+
+/* stack_hash()'s */
+struct stack_sum {
+	const struct ustack_ips *s;
+	__u64 h;
+};
+
+/* Frame j into the hash (a walk of the kernel's, bpf_get_stack()) */
+static long stack_hash(__u64 j, void *arg)
+{
+	struct stack_sum *c = arg;
 
 	if (j >= USTACK_DEPTH)
 		return 1;
 	barrier_var(j);
-	c->h = ustack_mix(c->h, c->w->s.ip[j]);
+	c->h = ustack_mix(c->h, c->s->ip[j]);
 	return 0;
+}
+
+/* The hash of the n frames of s, as the user walk makes it */
+static __always_inline __u64 stack_hash_of(const struct ustack_ips *s, __u32 n)
+{
+	struct stack_sum c = { .s = s };
+
+	bpf_loop(n, stack_hash, &c, 0);
+	return c.h;
 }
 
 /* Does the kernel's walk know more of this task's stack (above)? */
@@ -176,7 +217,7 @@ static __always_inline __s32 ustack_take(void *ctx, void *map, void *kfallback)
 	struct task_struct *t;
 	struct pt_regs *regs;
 	struct ustack_scratch *w;
-	__u32 zero = 0, key, last;
+	__u32 zero = 0, last;
 	__u64 seq, ip;
 	long r;
 
@@ -200,7 +241,7 @@ static __always_inline __s32 ustack_take(void *ctx, void *map, void *kfallback)
 		if (r <= 0)
 			return r < 0 ? r : -14;
 		c.n = r / sizeof(__u64);
-		bpf_loop(c.n, ustack_hash, &c, 0);
+		c.h = stack_hash_of(&w->s, c.n);
 	} else {
 		w->s.ip[0] = ip;
 		c.h = ustack_mix(0, ip);
@@ -216,17 +257,7 @@ static __always_inline __s32 ustack_take(void *ctx, void *map, void *kfallback)
 	/* (a walk interrupted by another on this CPU: lost) */
 	if (w->seq != seq)
 		return -12;
-	key = (__u32)(c.h >> 33);
-	c.old = bpf_map_lookup_elem(map, &key);
-	if (!c.old) {
-		if (!bpf_map_update_elem(map, &key, &w->s, BPF_NOEXIST))
-			return key;
-		c.old = bpf_map_lookup_elem(map, &key);	/* another CPU's, or full */
-		if (!c.old)
-			return -12;
-	}
-	bpf_loop(c.n + 1, ustack_same, &c, 0);
-	return c.differ ? -17 : key;
+	return stack_keep(map, &w->s, c.n, c.h);
 }
 
 #endif

@@ -37,11 +37,12 @@
 #include "text.h"
 #include "usyms.h"
 
-enum { OPT_TP = OPT_FIRST_CMD, OPT_UPROBE, OPT_KFUNC, OPT_FOLDED, OPT_SVG };
+enum { OPT_TP = OPT_FIRST_CMD, OPT_UPROBE, OPT_KFUNC, OPT_FOLDED, OPT_SVG, OPT_WALK_EACH };
 
 static int read_stack(struct stacks_ctx *sc, int id, uint64_t *ips)
 {
-	return frames__read(bpf_map__fd(sc->sk->maps.stackmap), id, ips, STACKS_DEPTH);
+	return frames__read(bpfenv__ustack_fd(sc->sk->rodata->kmemo_on, sc->sk->maps.kstackmap, sc->sk->maps.stackmap),
+			    id, ips, STACKS_DEPTH);
 }
 
 static bool key_ustack(const void *key, uint32_t *pid, int32_t *id)
@@ -59,6 +60,33 @@ static void scan(struct stacks_ctx *sc)
 	ustacks__scan(&sc->ust, sc->us, bpf_map__fd(sc->sk->maps.counts), sizeof(struct stacks_key), key_ustack,
 		      bpfenv__ustack_fd(sc->sk->rodata->ustack_walk, sc->sk->maps.ustackmap, sc->sk->maps.stackmap),
 		      STACKS_DEPTH);
+}
+
+/* What the kernel stack memos did, summed over the CPUs. */
+static int memo_stats(struct stacks_ctx *sc, struct kmemo_stats *st)
+{
+	int ncpus = libbpf_num_possible_cpus(), zero = 0;
+	size_t sz = (bpf_map__value_size(sc->sk->maps.kmemo_cpu) + 7) & ~(size_t)7;
+	struct kmemo_stats *one;
+	char *v;
+
+	if (ncpus <= 0 || !(v = calloc(ncpus, sz)))
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(sc->sk->maps.kmemo_cpu), &zero, v)) {
+		free(v);
+		return -errno;
+	}
+	*st = (struct kmemo_stats){};
+	for (int c = 0; c < ncpus; c++) {
+		one = (struct kmemo_stats *)(v + c * sz);
+		st->walked += one->walked;
+		st->used += one->used;
+		st->checked += one->checked;
+		st->differed += one->differed;
+		st->made += one->made;
+	}
+	free(v);
+	return 0;
 }
 
 static int cmp_entry(const void *a, const void *b)
@@ -79,6 +107,7 @@ static int report(struct stacks_ctx *sc)
 	struct stacks_stats st = sc->sk->bss->stats;
 	struct stacks_values v;
 	bool block = !event_mode(sc->o);
+	unsigned mode;
 
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		k = next;
@@ -150,12 +179,13 @@ static int report(struct stacks_ctx *sc)
 	}
 	for (size_t i = 0; i < n; i++)
 		v.untimed += es[i].v.count - es[i].v.lat.count;
+	mode = !block ? 1 : sc->sk->rodata->kmemo_on && !memo_stats(sc, &v.km) ? 2 | 4 : 2;
 	if (sc->o->c.json) {
-		struct fctx c = { .mode = block ? 2 : 1 };
+		struct fctx c = { .mode = mode };
 
 		fields__json(&sc->j, &stacks_summary_rec, &v, &c);
 	} else {
-		counters__sentence(stderr, stacks_counters, COUNTERS_N(stacks_counters), &v, block ? 2 : 1);
+		counters__sentence(stderr, stacks_counters, COUNTERS_N(stacks_counters), &v, mode);
 	}
 	free(es);
 	return 0;
@@ -194,6 +224,9 @@ int cmd_stacks(int argc, char **argv)
 		{ "cgroup", 'c', "CGROUP", "block I/O: only I/O charged to this cgroup", CLI_STR_AT(struct stacks_opts, cgroup) },
 		{ "top", 'n', "N", "the N most frequent stacks, text and JSON (default 20; 0: all)", CLI_UINT_AT(struct stacks_opts, top, 0, 1000000, "a number of stacks (0: all)") },
 		{ "folded", OPT_FOLDED, NULL, "one line per stack, frame;frame;... count, root first (flame graph input)", CLI_FLAG_AT(struct stacks_opts, folded) },
+		{ "walk-each", OPT_WALK_EACH, NULL, "block I/O: walk the kernel stack at every bio (default: once for each\n"
+						      "call path, then taken from a memo its return addresses still match;\n"
+						      "one use in 64 walked again to check)", CLI_FLAG_AT(struct stacks_opts, walk_each) },
 		{ "svg", OPT_SVG, "FILE", "also write a flame graph: one self-contained, interactive SVG", CLI_STR_AT(struct stacks_opts, svg) },
 		{}
 	};
@@ -247,6 +280,11 @@ int cmd_stacks(int argc, char **argv)
 	/* user stacks walked by the program where it can (ustack.bpf.h), in
 	 * their own map; else in the stack map with the kernel's */
 	bpfenv__ustack_setup(&sc.sk->rodata->ustack_walk, !o.kernel_only, sc.sk->maps.ustackmap);
+	/* block submission's kernel stacks: a walk for each path (kmemo.bpf.h) */
+	bpfenv__ustack_setup(&sc.sk->rodata->kmemo_on, !o.user_only && !event_mode(&o) && !o.walk_each,
+			     sc.sk->maps.kstackmap);
+	if ((o.user_only || sc.sk->rodata->kmemo_on) && (o.kernel_only || sc.sk->rodata->ustack_walk))
+		bpf_map__set_max_entries(sc.sk->maps.stackmap, 1);	/* the kernel's stack map unused */
 	sc.sk->rodata->filter_pid = o.pid;
 	sc.sk->rodata->filter_dev = o.sel.disk;
 	sc.sk->rodata->filter_part = o.sel.part;

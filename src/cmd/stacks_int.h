@@ -12,13 +12,14 @@
 #include "flame.h"
 #include "frames.h"
 #include "json.h"
+#include "kmemo.h"
 #include "ksyms.h"
 #include "stacks.h"
 #include "usyms.h"
 
 struct stacks_opts {
 	struct cli_common c;
-	bool kernel_only, user_only, folded;
+	bool kernel_only, user_only, folded, walk_each;
 	const char *tp, *uprobe, *kfunc, *disk, *cgroup, *svg;
 	unsigned long long pid, top, duration;
 	struct disk_sel sel;
@@ -46,11 +47,13 @@ struct entry {
 
 struct stacks_values {
 	struct stacks_stats st;
+	struct kmemo_stats km;	/* block submission's kernel stacks (kmemo.bpf.h), all CPUs */
 	uint64_t stacks, shown, user_unresolved, untimed, user_after_exit, mmap_lost;
 };
 
-#define STACKS_NCOUNTERS 12
-extern const struct counter stacks_counters[STACKS_NCOUNTERS];	/* mode 1: any event; 2: block submission */
+#define STACKS_NCOUNTERS 16
+/* mode 1: any event; 2: block submission; 4: its kernel stacks from memos (kmemo.bpf.h) */
+extern const struct counter stacks_counters[STACKS_NCOUNTERS];
 
 int stacks__flame_add(struct flame *fl, const struct entry *e, const struct frames *kf, const struct frames *uf);
 void stacks__entry(struct stacks_ctx *sc, const struct entry *e, const struct frames *kf, const struct frames *uf,

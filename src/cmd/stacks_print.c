@@ -234,6 +234,10 @@ const struct counter stacks_counters[STACKS_NCOUNTERS] = {
 				  "the kernel ran no program for)", 2 },
 	{ "inflight_full", SV(st.inflight_full), "%llu of them, their slot taken by another bio", 2 },
 	{ "unmatched", SV(st.unmatched), "%llu bio ends whose submission was before the start", 2 },
+	{ "kstack_walked", SV(km.walked), "kernel stacks: %llu walked", 4 },
+	{ "kstack_memo", SV(km.used), "%llu from a memo of their path", 4 },
+	{ "kstack_checked", SV(km.checked), "%llu of those walked again to check", 4 },
+	{ "kstack_differed", SV(km.differed), "%llu of the checked differed", 4 },
 };
 
 static const struct field summary_fields[] = {
@@ -241,5 +245,7 @@ static const struct field summary_fields[] = {
 };
 
 const struct rec stacks_summary_rec = REC("summary", "stacks.summary", "stacks: the counters of a run (untimed, "
-					  "inflight_full and unmatched: block submission only, else null)", summary_fields);
+					  "inflight_full and unmatched: block submission only, else null; kstack_*: "
+					  "block submission's kernel stacks from memos, null with --walk-each, -U or "
+					  "where the kernel lacks what memos need)", summary_fields);
 

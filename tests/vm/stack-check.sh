@@ -242,6 +242,12 @@ if [ "$(kv ustack us.rc)" = 0 ]; then
 	check "dd's reads, each with a user stack: $(us '[.[] | select(.type == "stack" and (.comm == "dd" or .comm == "busybox") and (.user | length) > 0) | .count] | add')" \
 		'[ "$(us "[.[] | select(.type == \"stack\" and (.comm == \"dd\" or .comm == \"busybox\") and (.user | length) > 0) | .count] | add")" = 50 ]'
 	check "user stacks lost: $(us '[.[] | select(.type == "summary") | .ustack_lost]')" '[ "$(us "[.[] | select(.type == \"summary\") | .ustack_lost]")" = "[0]" ]'
+	ks() { file ustack ks.out | jq -s -c "$1"; }
+	check "kernel stacks (-K): dd's 50 reads on one stack through blkdev_read_iter ($(ks '[.[] | select(.type == "stack" and any(.kernel[]; .sym == "blkdev_read_iter")) | .count]'))" \
+		'[ "$(ks "[.[] | select(.type == \"stack\" and any(.kernel[]; .sym == \"blkdev_read_iter\")) | .count]")" = "[50]" ]'
+	km='[.[] | select(.type == "summary") | [.events, .kstack_walked, .kstack_memo, .kstack_differed]]'
+	check "kernel stacks from memos: [events, walked, from memos, differed] $(ks "$km")" \
+		'ks "$km" | jq -e ".[0] | .[1] + .[2] == .[0] and .[2] >= .[0] - 5 and .[3] == 0" >/dev/null'
 else
 	# (5.10: stacks times bios with bpf_loop; func -U still runs there, on the kernel's walk)
 	check "stacks cannot run here, and says why: $(file ustack us.err | grep '"error"')" \

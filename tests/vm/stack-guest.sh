@@ -227,6 +227,11 @@ start us stacks -U -d loop0 -n 0 --json
 dd if=/dev/loop0 of=/dev/null bs=4k count=50 iflag=direct 2>/dev/null
 sleep 0.5
 stop us
+# kernel stacks from memos of their path (kmemo.bpf.h): dd's 50 reads
+start ks stacks -K -d loop0 -n 0 --json
+dd if=/dev/loop0 of=/dev/null bs=4k count=50 iflag=direct 2>/dev/null
+sleep 0.5
+stop ks
 end ustack
 
 begin btf
