@@ -42,6 +42,7 @@
 #include "events.bpf.h"
 #include "seen.bpf.h"
 #include "ustack.bpf.h"
+#include "kmemo.bpf.h"
 
 const volatile __u32 targ_mode = LIFE_SNOOP;
 const volatile __u64 targ_min_ns = 0;
@@ -104,10 +105,12 @@ struct {
 	__type(value, __u64);
 } clocks SEC(".maps");
 
-/* -K/-U: stacks at Q (both sized 1 otherwise), by the bio's slot index;
- * user stacks walked by ustack.bpf.h in their own map where it can */
+/* -K/-U: stacks at Q (all sized 1 otherwise), by the bio's slot index;
+ * user stacks walked by ustack.bpf.h and kernel stacks from kmemo.bpf.h's
+ * memos in their own maps where they can, else in the stack map */
 STACK_MAP(stacks, 16384, LIFE_STACK_DEPTH);
 USTACK_MAP(ustacks, 16384);
+USTACK_MAP(kstacks, 16384);
 _Static_assert(LIFE_STACK_DEPTH == USTACK_DEPTH, "one depth for both maps");
 
 struct {
@@ -371,7 +374,7 @@ static __always_inline void take_stacks(void *ctx, __u64 bio)
 		return;
 	qs = bpf_map_lookup_elem(&qstacks, &k);
 	if (qs) {
-		qs->k = targ_kstack ? bpf_get_stackid(ctx, &stacks, 0) : -1;
+		qs->k = targ_kstack ? kmemo_stackid(ctx, &kstacks, &stacks) : -1;
 		qs->u = targ_ustack ? ustack_take(ctx, &ustacks, &stacks) : -1;
 	}
 }

@@ -126,6 +126,9 @@ int cmd_replay(int argc, char **argv)
 		} else if (type == RECF_STACK) {
 			if ((err = frames__from_text(&pr.kcache, &pr.ucache, data, size)))
 				break;	/* "cut short ... (Invalid argument)" */
+		} else if (type == RECF_KMEMO && size == sizeof(pr.km)) {
+			memcpy(&pr.km, data, sizeof(pr.km));
+			pr.kmemo = true;
 		} else {
 			if (!tables)
 				break;

@@ -137,7 +137,7 @@ int slow__main(int argc, char **argv, bool snoop, const char *synopsis, const ch
 	err = life__start(&l, &cfg, printer__on_record, &pr);
 	if (err)
 		goto out;
-	pr.stack_fd = bpf_map__fd(l.skel->maps.stacks);
+	pr.stack_fd = life__kstack_fd(&l);
 	pr.ustack_fd = life__ustack_fd(&l);
 	l.us = pr.us;
 	if (cfg.sysfs && !l.sysfs_on)
@@ -150,10 +150,13 @@ int slow__main(int argc, char **argv, bool snoop, const char *synopsis, const ch
 	if ((err = life__run(&l, o.c.ready_file, "Tracing block I/O... Hit Ctrl-C to end.")))
 		goto out;
 	printer__summary_of(&l, &sum);
+	pr.kmemo = l.skel->rodata->kmemo_on && !bpfenv__kmemo_stats(l.skel->maps.kmemo_cpu, &pr.km);
 	printer__summary(&pr, &sum);
 	if (l.stack)
 		printer__stack_summary(&pr, &l.skel->bss->stack_stats);
 	if (o.record) {
+		if (!pr.rec_err && pr.kmemo)
+			pr.rec_err = recfile__write(&pr.rec, RECF_KMEMO, &pr.km, sizeof(pr.km));
 		if (!pr.rec_err)
 			pr.rec_err = recfile__write(&pr.rec, RECF_SUMMARY, &sum, sizeof(sum));
 		if (recfile__close(&pr.rec) || pr.rec_err)

@@ -62,33 +62,6 @@ static void scan(struct stacks_ctx *sc)
 		      STACKS_DEPTH);
 }
 
-/* What the kernel stack memos did, summed over the CPUs. */
-static int memo_stats(struct stacks_ctx *sc, struct kmemo_stats *st)
-{
-	int ncpus = libbpf_num_possible_cpus(), zero = 0;
-	size_t sz = (bpf_map__value_size(sc->sk->maps.kmemo_cpu) + 7) & ~(size_t)7;
-	struct kmemo_stats *one;
-	char *v;
-
-	if (ncpus <= 0 || !(v = calloc(ncpus, sz)))
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(bpf_map__fd(sc->sk->maps.kmemo_cpu), &zero, v)) {
-		free(v);
-		return -errno;
-	}
-	*st = (struct kmemo_stats){};
-	for (int c = 0; c < ncpus; c++) {
-		one = (struct kmemo_stats *)(v + c * sz);
-		st->walked += one->walked;
-		st->used += one->used;
-		st->checked += one->checked;
-		st->differed += one->differed;
-		st->made += one->made;
-	}
-	free(v);
-	return 0;
-}
-
 static int cmp_entry(const void *a, const void *b)
 {
 	const struct entry *x = a, *y = b;
@@ -179,7 +152,7 @@ static int report(struct stacks_ctx *sc)
 	}
 	for (size_t i = 0; i < n; i++)
 		v.untimed += es[i].v.count - es[i].v.lat.count;
-	mode = !block ? 1 : sc->sk->rodata->kmemo_on && !memo_stats(sc, &v.km) ? 2 | 4 : 2;
+	mode = !block ? 1 : sc->sk->rodata->kmemo_on && !bpfenv__kmemo_stats(sc->sk->maps.kmemo_cpu, &v.km) ? 2 | 4 : 2;
 	if (sc->o->c.json) {
 		struct fctx c = { .mode = mode };
 

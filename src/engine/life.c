@@ -188,10 +188,11 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 	sk->rodata->targ_kstack = cfg->kstack;
 	sk->rodata->targ_ustack = cfg->ustack;
 	bpfenv__ustack_setup(&sk->rodata->ustack_walk, cfg->ustack, sk->maps.ustacks);
-	if (!cfg->kstack && !cfg->ustack) {
-		bpf_map__set_max_entries(sk->maps.stacks, 1);
+	bpfenv__ustack_setup(&sk->rodata->kmemo_on, cfg->kstack, sk->maps.kstacks);
+	if (!cfg->kstack && !cfg->ustack)
 		bpf_map__set_max_entries(sk->maps.qstacks, 1);
-	}
+	if ((!cfg->kstack || sk->rodata->kmemo_on) && (!cfg->ustack || sk->rodata->ustack_walk))
+		bpf_map__set_max_entries(sk->maps.stacks, 1);	/* the kernel's stack map unused */
 	/* Load only what this mode runs. */
 	bpf_program__set_autoload(sk->progs.life_getrq, block && (cfg->own_clock || l->watch ||
 								    sk->rodata->targ_tags));
@@ -423,6 +424,11 @@ void life__drain(struct life *l)
 {
 	if (l->rb)
 		ring_buffer__consume(l->rb);
+}
+
+int life__kstack_fd(const struct life *l)
+{
+	return bpfenv__ustack_fd(l->skel->rodata->kmemo_on, l->skel->maps.kstacks, l->skel->maps.stacks);
 }
 
 int life__ustack_fd(const struct life *l)

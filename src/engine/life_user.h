@@ -109,7 +109,9 @@ void life__stats(struct life *l, struct life_stats *s);
 /* The engine's ring, for another object's records in their order with the
  * engine's (why's queue writes: bpf_map__reuse_fd before that object loads) */
 int life__ring_fd(const struct life *l);
-/* -U: the map the user stacks' ids name (the stack map, or ustack.bpf.h's) */
+/* -K, -U: the map the kernel or the user stacks' ids name (the stack map,
+ * or kmemo.bpf.h's or ustack.bpf.h's) */
+int life__kstack_fd(const struct life *l);
 int life__ustack_fd(const struct life *l);
 /* Requests the kernel completed on the disks traced that no program saw
  * (skipped.h); final once detached. */

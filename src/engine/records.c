@@ -717,9 +717,11 @@ struct summary_values {
 		 requeues, abandoned, in_flight, unseen_end, unstamped, watch_full, missed,
 		 queue_write_stalls;
 	int64_t skipped;
+	struct kmemo_stats km;
 };
 
-enum { FOLLOWED = 1, WATCHED = 2 };	/* what a run keeps (struct counter.only) */
+/* what a run keeps (struct counter.only); KMEMO: -K's stacks from memos */
+enum { FOLLOWED = 1, WATCHED = 2, KMEMO = 4 };
 
 #define SV(f) offsetof(struct summary_values, f)
 static const struct counter summary_counters[] = {
@@ -741,6 +743,10 @@ static const struct counter summary_counters[] = {
 	{ "missed", SV(missed), "%llu missed (a program already running on the CPU)" },
 	{ "skipped", SV(skipped), "%lld skipped (completed, but the kernel ran no BPF program for them)", 0, 1 },
 	{ "queue_write_stalls", SV(queue_write_stalls), "%llu stalls named a queue write" },
+	{ "kstack_walked", SV(km.walked), "kernel stacks: %llu walked", KMEMO },
+	{ "kstack_memo", SV(km.used), "%llu from a memo of their path", KMEMO },
+	{ "kstack_checked", SV(km.checked), "%llu of those walked again to check", KMEMO },
+	{ "kstack_differed", SV(km.differed), "%llu of the checked differed", KMEMO },
 };
 
 struct sum_view {
@@ -757,7 +763,8 @@ static const struct field summary_fields[] = {
 	{ "queue_writes_watched", FS_BOOL, offsetof(struct sum_view, sysfs_on) },
 };
 
-const struct rec summary_rec = REC("summary", "summary", "slow, snoop, replay: the end of a run", summary_fields);
+const struct rec summary_rec = REC("summary", "summary", "slow, snoop, replay: the end of a run (kstack_*: "
+				   "how -K took the kernel stacks, where from memos; else null)", summary_fields);
 
 void printer__summary(struct req_printer *p, const struct req_summary *sum)
 {
@@ -765,9 +772,9 @@ void printer__summary(struct req_printer *p, const struct req_summary *sum)
 	struct summary_values v = {
 		s->completed, s->records, s->lost, s->partial, s->untracked, s->not_issued,
 		s->merges, s->splits, s->requeues, s->abandoned, sum->in_flight, s->unseen_end,
-		s->unstamped, s->watch_full, sum->missed, p->attributed, sum->skipped,
+		s->unstamped, s->watch_full, sum->missed, p->attributed, sum->skipped, p->km,
 	};
-	unsigned mode = sum->followed ? FOLLOWED : WATCHED;
+	unsigned mode = (sum->followed ? FOLLOWED : WATCHED) | (p->kmemo ? KMEMO : 0);
 
 	if (p->json) {
 		struct sum_view sv = { sum->followed ? "followed" : "watched", sum->kernel_q ? "kernel" : "iodig",

@@ -13,6 +13,7 @@
 #include "fields.h"
 #include "frames.h"
 #include "json.h"
+#include "kmemo.h"
 #include "life_user.h"
 #include "recfile.h"
 #include "reqflags.h"
@@ -82,7 +83,9 @@ struct req_printer {
 	struct recfile rec;	/* --record: every record, as it came */
 	int rec_err;
 	bool kstack, ustack;	/* -K/-U: each request's stacks at Q */
-	int stack_fd;		/* the life engine's stack map; -1 in a replay */
+	int stack_fd;		/* its kernel stacks' map (life__kstack_fd()); -1 in a replay */
+	bool kmemo;		/* -K: kernel stacks from memos; km says how they were taken */
+	struct kmemo_stats km;
 	int ustack_fd;		/* ... its user stacks' (life__ustack_fd()) */
 	struct ustacks kcache, ucache;	/* stacks named, by id (user: and pid); a
 					 * replay's come from the recording */

@@ -21,6 +21,8 @@
 #include <bpf/libbpf.h>
 #include "bpfenv.h"
 #include "btfslim.h"
+#include "counters.h"
+#include "kmemo.h"
 #include "log.h"
 
 static char last_msg[256];
@@ -485,6 +487,24 @@ bool bpfenv__ustack_setup(volatile bool *walk, bool asked, struct bpf_map *walk_
 int bpfenv__ustack_fd(bool walk, struct bpf_map *walk_map, struct bpf_map *stackmap)
 {
 	return bpf_map__fd(walk ? walk_map : stackmap);
+}
+
+int bpfenv__kmemo_stats(const struct bpf_map *kmemo_cpu, struct kmemo_stats *st)
+{
+	int ncpus = libbpf_num_possible_cpus(), zero = 0, err = 0;
+	size_t sz = (bpf_map__value_size(kmemo_cpu) + 7) & ~(size_t)7;
+	char *v;
+
+	if (ncpus <= 0 || !(v = calloc(ncpus, sz)))
+		return -ENOMEM;
+	*st = (struct kmemo_stats){};
+	if (bpf_map_lookup_elem(bpf_map__fd(kmemo_cpu), &zero, v))
+		err = -errno;
+	/* (the stats first in each CPU's value) */
+	for (int c = 0; !err && c < ncpus; c++)
+		counters__add(st, v + c * sz, sizeof(*st));
+	free(v);
+	return err;
 }
 
 bool bpfenv__has_tp(const struct btf *vmlinux, const char *tp)

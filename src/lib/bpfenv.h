@@ -77,6 +77,10 @@ bool bpfenv__ustack_setup(volatile bool *walk, bool asked, struct bpf_map *walk_
 /* The map user stacks are read from: walk_map when BPF walks, else the
  * kernel's stack map. */
 int bpfenv__ustack_fd(bool walk, struct bpf_map *walk_map, struct bpf_map *stackmap);
+/* What an object's kernel stack memos did (kmemo.bpf.h's kmemo_cpu map),
+ * summed over the CPUs; 0 or -errno. */
+struct kmemo_stats;
+int bpfenv__kmemo_stats(const struct bpf_map *kmemo_cpu, struct kmemo_stats *st);
 /* Is tracepoint tp in this kernel (its btf_trace_ typedef in vmlinux BTF)? */
 bool bpfenv__has_tp(const struct btf *vmlinux, const char *tp);
 /* Programs of obj on a tp_btf/ tracepoint of t[0..n) that this kernel lacks

@@ -24,6 +24,16 @@ static inline void counters__delta(void *d, const void *now, void *last, size_t 
 	}
 }
 
+/* sum += v, both structs of __u64 counters, size bytes. */
+static inline void counters__add(void *sum, const void *v, size_t size)
+{
+	uint64_t *s = sum;
+	const uint64_t *a = v;
+
+	for (size_t i = 0; i < size / sizeof(uint64_t); i++)
+		s[i] += a[i];
+}
+
 /* The values of a per-CPU map entry (ncpus structs of __u64, size bytes
  * each) summed into sum. */
 static inline void counters__sum_cpus(void *sum, const void *percpu, int ncpus, size_t size)

@@ -34,6 +34,8 @@ enum recfile_type {
 	RECF_SUMMARY,		/* the command's end-of-run counters */
 	RECF_STACK,		/* -K/-U: a stack as named when recorded (frames__to_text),
 				 * before the first request that carries its id */
+	RECF_KMEMO,		/* -K: how the kernel stacks were taken (struct kmemo_stats),
+				 * before the summary */
 };
 
 struct recfile_frame {

@@ -1,6 +1,6 @@
-# iodig stacks takes a block submission's kernel stack from a memo of its
-# call path (src/bpf/kmemo.bpf.h); the kernel's own walk is the judge: on a
-# mix of paths (O_DIRECT through libaio and io_uring, buffered reads with
+# iodig stacks (and snoop -K) take a block submission's kernel stack from a
+# memo of its call path (src/bpf/kmemo.bpf.h); the kernel's own walk is the
+# judge: on a mix of paths (O_DIRECT through libaio and io_uring, buffered reads with
 # readahead, page faults of mmap, writeback, the journal, fsync), each
 # kernel stack counts exactly the bios bpftrace's kstack counts for it at
 # the same tracepoint, most stacks came from memos, and of the uses walked
@@ -39,13 +39,16 @@ kill -INT "$B"; wait "$B" || die "bpftrace: $(cat "$T/bt.err")"
 
 # each stack as "sym+offset;..." innermost first, its count; the dispatch
 # frames (BPF, perf, tracepoints) left out on both sides, as iodig shows them
+bt_tsv() {	# bpftrace's @[kstack] counts
+	awk '/^@\[/ { s = ""; next }
+	     /^\]: / { print s "\t" $2; next }
+	     /^ +[^ ]/ { f = $1; if (f ~ /^(bpf_|__bpf_|trace_call_bpf|perf_trace_|__traceiter_)/ && s == "") next;
+			 s = s (s == "" ? "" : ";") f }' "$1" |
+		awk -F'\t' '{ n[$1] += $2 } END { for (s in n) print s "\t" n[s] }' | sort
+}
 jq -r 'select(.type == "stack") | [([.kernel[] | "\(.sym)+\(.offset)"] | join(";")), .count] | @tsv' "$T/s.json" |
 	awk -F'\t' '{ n[$1] += $2 } END { for (s in n) print s "\t" n[s] }' | sort > "$T/iodig.tsv"
-awk '/^@\[/ { s = ""; next }
-     /^\]: / { print s "\t" $2; next }
-     /^ +[^ ]/ { f = $1; if (f ~ /^(bpf_|__bpf_|trace_call_bpf|perf_trace_|__traceiter_)/ && s == "") next;
-		 s = s (s == "" ? "" : ";") f }' "$T/bt.out" |
-	awk -F'\t' '{ n[$1] += $2 } END { for (s in n) print s "\t" n[s] }' | sort > "$T/bt.tsv"
+bt_tsv "$T/bt.out" > "$T/bt.tsv"
 ns=$(wc -l < "$T/bt.tsv")
 [ "$ns" -ge 6 ] || die "only $ns kernel stacks in the mix: $(cut -c1-200 "$T/bt.tsv")"
 diff "$T/bt.tsv" "$T/iodig.tsv" > "$T/diff" || die "stacks and counts differ from bpftrace's (< bpftrace, > iodig): $(head -c 3000 "$T/diff")"
@@ -59,3 +62,36 @@ echo "  [events, walked, from memos, checked, differed]: $sm"
 jq -e 'select(.type == "summary") | .kstack_walked + .kstack_memo == .events and .kstack_memo >= 0.9 * .events
 	and .kstack_checked > 0 and .kstack_differed == 0' "$T/s.json" >/dev/null || die "memos: $sm"
 ok "at least 90% of the stacks from memos, the rest walked; of those walked again to check, none differed"
+
+# 2. snoop -K: each request's kernel stack at Q, from the life engine's
+# memos, against bpftrace's kstack for fio's bios (one bio a request: 4 KiB
+# O_DIRECT, merges off)
+echo 2 > "/sys/block/$d/queue/nomerges"; defer "echo 0 > /sys/block/$d/queue/nomerges"
+bpftrace -e "tracepoint:block:block_bio_queue /args->dev == $devt && comm == \"fio\"/ { @[kstack] = count(); }" > "$T/bt2.out" 2>"$T/bt2.err" & B=$!
+PIDS+=("$B")
+for i in $(seq 100); do grep -q Attaching "$T/bt2.out" && break; sleep 0.1; done
+grep -q Attaching "$T/bt2.out" || die "bpftrace did not attach: $(cat "$T/bt2.err")"
+start_iodig "$T/sn.json" snoop -K -d "$d" --json
+r="--rate_iops=4000 --iodepth=4 --direct=1 --bs=4k"
+fio --name=aio $f $r --rw=randread --ioengine=libaio || die "fio libaio"
+fio --name=uring $f $r --rw=randread --ioengine=io_uring || die "fio io_uring"
+fio --name=psync $f $r --rw=randwrite --ioengine=psync || die "fio psync"
+settle "$d"
+stop_iodig
+kill -INT "$B"; wait "$B" || die "bpftrace: $(cat "$T/bt2.err")"
+jq -r 'select(.comm == "fio" and .stack.kernel) | [.stack.kernel[] | "\(.sym)+\(.offset)"] | join(";")' "$T/sn.json" |
+	sort | uniq -c | awk '{ print $2 "\t" $1 }' | sort > "$T/sn.tsv"
+bt_tsv "$T/bt2.out" > "$T/bt2.tsv"
+# (a completion the kernel ran no program for has no record: snoop counts
+# it in skipped, from diskstats; each is one of some stack's bios)
+sk=$(jq 'select(.type == "summary") | .skipped' "$T/sn.json")
+short=$(awk -F'\t' 'NR == FNR { b[$1] = $2; next } { s[$1] = $2 }
+	END { for (k in b) { d = b[k] - s[k]; if (d < 0) { print "more"; exit } n += d }
+	      for (k in s) if (!(k in b)) { print "other"; exit } print n }' "$T/bt2.tsv" "$T/sn.tsv")
+[ "$short" = "$sk" ] || die "snoop -K's stacks against bpftrace's: $short short, $sk skipped: $(diff "$T/bt2.tsv" "$T/sn.tsv" | head -c 3000)"
+ok "snoop -K: $(wc -l < "$T/sn.tsv") kernel stacks, each on as many of fio's requests as bpftrace's kstack has bios ($(awk -F'\t' '{ n += $2 } END { print n }' "$T/sn.tsv")), but for the $sk skipped"
+sm=$(jq -c 'select(.type == "summary") | [.completed, .lost, .kstack_walked, .kstack_memo, .kstack_checked, .kstack_differed]' "$T/sn.json")
+echo "  [completed, lost, walked, from memos, checked, differed]: $sm"
+jq -e 'select(.type == "summary") | .lost == 0 and .kstack_memo >= 0.9 * (.kstack_walked + .kstack_memo)
+	and .kstack_checked > 0 and .kstack_differed == 0' "$T/sn.json" >/dev/null || die "snoop's memos: $sm"
+ok "none lost; at least 90% from memos; of those checked, none differed"
