@@ -71,7 +71,7 @@ static int block_tracepoints(struct tp *tps, int max)
 
 /* ---- what it prints, declared once (fields.h) ---- */
 
-#define NCMDS 8
+#define NCMDS 9
 
 /* text: a command (or a few), and what it will use here */
 struct cmd_line {
@@ -89,6 +89,7 @@ struct probe_view {
 	const char *owners;	/* whose data a write carried: the dirtying tracepoint, or unavailable */
 	const char *steal;	/* why's steal part: kvm's steal clock, or unavailable */
 	const char *user_stacks;	/* -U: who walks them (ustack.bpf.h) */
+	const char *kernel_stacks;	/* stacks, -K: walked at each event, or memos (kmemo.bpf.h) */
 	struct cmd_line cmds[NCMDS];
 };
 
@@ -141,6 +142,7 @@ static const struct field cmds_fields[] = {
 	{ "owners", FS_PSTR, PV(owners) },
 	{ "steal", FS_PSTR, PV(steal) },
 	{ "user_stacks", FS_PSTR, PV(user_stacks) },
+	{ "kernel_stacks", FS_PSTR, PV(kernel_stacks) },
 };
 static const struct rec cmds_rec = REC(NULL, NULL, NULL, cmds_fields);
 
@@ -256,6 +258,12 @@ static void commands(struct probe_view *pv)
 			!f->btf ? "no: needs BTF" : uw ? "walked by iodig: frames only where a frame can be"
 			: "the kernel's walk (iodig's needs bpf_task_pt_regs, 5.15, and bpf_loop, 5.17): "
 			  "binaries without frame pointers add garbage frames, each a stack of its own" };
+		/* stacks at block submission, -K: memos where the user walk can run (kmemo.bpf.h) */
+		pv->kernel_stacks = !f->btf ? "unavailable" : uw ? "memos of each path" : "walked at each event";
+		pv->cmds[8] = (struct cmd_line){ "kernel stacks (-K)",
+			!f->btf ? "no: needs BTF" : uw ? "walked once for each call path, then from memos "
+							 "(one use in 64 walked again to check)"
+			: "walked at each event (memos need bpf_task_pt_regs, 5.15, and bpf_loop, 5.17)" };
 	}
 }
 

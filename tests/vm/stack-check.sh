@@ -233,10 +233,11 @@ check "their p50 is dm-delay's 10 ms over null_blk's 2 ($(io '[.[] | select(.dis
 	'[ "$(io "[.[] | select(.disk == \"dm-1\" and .bpf_reads > 0) | .r_p50_ns] | all(. >= 9687500 and . <= 25000000)")" = true ]'
 echo "user stacks (-U), stacks over dd's 50 O_DIRECT reads:"
 case "$(sed -n 's/.*=== GUEST UP \([0-9]*\.[0-9]*\).*/\1/p' "$LOG" | head -1)" in
-5.10) want_us="the kernel's walk" ;;	# no bpf_task_pt_regs (5.15), no bpf_loop (5.17)
-*) want_us="iodig's frame-pointer walk" ;;
+5.10) want_us="the kernel's walk"; want_ks="walked at each event" ;;	# no bpf_task_pt_regs (5.15), no bpf_loop (5.17)
+*) want_us="iodig's frame-pointer walk"; want_ks="memos of each path" ;;
 esac
 check "probe: user stacks by $(kv ustack probe) (want $want_us)" '[ "$(kv ustack probe)" = "$want_us" ]'
+check "probe: kernel stacks $(kv ustack kprobe) (want $want_ks)" '[ "$(kv ustack kprobe)" = "$want_ks" ]'
 us() { file ustack us.out | jq -s -c "$1"; }
 if [ "$(kv ustack us.rc)" = 0 ]; then
 	check "dd's reads, each with a user stack: $(us '[.[] | select(.type == "stack" and (.comm == "dd" or .comm == "busybox") and (.user | length) > 0) | .count] | add')" \

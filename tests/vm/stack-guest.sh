@@ -223,6 +223,7 @@ begin ustack
 # user stacks at block I/O submission: dd's 50 O_DIRECT reads (busybox,
 # static, no frame pointers), walked by iodig or, on 5.10, by the kernel
 kv probe "$(grep -o '"user_stacks":"[^"]*"' /tmp/probe.out | cut -d'"' -f4)"
+kv kprobe "$(grep -o '"kernel_stacks":"[^"]*"' /tmp/probe.out | cut -d'"' -f4)"
 start us stacks -U -d loop0 -n 0 --json
 dd if=/dev/loop0 of=/dev/null bs=4k count=50 iflag=direct 2>/dev/null
 sleep 0.5
