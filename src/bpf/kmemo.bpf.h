@@ -20,8 +20,10 @@
  * (CONFIG_RANDOMIZE_KSTACK_OFFSET, on here): the distances above the
  * context stay, the distance to the top does not.  An event copies its
  * task's stack from the context to the top (one helper call), and tries
- * the CPU's memos, outermost frame first, each ending at its first word
- * that differs.
+ * the CPU's memos: each one's outermost frame, then every place it keeps.
+ * The context, not the program's own stack: since 6.13 a tracing program's
+ * frame may be in per-CPU memory ("bpf: Support private stack for bpf
+ * progs"), off the task's stack.
  *
  * The places are found by looking for the walk's return addresses, in
  * order, above the context.  A copy of a return address kept by its callee
@@ -114,10 +116,10 @@ static long kmemo_find(__u64 j, void *arg)
 	barrier_var(j);
 	word = c->span[j];
 	if (!c->started) {
-		for (k = 0; k < KMEMO_FIRST; k++)
+		for (k = 0; k < KMEMO_FIRST && k < s->n; k++)
 			if (word == c->ips.ip[k])
 				break;
-		if (k == KMEMO_FIRST)
+		if (k == KMEMO_FIRST || k == s->n)
 			return 0;
 		s->m->first = k;
 		c->started = 1;
