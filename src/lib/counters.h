@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 struct json;
 
@@ -38,14 +39,9 @@ static inline void counters__add(void *sum, const void *v, size_t size)
  * each) summed into sum. */
 static inline void counters__sum_cpus(void *sum, const void *percpu, int ncpus, size_t size)
 {
-	uint64_t *s = sum;
-	const uint64_t *v = percpu;
-
-	for (size_t i = 0; i < size / sizeof(uint64_t); i++)
-		s[i] = 0;
+	memset(sum, 0, size);
 	for (int c = 0; c < ncpus; c++)
-		for (size_t i = 0; i < size / sizeof(uint64_t); i++)
-			s[i] += v[c * (size / sizeof(uint64_t)) + i];
+		counters__add(sum, (const char *)percpu + c * size, size);
 }
 
 /*
