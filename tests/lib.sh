@@ -160,6 +160,21 @@ start_iodig() {
 	die "iodig $* not ready after 10 s"
 }
 
+# bpftrace_stop PID OUT: SIGINT to a bpftrace writing OUT, and again while
+# OUT holds no more than its "Attaching" line: bpftrace 0.17 once let a
+# SIGINT go by in CI and slept on (a second one ended it).  Never again once
+# it prints its maps: a SIGINT then cuts them short.
+bpftrace_stop() {
+	local i
+	kill -INT "$1"
+	for i in $(seq 150); do
+		kill -0 "$1" 2>/dev/null || break
+		[ $((i % 20)) = 0 ] && [ "$(wc -l < "$2")" -le 1 ] && kill -INT "$1"
+		sleep 0.1
+	done
+	wait "$1"
+}
+
 # stop_iodig: SIGINT, wait, the exit status must be 0
 stop_iodig() {
 	kill -INT "$IODIG_PID"

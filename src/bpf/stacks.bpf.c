@@ -62,7 +62,7 @@ static struct stacks_val val_zero;
 
 /* One event: its stacks counted.  bio: a submission's, timed to its end
  * where its disk has requests; memo: the kernel stack from kmemo_stackid()
- * (a tp_btf program's ctx) */
+ * (a tp_btf or raw_tp program's ctx) */
 static __always_inline int count(void *ctx, __u32 dev, __u64 bytes, struct bio *bio, bool memo)
 {
 	__u64 id = bpf_get_current_pid_tgid();
@@ -201,11 +201,12 @@ int BPF_PROG(stacks_rq_done, struct request *rq, blk_status_t error, unsigned in
 	return 0;
 }
 
-/* any tracepoint, by name (attached by stacks.c) */
+/* any tracepoint, by name (attached by stacks.c; its ctx, as tp_btf's, on
+ * the stack of the kernel's bpf_trace_run*(): memos hold) */
 SEC("raw_tp")
 int stacks_tp(void *ctx)
 {
-	return count(ctx, 0, 0, NULL, false);
+	return count(ctx, 0, 0, NULL, true);
 }
 
 /* a kernel function, where the kernel allows (stacks.c attaches through the

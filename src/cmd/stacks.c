@@ -152,7 +152,7 @@ static int report(struct stacks_ctx *sc)
 	}
 	for (size_t i = 0; i < n; i++)
 		v.untimed += es[i].v.count - es[i].v.lat.count;
-	mode = !block ? 1 : sc->sk->rodata->kmemo_on && !bpfenv__kmemo_stats(sc->sk->maps.kmemo_cpu, &v.km) ? 2 | 4 : 2;
+	mode = (block ? 2 : 1) | (sc->sk->rodata->kmemo_on && !bpfenv__kmemo_stats(sc->sk->maps.kmemo_cpu, &v.km) ? 4 : 0);
 	if (sc->o->c.json) {
 		struct fctx c = { .mode = mode };
 
@@ -197,9 +197,10 @@ int cmd_stacks(int argc, char **argv)
 		{ "cgroup", 'c', "CGROUP", "block I/O: only I/O charged to this cgroup", CLI_STR_AT(struct stacks_opts, cgroup) },
 		{ "top", 'n', "N", "the N most frequent stacks, text and JSON (default 20; 0: all)", CLI_UINT_AT(struct stacks_opts, top, 0, 1000000, "a number of stacks (0: all)") },
 		{ "folded", OPT_FOLDED, NULL, "one line per stack, frame;frame;... count, root first (flame graph input)", CLI_FLAG_AT(struct stacks_opts, folded) },
-		{ "walk-each", OPT_WALK_EACH, NULL, "block I/O: walk the kernel stack at every bio (default: once for each\n"
-						      "call path, then taken from a memo its return addresses still match;\n"
-						      "one use in 64 walked again to check)", CLI_FLAG_AT(struct stacks_opts, walk_each) },
+		{ "walk-each", OPT_WALK_EACH, NULL, "walk the kernel stack at every event (default, at block I/O and\n"
+						      "--tracepoint: once for each call path, then taken from a memo its\n"
+						      "return addresses still match; one use in 64 walked again to check)",
+		  CLI_FLAG_AT(struct stacks_opts, walk_each) },
 		{ "svg", OPT_SVG, "FILE", "also write a flame graph: one self-contained, interactive SVG", CLI_STR_AT(struct stacks_opts, svg) },
 		{}
 	};
@@ -254,7 +255,7 @@ int cmd_stacks(int argc, char **argv)
 	 * their own map; else in the stack map with the kernel's */
 	bpfenv__ustack_setup(&sc.sk->rodata->ustack_walk, !o.kernel_only, sc.sk->maps.ustackmap);
 	/* block submission's kernel stacks: a walk for each path (kmemo.bpf.h) */
-	bpfenv__ustack_setup(&sc.sk->rodata->kmemo_on, !o.user_only && !event_mode(&o) && !o.walk_each,
+	bpfenv__ustack_setup(&sc.sk->rodata->kmemo_on, !o.user_only && !o.uprobe && !o.kfunc && !o.walk_each,
 			     sc.sk->maps.kstackmap);
 	if ((o.user_only || sc.sk->rodata->kmemo_on) && (o.kernel_only || sc.sk->rodata->ustack_walk))
 		bpf_map__set_max_entries(sc.sk->maps.stackmap, 1);	/* the kernel's stack map unused */

@@ -132,6 +132,9 @@ assert_eq "$(jq -s '[.[] | select(.type == "stack")] | length' "$T/tp.json")" 0 
 "$IODIG" stacks --tracepoint block:block_rq_issue -K -p "$FP" 2>"$T/e"; assert_eq "$?" 1 "-p of an exited process: exit 1"
 grep -q "pid: $FP: no such process" "$T/e" || die "$(cat "$T/e")"
 assert_eq "$(jq -s '[.[] | select(.type == "stack" and .comm == "dd" and any(.kernel[]; .sym == "blkdev_read_iter")) | .count] | add' "$T/tp2.json")" 10 "--tracepoint block:block_rq_issue: dd's 10 O_DIRECT reads (through blkdev_read_iter)"
+jq -e 'select(.type == "summary") | .kstack_walked + .kstack_memo == .events and .kstack_memo > 0 and .kstack_differed == 0' "$T/tp2.json" >/dev/null \
+	|| die "--tracepoint's memos: $(jq -c 'select(.type == "summary")' "$T/tp2.json")"
+ok "and its kernel stacks from memos, but the first of each path ($(jq -c 'select(.type == "summary") | [.kstack_walked, .kstack_memo]' "$T/tp2.json"))"
 "$IODIG" stacks --tracepoint nosuch_iodig_tp 2>"$T/e"; assert_eq "$?" 1 "a tracepoint that does not exist: exit 1"
 "$IODIG" stacks -K -U 2>"$T/e"; assert_eq "$?" 2 "-K -U together: a usage error"
 "$IODIG" stacks --kfunc nosuch_fn_iodig 2>"$T/e"; assert_eq "$?" 1 "--kfunc of no such function: exit 1"

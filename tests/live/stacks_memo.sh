@@ -35,7 +35,7 @@ fio --name=wb --filename="$T/m/g" --size=32M --rw=write --bs=1M --ioengine=psync
 sync
 settle "$d"
 stop_iodig
-kill -INT "$B"; wait "$B" || die "bpftrace: $(cat "$T/bt.err")"
+bpftrace_stop "$B" "$T/bt.out" || die "bpftrace: $(cat "$T/bt.err")"
 
 # each stack as "sym+offset;..." innermost first, its count; the dispatch
 # frames (BPF, perf, tracepoints) left out on both sides, as iodig shows them
@@ -78,7 +78,7 @@ fio --name=uring $f $r --rw=randread --ioengine=io_uring || die "fio io_uring"
 fio --name=psync $f $r --rw=randwrite --ioengine=psync || die "fio psync"
 settle "$d"
 stop_iodig
-kill -INT "$B"; wait "$B" || die "bpftrace: $(cat "$T/bt2.err")"
+bpftrace_stop "$B" "$T/bt2.out" || die "bpftrace: $(cat "$T/bt2.err")"
 jq -r 'select(.comm == "fio" and .stack.kernel) | [.stack.kernel[] | "\(.sym)+\(.offset)"] | join(";")' "$T/sn.json" |
 	sort | uniq -c | awk '{ print $2 "\t" $1 }' | sort > "$T/sn.tsv"
 bt_tsv "$T/bt2.out" > "$T/bt2.tsv"
