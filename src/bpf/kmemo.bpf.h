@@ -164,8 +164,8 @@ struct kmemo_ways {
 	__u32 old;	/* else the one used longest ago */
 };
 
-/* Memo w: this stack's?  (a callback: the loop verified once, not for
- * each memo, which took 600 ms of start-up unrolled) */
+/* Memo w: this stack's?  (a bpf_loop callback: verified once, not once
+ * for each memo) */
 static long kmemo_try(__u64 w, void *arg)
 {
 	struct kmemo_ways *t = arg;
@@ -235,7 +235,8 @@ static __always_inline __s32 kmemo_walk(void *ctx, struct kmemo_cpu *c, void *ma
 /*
  * The current kernel stack's id in map (a USTACK_MAP), from a memo of its
  * path where one holds, else walked; or as bpf_get_stackid() into kfallback
- * (a stack map) without kmemo_on.  ctx: a tp_btf program's context.
+ * (a stack map) without kmemo_on.  ctx: a tp_btf or raw_tp program's
+ * context (the args array on the stack of the kernel's bpf_trace_run*()).
  */
 static __always_inline __s32 kmemo_stackid(void *ctx, void *map, void *kfallback)
 {
