@@ -57,12 +57,13 @@
 struct kmemo {
 	__u64 last;		/* st.used when last used or made: the oldest goes first */
 	__u32 n;		/* frames (0: none) */
-	__u32 first;		/* the first frame above the context: those below are not compared */
 	__s32 id;
 	__u16 top;		/* the last frame's place in bytes below the top, or 0: in pos */
 	__u16 deep;		/* the last place in pos, + 8: the copy must reach it */
 	__u64 top_ip;		/* the return address at top (0 with none) */
-	__u16 pos[KMEMO_FRAMES];	/* where want[i] sat, bytes above the context; KMEMO_NONE: nothing */
+	/* where want[i] sat, bytes above the context; KMEMO_NONE for frames
+	 * below the context (not compared) and after the last */
+	__u16 pos[KMEMO_FRAMES];
 	__u64 want[KMEMO_FRAMES];	/* the return addresses above the context (0 after) */
 	__u64 ip[KMEMO_FRAMES];		/* the stack (0 after its last frame) */
 };
@@ -121,7 +122,6 @@ static long kmemo_find(__u64 j, void *arg)
 				break;
 		if (k == KMEMO_FIRST || k == s->n)
 			return 0;
-		s->m->first = k;
 		c->started = 1;
 	} else if (word != c->ips.ip[k]) {
 		return 0;
