@@ -195,6 +195,16 @@ $(BUILD)/bench/linepong: bench/linepong.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -Wall -Wextra -O2 -pthread -o $@ $<
 
+# The least a request tracer costs here (bench/floor.sh): empty programs, and
+# the smallest Q-to-C timer, without iodig.
+$(BUILD)/bench/floor.bpf.o: bench/floor.bpf.c $(BUILD)/vmlinux.h | deps
+	@mkdir -p $(dir $@)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+$(BUILD)/bench/floor.skel.h: $(BUILD)/bench/floor.bpf.o
+	$(BPFTOOL) gen skeleton $< name floor_bpf > $@
+$(BUILD)/bench/floor: bench/floor.c $(BUILD)/bench/floor.skel.h
+	$(CC) $(WARNINGS) -I$(BUILD)/bench -O2 -o $@ $< -lbpf -lelf -lz
+
 # Benchmarks of a library module alone, linked like the unit tests.
 $(BUILD)/bench/%: bench/%.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)

@@ -10,6 +10,7 @@
 # CPU ns/request sampled (everything a tool costs; bench.py says how).
 # line ns: a cache line's crossing between the CPUs right before each of the tool's runs
 # (bench.py), which moves the request engine's figures on a VM.
+# bench/floor.sh: the least any tracer with a program at Q costs here (goal 1's bound).
 # Goals 3 (why), 4 (memory) and 5 (the meter) have bench/why.sh,
 # bench/memory.sh and tests/live/costmeter.sh.
 set -eu
