@@ -37,8 +37,11 @@
  * event on another stack than its task's (an interrupt's).
  *
  * The stacks go into a USTACK_MAP by a hash of their frames (stack_keep()),
- * as walked user stacks do: the user side reads both alike.  Needs what the
- * user walk needs (bpfenv__ustack_walk()): the user side sets kmemo_on.
+ * as walked user stacks do: the user side reads both alike
+ * (kmemo_stackid()).  Or, where a program keeps depth-limited stacks in
+ * stack maps (why's waits and wakers), the memo keeps the id
+ * bpf_get_stackid() gave (kmemo_stackid_in()).  Needs what the user walk
+ * needs (bpfenv__ustack_walk()): the user side sets kmemo_on.
  */
 #ifndef IODIG_KMEMO_BPF_H
 #define IODIG_KMEMO_BPF_H
@@ -55,11 +58,12 @@
 #define KMEMO_FIRST	3	/* frames below the context (the program's callers) at most */
 
 struct kmemo {
-	__u64 last;		/* st.used when last used or made: the oldest goes first */
+	__u64 last;		/* kmemo_cpu.tick when last used or made: the oldest goes first */
 	__u32 n;		/* frames (0: none) */
 	__s32 id;
 	__u16 top;		/* the last frame's place in bytes below the top, or 0: in pos */
 	__u16 deep;		/* the last place in pos, + 8: the copy must reach it */
+	__u32 tag;		/* whose: 0 kmemo_stackid()'s, else a kmemo_stackid_in() site's */
 	__u64 top_ip;		/* the return address at top (0 with none) */
 	/* where want[i] sat, bytes above the context; KMEMO_NONE for frames
 	 * below the context (not compared) and after the last */
@@ -79,6 +83,11 @@ struct kmemo_cpu {
 	 * (142,755 instructions and 185 ms at load; here, one) */
 	__u32 k;		/* the next frame to find */
 	__u32 started;		/* a frame found: the first above the context */
+	/* a clock of memos made and used: a new memo's time is its own (with
+	 * st.used, memos made before any use all had 0, and each new one
+	 * took the first way: two paths in turn, a wait's and a wake's in
+	 * why, put out each other's memo and neither was ever used) */
+	__u64 tick;
 	struct kmemo m[KMEMO_WAYS];
 	struct ustack_ips ips;			/* a walk (0 after its last frame) */
 	/* the task's stack from the context to the top, and the word after
@@ -145,11 +154,11 @@ static long kmemo_find(__u64 j, void *arg)
 /* Memo m's stack is this one: its words where they sat (span: len
  * bytes): the outermost first, then all, without a branch (a loop of
  * early exits cost 30,000 instructions of verification). */
-static __always_inline bool kmemo_same(const struct kmemo_cpu *c, const struct kmemo *m, __u32 len)
+static __always_inline bool kmemo_same(const struct kmemo_cpu *c, const struct kmemo *m, __u32 len, __u32 tag)
 {
 	__u64 d = 0;
 
-	if (!m->n || m->deep > len || m->top > len || c->span[KMEMO_WORD(len - m->top)] != m->top_ip)
+	if (!m->n || m->tag != tag || m->deep > len || m->top > len || c->span[KMEMO_WORD(len - m->top)] != m->top_ip)
 		return false;
 	for (__u32 i = 0; i < KMEMO_FRAMES; i++)
 		d |= c->span[KMEMO_WORD(m->pos[i])] ^ m->want[i];
@@ -159,7 +168,7 @@ static __always_inline bool kmemo_same(const struct kmemo_cpu *c, const struct k
 /* kmemo_try()'s: the CPU's memos tried in turn */
 struct kmemo_ways {
 	struct kmemo_cpu *c;
-	__u32 len;
+	__u32 len, tag;
 	__s32 hit;	/* the memo that holds, or -1 */
 	__u32 old;	/* else the one used longest ago */
 };
@@ -175,7 +184,7 @@ static long kmemo_try(__u64 w, void *arg)
 		return 1;
 	barrier_var(w);
 	m = &t->c->m[w];
-	if (kmemo_same(t->c, m, t->len)) {
+	if (kmemo_same(t->c, m, t->len, t->tag)) {
 		t->hit = w;
 		return 1;
 	}
@@ -196,7 +205,8 @@ static __always_inline bool kmemo_walked(const struct kmemo_cpu *c, const struct
 }
 
 /* The walk in c->ips (n frames) into memo m, if each frame is found. */
-static __always_inline void kmemo_make(struct kmemo_cpu *c, struct kmemo *m, __u32 n, __u32 len, __s32 id)
+static __always_inline void kmemo_make(struct kmemo_cpu *c, struct kmemo *m, __u32 n, __u32 len, __s32 id,
+				       __u32 tag)
 {
 	struct kmemo_scan s = { .c = c, .m = m, .n = n, .len = len };
 
@@ -216,8 +226,9 @@ static __always_inline void kmemo_make(struct kmemo_cpu *c, struct kmemo *m, __u
 	for (__u32 i = 0; i < KMEMO_FRAMES; i++)
 		m->ip[i] = c->ips.ip[i];
 	m->id = id;
+	m->tag = tag;
 	m->n = n;
-	m->last = c->st.used;
+	m->last = ++c->tick;
 	c->st.made++;
 }
 
@@ -232,6 +243,44 @@ static __always_inline __s32 kmemo_walk(void *ctx, struct kmemo_cpu *c, void *ma
 	return stack_keep(map, &c->ips, *n, stack_hash_of(&c->ips, *n));
 }
 
+/* The task's stack from ctx to the top into c->span: its length in
+ * bytes, or 0 where there is none to copy (an interrupt's stack). */
+static __always_inline __u32 kmemo_copy(void *ctx, struct kmemo_cpu *c)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	__u64 off = ptr_val((struct pt_regs *)bpf_task_pt_regs(t)) - ptr_val(ctx);
+	__u32 len;
+
+	if (off <= 16 || off >= KMEMO_SPAN)
+		return 0;
+	len = off & (KMEMO_SPAN - 8);
+	barrier_var(len);
+	if (len >= KMEMO_SPAN || bpf_probe_read_kernel(c->span, len, ctx))
+		return 0;
+	c->span[KMEMO_WORD(len)] = 0;	/* (top: 0 in a memo without one) */
+	return len;
+}
+
+/* The memo of tag's that holds for the span (len bytes), or NULL; w->old
+ * then names the one to replace. */
+static __always_inline struct kmemo *kmemo_lookup(struct kmemo_cpu *c, __u32 len, struct kmemo_ways *w)
+{
+	struct kmemo *m;
+
+	if (!len)
+		return NULL;
+	w->c = c;
+	w->len = len;
+	w->hit = -1;
+	bpf_loop(KMEMO_WAYS, kmemo_try, w, 0);
+	if (w->hit < 0)
+		return NULL;
+	m = &c->m[w->hit & (KMEMO_WAYS - 1)];
+	m->last = ++c->tick;
+	c->st.used++;
+	return m;
+}
+
 /*
  * The current kernel stack's id in map (a USTACK_MAP), from a memo of its
  * path where one holds, else walked; or as bpf_get_stackid() into kfallback
@@ -240,12 +289,10 @@ static __always_inline __s32 kmemo_walk(void *ctx, struct kmemo_cpu *c, void *ma
  */
 static __always_inline __s32 kmemo_stackid(void *ctx, void *map, void *kfallback)
 {
-	struct kmemo_ways ways = { .hit = -1 };
-	struct task_struct *t;
+	struct kmemo_ways ways = { .tag = 0 };
 	struct kmemo_cpu *c;
-	struct kmemo *m = NULL;
-	__u32 zero = 0, len = 0, n = 0;
-	__u64 off;
+	struct kmemo *m;
+	__u32 zero = 0, len, n = 0;
 	__s32 id;
 
 	if (!kmemo_on)
@@ -253,26 +300,10 @@ static __always_inline __s32 kmemo_stackid(void *ctx, void *map, void *kfallback
 	c = bpf_map_lookup_elem(&kmemo_cpu, &zero);
 	if (!c)
 		return -12;
-	t = bpf_get_current_task_btf();
-	off = ptr_val((struct pt_regs *)bpf_task_pt_regs(t)) - ptr_val(ctx);
-	if (off > 16 && off < KMEMO_SPAN) {
-		len = off & (KMEMO_SPAN - 8);
-		barrier_var(len);
-		if (len >= KMEMO_SPAN || bpf_probe_read_kernel(c->span, len, ctx))
-			len = 0;
-		c->span[KMEMO_WORD(len)] = 0;	/* (top: 0 in a memo without one) */
-	}
-	if (len) {
-		ways.c = c;
-		ways.len = len;
-		bpf_loop(KMEMO_WAYS, kmemo_try, &ways, 0);
-		if (ways.hit >= 0) {
-			m = &c->m[ways.hit & (KMEMO_WAYS - 1)];
-			m->last = ++c->st.used;
-			if (c->st.used % KMEMO_CHECK)
-				return m->id;
-		}
-	}
+	len = kmemo_copy(ctx, c);
+	m = kmemo_lookup(c, len, &ways);
+	if (m && c->st.used % KMEMO_CHECK)
+		return m->id;
 	/* (one walk, for a path without a memo and for a check) */
 	id = kmemo_walk(ctx, c, map, &n);
 	if (m) {
@@ -285,7 +316,52 @@ static __always_inline __s32 kmemo_stackid(void *ctx, void *map, void *kfallback
 	}
 	c->st.walked++;
 	if (id >= 0 && len)
-		kmemo_make(c, &c->m[ways.old & (KMEMO_WAYS - 1)], n, len, id);
+		kmemo_make(c, &c->m[ways.old & (KMEMO_WAYS - 1)], n, len, id, 0);
+	return id;
+}
+
+/*
+ * The current kernel stack's id in smap, a stack map of depth frames (as
+ * bpf_get_stackid() gives it), from a memo of its path where one holds.
+ * Without one the kernel walks twice: bpf_get_stackid() for the id, and
+ * bpf_get_stack() of as many frames to find where they sit (once for each
+ * path, and for one use in KMEMO_CHECK).  A stack map's ids stay (iodig
+ * deletes none), so a memo may keep one.  tag: the call site, 1 or more
+ * (a memo's id is of its site's map and depth).  ctx: as kmemo_stackid()'s.
+ */
+static __always_inline __s32 kmemo_stackid_in(void *ctx, void *smap, __u32 depth, __u32 tag)
+{
+	struct kmemo_ways ways = { .tag = tag };
+	struct kmemo_cpu *c;
+	struct kmemo *m;
+	__u32 zero = 0, len, n;
+	long r;
+	__s32 id;
+
+	_Static_assert(sizeof(((struct ustack_ips *)0)->ip) >= 8 * KMEMO_FRAMES, "a walk holds a memo's frames");
+	if (!kmemo_on || !(c = bpf_map_lookup_elem(&kmemo_cpu, &zero)) || !(len = kmemo_copy(ctx, c)))
+		return bpf_get_stackid(ctx, smap, 0);
+	m = kmemo_lookup(c, len, &ways);
+	if (m && c->st.used % KMEMO_CHECK)
+		return m->id;
+	/* bpf_get_stackid()'s frames after its first (its return into the
+	 * program, the same at each call), and one more */
+	r = bpf_get_stack(ctx, &c->ips, depth * 8 < sizeof(c->ips) ? depth * 8 : sizeof(c->ips), KMEMO_SKIP);
+	n = r > 0 ? r / 8 : 0;
+	for (__u32 i = depth; i < KMEMO_FRAMES; i++)	/* (an earlier, deeper walk's) */
+		c->ips.ip[i] = 0;
+	if (m) {
+		c->st.checked++;
+		if (n && kmemo_walked(c, m, n))
+			return m->id;
+		c->st.differed++;
+		m->n = 0;
+		return bpf_get_stackid(ctx, smap, 0);
+	}
+	c->st.walked++;
+	id = bpf_get_stackid(ctx, smap, 0);
+	if (id >= 0 && n)
+		kmemo_make(c, &c->m[ways.old & (KMEMO_WAYS - 1)], n, len, id, tag);
 	return id;
 }
 
