@@ -302,6 +302,7 @@ static __always_inline __s32 kmemo_stackid(void *ctx, void *map, void *kfallback
 		return -12;
 	len = kmemo_copy(ctx, c);
 	m = kmemo_lookup(c, len, &ways);
+	barrier_var(m);	/* tested as itself: 6.1's verifier cannot follow a test of ways.hit for it */
 	if (m && c->st.used % KMEMO_CHECK)
 		return m->id;
 	/* (one walk, for a path without a memo and for a check) */
@@ -342,6 +343,7 @@ static __always_inline __s32 kmemo_stackid_in(void *ctx, void *smap, __u32 depth
 	if (!kmemo_on || !(c = bpf_map_lookup_elem(&kmemo_cpu, &zero)) || !(len = kmemo_copy(ctx, c)))
 		return bpf_get_stackid(ctx, smap, 0);
 	m = kmemo_lookup(c, len, &ways);
+	barrier_var(m);	/* tested as itself: 6.1's verifier cannot follow a test of ways.hit for it */
 	if (m && c->st.used % KMEMO_CHECK)
 		return m->id;
 	/* bpf_get_stackid()'s frames after its first (its return into the
