@@ -10,10 +10,11 @@ need_root_bpf
 N=200
 
 run() {	# out args...: pingA's 2N calls traced
-	rm -f "$T/go"
+	rm -f "$T/go" "$T/pp.out"	# (the last run's pid would be read before the redirect empties it)
 	"$TOP/tests/helpers/pipepingpong.py" "$T/go" $N 1 > "$T/pp.out" &
 	local pp=$!
-	for i in $(seq 50); do [ -s "$T/pp.out" ] && break; sleep 0.05; done
+	for i in $(seq 200); do [ -s "$T/pp.out" ] && break; sleep 0.05; done
+	[ -s "$T/pp.out" ] || die "pipepingpong.py printed no pid in 10 s"
 	local out=$1
 	shift
 	start_iodig "$out" why --json 0.5 -p "$(head -1 "$T/pp.out")" --syscalls read,write "$@"
