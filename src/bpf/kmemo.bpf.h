@@ -37,11 +37,8 @@
  * event on another stack than its task's (an interrupt's).
  *
  * The stacks go into a USTACK_MAP by a hash of their frames (stack_keep()),
- * as walked user stacks do: the user side reads both alike
- * (kmemo_stackid()).  Or, where a program keeps depth-limited stacks in
- * stack maps (why's waits and wakers), the memo keeps the id
- * bpf_get_stackid() gave (kmemo_stackid_in()).  Needs what the user walk
- * needs (bpfenv__ustack_walk()): the user side sets kmemo_on.
+ * as walked user stacks do: the user side reads both alike.  Needs what the
+ * user walk needs (bpfenv__ustack_walk()): the user side sets kmemo_on.
  */
 #ifndef IODIG_KMEMO_BPF_H
 #define IODIG_KMEMO_BPF_H
@@ -63,7 +60,6 @@ struct kmemo {
 	__s32 id;
 	__u16 top;		/* the last frame's place in bytes below the top, or 0: in pos */
 	__u16 deep;		/* the last place in pos, + 8: the copy must reach it */
-	__u32 tag;		/* whose: 0 kmemo_stackid()'s, else a kmemo_stackid_in() site's */
 	__u64 top_ip;		/* the return address at top (0 with none) */
 	/* where want[i] sat, bytes above the context; KMEMO_NONE for frames
 	 * below the context (not compared) and after the last */
@@ -85,8 +81,8 @@ struct kmemo_cpu {
 	__u32 started;		/* a frame found: the first above the context */
 	/* a clock of memos made and used: a new memo's time is its own (with
 	 * st.used, memos made before any use all had 0, and each new one
-	 * took the first way: two paths in turn, a wait's and a wake's in
-	 * why, put out each other's memo and neither was ever used) */
+	 * took the first way: two paths in turn put out each other's memo
+	 * and neither was ever used) */
 	__u64 tick;
 	struct kmemo m[KMEMO_WAYS];
 	struct ustack_ips ips;			/* a walk (0 after its last frame) */
@@ -154,11 +150,11 @@ static long kmemo_find(__u64 j, void *arg)
 /* Memo m's stack is this one: its words where they sat (span: len
  * bytes): the outermost first, then all, without a branch (a loop of
  * early exits cost 30,000 instructions of verification). */
-static __always_inline bool kmemo_same(const struct kmemo_cpu *c, const struct kmemo *m, __u32 len, __u32 tag)
+static __always_inline bool kmemo_same(const struct kmemo_cpu *c, const struct kmemo *m, __u32 len)
 {
 	__u64 d = 0;
 
-	if (!m->n || m->tag != tag || m->deep > len || m->top > len || c->span[KMEMO_WORD(len - m->top)] != m->top_ip)
+	if (!m->n || m->deep > len || m->top > len || c->span[KMEMO_WORD(len - m->top)] != m->top_ip)
 		return false;
 	for (__u32 i = 0; i < KMEMO_FRAMES; i++)
 		d |= c->span[KMEMO_WORD(m->pos[i])] ^ m->want[i];
@@ -168,7 +164,7 @@ static __always_inline bool kmemo_same(const struct kmemo_cpu *c, const struct k
 /* kmemo_try()'s: the CPU's memos tried in turn */
 struct kmemo_ways {
 	struct kmemo_cpu *c;
-	__u32 len, tag;
+	__u32 len;
 	__s32 hit;	/* the memo that holds, or -1 */
 	__u32 old;	/* else the one used longest ago */
 };
@@ -184,7 +180,7 @@ static long kmemo_try(__u64 w, void *arg)
 		return 1;
 	barrier_var(w);
 	m = &t->c->m[w];
-	if (kmemo_same(t->c, m, t->len, t->tag)) {
+	if (kmemo_same(t->c, m, t->len)) {
 		t->hit = w;
 		return 1;
 	}
@@ -205,8 +201,7 @@ static __always_inline bool kmemo_walked(const struct kmemo_cpu *c, const struct
 }
 
 /* The walk in c->ips (n frames) into memo m, if each frame is found. */
-static __always_inline void kmemo_make(struct kmemo_cpu *c, struct kmemo *m, __u32 n, __u32 len, __s32 id,
-				       __u32 tag)
+static __always_inline void kmemo_make(struct kmemo_cpu *c, struct kmemo *m, __u32 n, __u32 len, __s32 id)
 {
 	struct kmemo_scan s = { .c = c, .m = m, .n = n, .len = len };
 
@@ -226,7 +221,6 @@ static __always_inline void kmemo_make(struct kmemo_cpu *c, struct kmemo *m, __u
 	for (__u32 i = 0; i < KMEMO_FRAMES; i++)
 		m->ip[i] = c->ips.ip[i];
 	m->id = id;
-	m->tag = tag;
 	m->n = n;
 	m->last = ++c->tick;
 	c->st.made++;
@@ -261,7 +255,7 @@ static __always_inline __u32 kmemo_copy(void *ctx, struct kmemo_cpu *c)
 	return len;
 }
 
-/* The memo of tag's that holds for the span (len bytes), or NULL; w->old
+/* The memo that holds for the span (len bytes), or NULL; w->old
  * then names the one to replace. */
 static __always_inline struct kmemo *kmemo_lookup(struct kmemo_cpu *c, __u32 len, struct kmemo_ways *w)
 {
@@ -289,7 +283,7 @@ static __always_inline struct kmemo *kmemo_lookup(struct kmemo_cpu *c, __u32 len
  */
 static __always_inline __s32 kmemo_stackid(void *ctx, void *map, void *kfallback)
 {
-	struct kmemo_ways ways = { .tag = 0 };
+	struct kmemo_ways ways = {};
 	struct kmemo_cpu *c;
 	struct kmemo *m;
 	__u32 zero = 0, len, n = 0;
@@ -317,53 +311,7 @@ static __always_inline __s32 kmemo_stackid(void *ctx, void *map, void *kfallback
 	}
 	c->st.walked++;
 	if (id >= 0 && len)
-		kmemo_make(c, &c->m[ways.old & (KMEMO_WAYS - 1)], n, len, id, 0);
-	return id;
-}
-
-/*
- * The current kernel stack's id in smap, a stack map of depth frames (as
- * bpf_get_stackid() gives it), from a memo of its path where one holds.
- * Without one the kernel walks twice: bpf_get_stackid() for the id, and
- * bpf_get_stack() of as many frames to find where they sit (once for each
- * path, and for one use in KMEMO_CHECK).  A stack map's ids stay (iodig
- * deletes none), so a memo may keep one.  tag: the call site, 1 or more
- * (a memo's id is of its site's map and depth).  ctx: as kmemo_stackid()'s.
- */
-static __always_inline __s32 kmemo_stackid_in(void *ctx, void *smap, __u32 depth, __u32 tag)
-{
-	struct kmemo_ways ways = { .tag = tag };
-	struct kmemo_cpu *c;
-	struct kmemo *m;
-	__u32 zero = 0, len, n;
-	long r;
-	__s32 id;
-
-	_Static_assert(sizeof(((struct ustack_ips *)0)->ip) >= 8 * KMEMO_FRAMES, "a walk holds a memo's frames");
-	if (!kmemo_on || !(c = bpf_map_lookup_elem(&kmemo_cpu, &zero)) || !(len = kmemo_copy(ctx, c)))
-		return bpf_get_stackid(ctx, smap, 0);
-	m = kmemo_lookup(c, len, &ways);
-	barrier_var(m);	/* tested as itself: 6.1's verifier cannot follow a test of ways.hit for it */
-	if (m && c->st.used % KMEMO_CHECK)
-		return m->id;
-	/* bpf_get_stackid()'s frames after its first (its return into the
-	 * program, the same at each call), and one more */
-	r = bpf_get_stack(ctx, &c->ips, depth * 8 < sizeof(c->ips) ? depth * 8 : sizeof(c->ips), KMEMO_SKIP);
-	n = r > 0 ? r / 8 : 0;
-	for (__u32 i = depth; i < KMEMO_FRAMES; i++)	/* (an earlier, deeper walk's) */
-		c->ips.ip[i] = 0;
-	if (m) {
-		c->st.checked++;
-		if (n && kmemo_walked(c, m, n))
-			return m->id;
-		c->st.differed++;
-		m->n = 0;
-		return bpf_get_stackid(ctx, smap, 0);
-	}
-	c->st.walked++;
-	id = bpf_get_stackid(ctx, smap, 0);
-	if (id >= 0 && n)
-		kmemo_make(c, &c->m[ways.old & (KMEMO_WAYS - 1)], n, len, id, tag);
+		kmemo_make(c, &c->m[ways.old & (KMEMO_WAYS - 1)], n, len, id);
 	return id;
 }
 

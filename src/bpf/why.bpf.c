@@ -31,7 +31,6 @@
 #include "events.bpf.h"
 #include "sysfs_watch.bpf.h"
 #include "ustack.bpf.h"
-#include "kmemo.bpf.h"
 
 const volatile __u8 targ_args[WHY_SYSCALLS] = {};	/* enum why_args by syscall nr */
 const volatile __u64 targ_min_ns = 10000000;
@@ -451,10 +450,6 @@ _Static_assert(WHY_STACK_DEPTH == USTACK_DEPTH, "one depth for both maps");
 STACK_MAP(waitstacks, 8192, WHY_WAIT_DEPTH);
 /* The waker's stack at each wake of a traced call (how it woke it) */
 STACK_MAP(wakestacks, 8192, WHY_WAKE_DEPTH);
-/* All three taken from memos of their paths where they can be
- * (kmemo.bpf.h), each site with its tag */
-enum { KM_WAIT = 1, KM_OFF, KM_WAKE };
-__u64 ptr_anchor;	/* ptr.bpf.h */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -1017,12 +1012,12 @@ int BPF_PROG(why_switch, bool preempt, struct task_struct *prev, struct task_str
 			w->flags |= F_OFF;
 			w->flags &= ~F_WOKEN;
 			w->off_at = now;
-			w->wait_stack = kmemo_stackid_in(ctx, &waitstacks, WHY_WAIT_DEPTH, KM_WAIT);
+			w->wait_stack = bpf_get_stackid(ctx, &waitstacks, 0);
 		}
 		/* -K/-U: prev is still current here, so these are its stacks */
 		if ((targ_kstack || targ_ustack) && !preempt && prev_state != 0) {
 			w->off_since = now;
-			w->off_k = targ_kstack ? kmemo_stackid_in(ctx, &stacks, WHY_STACK_DEPTH, KM_OFF) : -1;
+			w->off_k = targ_kstack ? bpf_get_stackid(ctx, &stacks, 0) : -1;
 			w->off_u = targ_ustack ? ustack_take(ctx, &ustacks, &stacks) : -1;
 		}
 	}
@@ -1173,7 +1168,7 @@ int BPF_PROG(why_waking, struct task_struct *p)
 	/* the waker's stack says how it woke the thread, and whether from an
 	 * interrupt (user space reads it: preempt_count is a per-CPU variable
 	 * BPF can name only on kernels with CONFIG_KALLSYMS_ALL) */
-	stack = kmemo_stackid_in(ctx, &wakestacks, WHY_WAKE_DEPTH, KM_WAKE);
+	stack = bpf_get_stackid(ctx, &wakestacks, 0);
 	cur = bpf_get_current_task_btf();
 	ca = any_of(cur, WW_CPU, 0, bpf_get_smp_processor_id() + 1);	/* running now: since the spell began, if not seen */
 	if (slept && a) {

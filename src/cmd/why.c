@@ -88,7 +88,7 @@ const struct sysc why_syscalls[NSYSC] = {
 };
 _Static_assert(sizeof(why_syscalls) / sizeof(why_syscalls[0]) == NSYSC, "NSYSC: why_int.h");
 
-enum { OPT_COMM = OPT_FIRST_CMD, OPT_SYSCALLS, OPT_SUMMARY, OPT_CALL, OPT_INTO, OPT_NO_QW, OPT_SC_EVENTS, OPT_DEPTH, OPT_WALK_EACH };
+enum { OPT_COMM = OPT_FIRST_CMD, OPT_SYSCALLS, OPT_SUMMARY, OPT_CALL, OPT_INTO, OPT_NO_QW, OPT_SC_EVENTS, OPT_DEPTH };
 
 static const struct cli_opt why_table[] = {
 	{ "pid", 'p', "PID", "only calls of this process (repeat for up to 8)" },
@@ -112,10 +112,6 @@ static const struct cli_opt why_table[] = {
 	{ "interval", 'i', "SECS", "a summary every SECS seconds, besides the last" },
 	{ "kernel-stack", 'K', NULL, "the kernel stack at each call's longest wait off CPU" },
 	{ "user-stack", 'U', NULL, "the user stack at each call's longest wait off CPU" },
-	{ "walk-each", OPT_WALK_EACH, NULL, "walk the kernel stack at every block and wake (default:\n"
-	  "once for each call path, then taken from a memo its return\n"
-	  "addresses still match; one use in 64 walked again to check)",
-	  CLI_FLAG_AT(struct why_opts, walk_each) },
 	{}
 };
 
@@ -321,8 +317,6 @@ int why__start(struct why_ctx *wc, struct life_cfg *cfg)
 	if (!o->kstack && !o->ustack)
 		bpf_map__set_max_entries(wc->skel->maps.stacks, 1);
 	bpfenv__ustack_setup(&wc->skel->rodata->ustack_walk, o->ustack, wc->skel->maps.ustacks);
-	/* the waits', wakers' and -K's kernel stacks: a walk for each path (kmemo.bpf.h) */
-	wc->skel->rodata->kmemo_on = !o->walk_each && bpfenv__ustack_walk(vmlinux);
 	if ((err = ksyms__load(&wc->ks, NULL))) {	/* the waits' places */
 		err = fail("reading /proc/kallsyms", "%s", strerror(-err));
 		return err;

@@ -47,7 +47,6 @@ struct why_opts {
 	const char *comm, *cgroup, *disk, *syscalls;
 	bool summary_only, no_queue_writes, kstack, ustack;
 	bool sc_events;		/* --syscall-events */
-	bool walk_each;		/* --walk-each: no kernel stack memos */
 	const char *call;		/* --call TARGET */
 	char *into[WHY_CHILDREN];	/* --into CHILD,... */
 	int ninto;
