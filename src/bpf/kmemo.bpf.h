@@ -237,44 +237,6 @@ static __always_inline __s32 kmemo_walk(void *ctx, struct kmemo_cpu *c, void *ma
 	return stack_keep(map, &c->ips, *n, stack_hash_of(&c->ips, *n));
 }
 
-/* The task's stack from ctx to the top into c->span: its length in
- * bytes, or 0 where there is none to copy (an interrupt's stack). */
-static __always_inline __u32 kmemo_copy(void *ctx, struct kmemo_cpu *c)
-{
-	struct task_struct *t = bpf_get_current_task_btf();
-	__u64 off = ptr_val((struct pt_regs *)bpf_task_pt_regs(t)) - ptr_val(ctx);
-	__u32 len;
-
-	if (off <= 16 || off >= KMEMO_SPAN)
-		return 0;
-	len = off & (KMEMO_SPAN - 8);
-	barrier_var(len);
-	if (len >= KMEMO_SPAN || bpf_probe_read_kernel(c->span, len, ctx))
-		return 0;
-	c->span[KMEMO_WORD(len)] = 0;	/* (top: 0 in a memo without one) */
-	return len;
-}
-
-/* The memo that holds for the span (len bytes), or NULL; w->old
- * then names the one to replace. */
-static __always_inline struct kmemo *kmemo_lookup(struct kmemo_cpu *c, __u32 len, struct kmemo_ways *w)
-{
-	struct kmemo *m;
-
-	if (!len)
-		return NULL;
-	w->c = c;
-	w->len = len;
-	w->hit = -1;
-	bpf_loop(KMEMO_WAYS, kmemo_try, w, 0);
-	if (w->hit < 0)
-		return NULL;
-	m = &c->m[w->hit & (KMEMO_WAYS - 1)];
-	m->last = ++c->tick;
-	c->st.used++;
-	return m;
-}
-
 /*
  * The current kernel stack's id in map (a USTACK_MAP), from a memo of its
  * path where one holds, else walked; or as bpf_get_stackid() into kfallback
@@ -283,10 +245,12 @@ static __always_inline struct kmemo *kmemo_lookup(struct kmemo_cpu *c, __u32 len
  */
 static __always_inline __s32 kmemo_stackid(void *ctx, void *map, void *kfallback)
 {
-	struct kmemo_ways ways = {};
+	struct kmemo_ways ways = { .hit = -1 };
+	struct task_struct *t;
 	struct kmemo_cpu *c;
-	struct kmemo *m;
-	__u32 zero = 0, len, n = 0;
+	struct kmemo *m = NULL;
+	__u32 zero = 0, len = 0, n = 0;
+	__u64 off;
 	__s32 id;
 
 	if (!kmemo_on)
@@ -294,11 +258,26 @@ static __always_inline __s32 kmemo_stackid(void *ctx, void *map, void *kfallback
 	c = bpf_map_lookup_elem(&kmemo_cpu, &zero);
 	if (!c)
 		return -12;
-	len = kmemo_copy(ctx, c);
-	m = kmemo_lookup(c, len, &ways);
-	barrier_var(m);	/* tested as itself: 6.1's verifier cannot follow a test of ways.hit for it */
-	if (m && c->st.used % KMEMO_CHECK)
-		return m->id;
+	t = bpf_get_current_task_btf();
+	off = ptr_val((struct pt_regs *)bpf_task_pt_regs(t)) - ptr_val(ctx);
+	if (off > 16 && off < KMEMO_SPAN) {
+		len = off & (KMEMO_SPAN - 8);
+		barrier_var(len);
+		if (len >= KMEMO_SPAN || bpf_probe_read_kernel(c->span, len, ctx))
+			len = 0;
+		c->span[KMEMO_WORD(len)] = 0;	/* (top: 0 in a memo without one) */
+	}
+	if (len) {
+		ways.c = c;
+		ways.len = len;
+		bpf_loop(KMEMO_WAYS, kmemo_try, &ways, 0);
+		if (ways.hit >= 0) {
+			m = &c->m[ways.hit & (KMEMO_WAYS - 1)];
+			m->last = ++c->tick;
+			if (++c->st.used % KMEMO_CHECK)
+				return m->id;
+		}
+	}
 	/* (one walk, for a path without a memo and for a check) */
 	id = kmemo_walk(ctx, c, map, &n);
 	if (m) {
