@@ -14,6 +14,8 @@ struct kmemo_stats {
 	__u64 checked;	/* of them, walked again to check the memo */
 	__u64 differed;	/* of them, a walk that gave another stack (the memo forgotten) */
 	__u64 made;	/* memos made */
+	__u64 offstack;	/* of the walked, events whose stack could not be copied (an
+			 * interrupt's, off its task's; or deeper than a memo spans) */
 };
 
 #endif

@@ -99,6 +99,7 @@ struct {
 } kmemo_cpu SEC(".maps");
 
 const volatile bool kmemo_on = false;	/* set by the user side */
+const volatile bool kmemo_each = false;	/* ... and this: walked at each event, no memo */
 
 /* kmemo_find()'s: looking for frames c->k.. of the walk, in order */
 struct kmemo_scan {
@@ -260,13 +261,15 @@ static __always_inline __s32 kmemo_stackid(void *ctx, void *map, void *kfallback
 		return -12;
 	t = bpf_get_current_task_btf();
 	off = ptr_val((struct pt_regs *)bpf_task_pt_regs(t)) - ptr_val(ctx);
-	if (off > 16 && off < KMEMO_SPAN) {
+	if (!kmemo_each && off > 16 && off < KMEMO_SPAN) {
 		len = off & (KMEMO_SPAN - 8);
 		barrier_var(len);
 		if (len >= KMEMO_SPAN || bpf_probe_read_kernel(c->span, len, ctx))
 			len = 0;
 		c->span[KMEMO_WORD(len)] = 0;	/* (top: 0 in a memo without one) */
 	}
+	if (!len && !kmemo_each)
+		c->st.offstack++;
 	if (len) {
 		ways.c = c;
 		ways.len = len;

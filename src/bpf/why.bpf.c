@@ -31,6 +31,7 @@
 #include "events.bpf.h"
 #include "sysfs_watch.bpf.h"
 #include "ustack.bpf.h"
+#include "kmemo.bpf.h"
 
 const volatile __u8 targ_args[WHY_SYSCALLS] = {};	/* enum why_args by syscall nr */
 const volatile __u64 targ_min_ns = 10000000;
@@ -450,6 +451,14 @@ _Static_assert(WHY_STACK_DEPTH == USTACK_DEPTH, "one depth for both maps");
 STACK_MAP(waitstacks, 8192, WHY_WAIT_DEPTH);
 /* The waker's stack at each wake of a traced call (how it woke it) */
 STACK_MAP(wakestacks, 8192, WHY_WAKE_DEPTH);
+/* All three kept here instead where the kernel's stacks come from memos
+ * of their paths (kmemo_on, kmemo.bpf.h), whole, by a hash of their
+ * frames: a stack map has one bucket for each id and no second place, so
+ * two stacks whose ids meet lose the second (-EEXIST).  That happened to
+ * dd's journal wait in 1 load in 4 (docs/PERFORMANCE.md).  The three
+ * fallbacks above are sized 1 then (why.c), but -U's kernel walk. */
+USTACK_MAP(kstacks, 8192);
+__u64 ptr_anchor;	/* ptr.bpf.h */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -1012,12 +1021,13 @@ int BPF_PROG(why_switch, bool preempt, struct task_struct *prev, struct task_str
 			w->flags |= F_OFF;
 			w->flags &= ~F_WOKEN;
 			w->off_at = now;
-			w->wait_stack = bpf_get_stackid(ctx, &waitstacks, 0);
+			w->wait_stack = kmemo_stackid(ctx, &kstacks, &waitstacks);
 		}
 		/* -K/-U: prev is still current here, so these are its stacks */
 		if ((targ_kstack || targ_ustack) && !preempt && prev_state != 0) {
 			w->off_since = now;
-			w->off_k = targ_kstack ? bpf_get_stackid(ctx, &stacks, 0) : -1;
+			/* (with memos the wait's stack, in the same map, whole) */
+			w->off_k = !targ_kstack ? -1 : kmemo_on ? w->wait_stack : kmemo_stackid(ctx, &kstacks, &stacks);
 			w->off_u = targ_ustack ? ustack_take(ctx, &ustacks, &stacks) : -1;
 		}
 	}
@@ -1168,7 +1178,7 @@ int BPF_PROG(why_waking, struct task_struct *p)
 	/* the waker's stack says how it woke the thread, and whether from an
 	 * interrupt (user space reads it: preempt_count is a per-CPU variable
 	 * BPF can name only on kernels with CONFIG_KALLSYMS_ALL) */
-	stack = bpf_get_stackid(ctx, &wakestacks, 0);
+	stack = kmemo_stackid(ctx, &kstacks, &wakestacks);
 	cur = bpf_get_current_task_btf();
 	ca = any_of(cur, WW_CPU, 0, bpf_get_smp_processor_id() + 1);	/* running now: since the spell began, if not seen */
 	if (slept && a) {

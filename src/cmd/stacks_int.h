@@ -51,7 +51,7 @@ struct stacks_values {
 	uint64_t stacks, shown, user_unresolved, untimed, user_after_exit, mmap_lost;
 };
 
-#define STACKS_NCOUNTERS 16
+#define STACKS_NCOUNTERS 17
 /* mode 1: any event; 2: block submission; 4: its kernel stacks from memos (kmemo.bpf.h) */
 extern const struct counter stacks_counters[STACKS_NCOUNTERS];
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "bpfenv.h"
 #include "fields.h"
 #include "hist_user.h"
 #include "recs.h"
@@ -234,10 +235,7 @@ const struct counter stacks_counters[STACKS_NCOUNTERS] = {
 				  "the kernel ran no program for)", 2 },
 	{ "inflight_full", SV(st.inflight_full), "%llu of them, their slot taken by another bio", 2 },
 	{ "unmatched", SV(st.unmatched), "%llu bio ends whose submission was before the start", 2 },
-	{ "kstack_walked", SV(km.walked), "kernel stacks: %llu walked", 4 },
-	{ "kstack_memo", SV(km.used), "%llu from a memo of their path", 4 },
-	{ "kstack_checked", SV(km.checked), "%llu of those walked again to check", 4 },
-	{ "kstack_differed", SV(km.differed), "%llu of the checked differed", 4 },
+	BPFENV_KMEMO_COUNTERS(SV(km), 4),
 };
 
 static const struct field summary_fields[] = {

@@ -88,7 +88,7 @@ const struct sysc why_syscalls[NSYSC] = {
 };
 _Static_assert(sizeof(why_syscalls) / sizeof(why_syscalls[0]) == NSYSC, "NSYSC: why_int.h");
 
-enum { OPT_COMM = OPT_FIRST_CMD, OPT_SYSCALLS, OPT_SUMMARY, OPT_CALL, OPT_INTO, OPT_NO_QW, OPT_SC_EVENTS, OPT_DEPTH };
+enum { OPT_COMM = OPT_FIRST_CMD, OPT_SYSCALLS, OPT_SUMMARY, OPT_CALL, OPT_INTO, OPT_NO_QW, OPT_SC_EVENTS, OPT_DEPTH, OPT_WALK_EACH };
 
 static const struct cli_opt why_table[] = {
 	{ "pid", 'p', "PID", "only calls of this process (repeat for up to 8)" },
@@ -112,6 +112,10 @@ static const struct cli_opt why_table[] = {
 	{ "interval", 'i', "SECS", "a summary every SECS seconds, besides the last" },
 	{ "kernel-stack", 'K', NULL, "the kernel stack at each call's longest wait off CPU" },
 	{ "user-stack", 'U', NULL, "the user stack at each call's longest wait off CPU" },
+	{ "walk-each", OPT_WALK_EACH, NULL, "walk the kernel stack at every block and wake (default:\n"
+	  "once for each call path, then taken from a memo while its\n"
+	  "return addresses match; one use in 64 walked again to check)",
+	  CLI_FLAG_AT(struct why_opts, walk_each) },
 	{}
 };
 
@@ -314,9 +318,20 @@ int why__start(struct why_ctx *wc, struct life_cfg *cfg)
 	/* stolen time, a part of its own (a kvm guest's steal clock) */
 	wc->skel->rodata->targ_steal_off = kfeatures__steal_off(vmlinux);
 	wc->skel->rodata->targ_ncpus = ncpus > 0 ? ncpus : 0;	/* whose steal clocks a spell reads */
-	if (!o->kstack && !o->ustack)
-		bpf_map__set_max_entries(wc->skel->maps.stacks, 1);
 	bpfenv__ustack_setup(&wc->skel->rodata->ustack_walk, o->ustack, wc->skel->maps.ustacks);
+	/* the waits', wakers' and -K's kernel stacks: a walk for each path
+	 * (kmemo.bpf.h), kept whole in kstacks; --walk-each walks at each
+	 * event, into the same map */
+	if (bpfenv__ustack_setup(&wc->skel->rodata->kmemo_on, true, wc->skel->maps.kstacks)) {
+		wc->skel->rodata->kmemo_each = o->walk_each;
+		bpf_map__set_max_entries(wc->skel->maps.waitstacks, 1);
+		bpf_map__set_max_entries(wc->skel->maps.wakestacks, 1);
+		if (o->kstack)
+			bpf_map__set_max_entries(wc->skel->maps.kstacks, 16384);
+	}
+	/* the stack map: -K's without memos, -U's where the kernel walks */
+	if (!(o->kstack && !wc->skel->rodata->kmemo_on) && !(o->ustack && !wc->skel->rodata->ustack_walk))
+		bpf_map__set_max_entries(wc->skel->maps.stacks, 1);
 	if ((err = ksyms__load(&wc->ks, NULL))) {	/* the waits' places */
 		err = fail("reading /proc/kallsyms", "%s", strerror(-err));
 		return err;

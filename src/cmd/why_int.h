@@ -47,6 +47,7 @@ struct why_opts {
 	const char *comm, *cgroup, *disk, *syscalls;
 	bool summary_only, no_queue_writes, kstack, ustack;
 	bool sc_events;		/* --syscall-events */
+	bool walk_each;		/* --walk-each: no kernel stack memos */
 	const char *call;		/* --call TARGET */
 	char *into[WHY_CHILDREN];	/* --into CHILD,... */
 	int ninto;
@@ -150,6 +151,7 @@ struct why_ctx {
 	struct usyms *us;		/* -U */
 	const struct pending *cur;	/* the call being printed */
 	uint64_t wakers_unfollowed;	/* wakers shown without their time over the wait */
+	uint64_t kstacks_lost;		/* waits, wakers and -K shown without their kernel stack */
 	struct bpf_link *sc_links[2 * NSYSC];	/* per-syscall tracepoints */
 	int nsc_links;
 	bool raw;			/* raw syscall tracepoints instead */

@@ -79,12 +79,27 @@ static void file_name(struct why_ctx *wc, const struct why_call *c, char *buf, s
 		snprintf(buf, len, "fd %d", c->fd);
 }
 
+/* A kernel stack of a wait, a waker or -K (ips: STACK_IPS): from kstacks
+ * where memos are on, else from the site's own stack map (why.bpf.c). */
+static int read_kstack(struct why_ctx *wc, struct bpf_map *site, int id, uint64_t *ips)
+{
+	const struct bpf_map *m = wc->skel->rodata->kmemo_on ? wc->skel->maps.kstacks : site;
+
+	int n;
+
+	_Static_assert(STACK_IPS >= WHY_WAKE_DEPTH && STACK_IPS >= WHY_WAIT_DEPTH, "room for any of them");
+	n = frames__read(bpf_map__fd(m), id, ips, bpf_map__value_size(m) / sizeof(*ips));
+	if (!n)
+		wc->kstacks_lost++;
+	return n;
+}
+
 static int read_stack(struct why_ctx *wc, int id, uint64_t *ips, bool user)
 {
-	int fd = bpfenv__ustack_fd(user && wc->skel->rodata->ustack_walk, wc->skel->maps.ustacks,
-				   wc->skel->maps.stacks);
-
-	return frames__read(fd, id, ips, STACK_IPS);
+	if (!user)
+		return read_kstack(wc, wc->skel->maps.stacks, id, ips);
+	return frames__read(bpfenv__ustack_fd(wc->skel->rodata->ustack_walk, wc->skel->maps.ustacks,
+					      wc->skel->maps.stacks), id, ips, STACK_IPS);
 }
 
 /* -K/-U: now, while the process lives (user frames need its mappings). */
@@ -122,8 +137,8 @@ static const char *const interrupt[] = { "asm_sysvec_", "sysvec_", "__sysvec_", 
  * whether from an interrupt: then no task did, whatever ran. */
 static void name_wake(struct why_ctx *wc, const struct why_waker *k, struct hop_names *h)
 {
-	uint64_t ips[WHY_WAKE_DEPTH];
-	int n = frames__read(bpf_map__fd(wc->skel->maps.wakestacks), k->stack, ips, WHY_WAKE_DEPTH);
+	uint64_t ips[STACK_IPS];
+	int n = read_kstack(wc, wc->skel->maps.wakestacks, k->stack, ips);
 
 	for (int i = frames__kernel_skip(&wc->ks, ips, n); i < n; i++) {
 		const struct ksym *s = ksyms__find(&wc->ks, ips[i]);
@@ -178,15 +193,14 @@ static void name_wakes(struct why_ctx *wc, struct pending *p)
  * dispatch and the scheduler (pipe_read, jbd2_log_wait_commit, ...). */
 static void name_places(struct why_ctx *wc, struct pending *p)
 {
-	uint64_t ips[WHY_WAIT_DEPTH];
+	uint64_t ips[STACK_IPS];
 
 	for (int w = 0; w < WHY_WAITS; w++) {
 		const struct why_wait *x = &p->c.waits[w];
 
 		p->place[w][0] = '\0';
 		if (x->ns)
-			name_place(wc, ips, frames__read(bpf_map__fd(wc->skel->maps.waitstacks), x->stack, ips,
-							 WHY_WAIT_DEPTH), p->place[w]);
+			name_place(wc, ips, read_kstack(wc, wc->skel->maps.waitstacks, x->stack, ips), p->place[w]);
 	}
 }
 

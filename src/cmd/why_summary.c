@@ -7,19 +7,22 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include "bpfenv.h"
 #include "counters.h"
+#include "kmemo.h"
 #include "disks.h"
 #include "fields.h"
 #include "why_int.h"
 #include "why.skel.h"
 
-enum { M_SYS = 1, M_FUNC = 2 };
+enum { M_SYS = 1, M_FUNC = 2, M_KMEMO = 4 };
 
 /* ---- the summary: per system call (or --call's function), then the counters ---- */
 
 struct why_values {
 	uint64_t calls, slow, shown, lost, no_storage, calls_full, linked, unlinked_io, disk_skipped,
-		 life_lost, untracked, wake_running, waker_unfollowed, any_missed, switch_in_unseen;
+		 life_lost, untracked, wake_running, waker_unfollowed, any_missed, switch_in_unseen, kstacks_lost;
+	struct kmemo_stats km;	/* the kernel stacks' memos (kmemo.bpf.h) */
 };
 
 #define WV(f) offsetof(struct why_values, f)
@@ -44,6 +47,9 @@ static const struct counter why_counters[] = {
 	{ "task_changes_missed", WV(any_missed), "wakers: %llu context switches found a task's state busy "
 	  "or no room for it: a waker's time around them may be in the wrong part" },
 	{ "switch_in_unseen", WV(switch_in_unseen), NULL },
+	{ "kstacks_lost", WV(kstacks_lost), "%llu waits, wakers or -K stacks shown without their kernel stack "
+	  "(a full map, or a collision in the kernel's stack map without memos)" },
+	BPFENV_KMEMO_COUNTERS(WV(km), M_KMEMO),
 };
 
 static void values(struct why_ctx *wc, struct why_values *v)
@@ -54,7 +60,14 @@ static void values(struct why_ctx *wc, struct why_values *v)
 	life__stats(&wc->l, &ls);
 	*v = (struct why_values){ s->calls, s->slow, wc->shown, s->lost, s->no_storage, wc->calls_full,
 				  wc->linked, wc->unlinked_io, wc->disk_skipped, ls.lost + s->qw_lost, ls.untracked,
-				  s->wake_running, wc->wakers_unfollowed, s->any_missed, s->switch_in_unseen };
+				  s->wake_running, wc->wakers_unfollowed, s->any_missed, s->switch_in_unseen,
+				  wc->kstacks_lost };
+}
+
+/* M_KMEMO where the kernel stacks came from memos, with their counters in v */
+static unsigned kmemo_mode(struct why_ctx *wc, struct why_values *v)
+{
+	return wc->skel->rodata->kmemo_on && !bpfenv__kmemo_stats(wc->skel->maps.kmemo_cpu, &v->km) ? M_KMEMO : 0;
 }
 
 /* one share of the slow calls' wall time */
@@ -359,6 +372,7 @@ void why__summary(struct why_ctx *wc)
 
 	sv.wc = wc;
 	values(wc, &sv.v);
+	fc.mode = kmemo_mode(wc, &sv.v);
 	if (wc->o->c.json)
 		fields__json(&wc->j, &why_summary_rec, &sv, &fc);
 	else

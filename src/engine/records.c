@@ -743,10 +743,7 @@ static const struct counter summary_counters[] = {
 	{ "missed", SV(missed), "%llu missed (a program already running on the CPU)" },
 	{ "skipped", SV(skipped), "%lld skipped (completed, but the kernel ran no BPF program for them)", 0, 1 },
 	{ "queue_write_stalls", SV(queue_write_stalls), "%llu stalls named a queue write" },
-	{ "kstack_walked", SV(km.walked), "kernel stacks: %llu walked", KMEMO },
-	{ "kstack_memo", SV(km.used), "%llu from a memo of their path", KMEMO },
-	{ "kstack_checked", SV(km.checked), "%llu of those walked again to check", KMEMO },
-	{ "kstack_differed", SV(km.differed), "%llu of the checked differed", KMEMO },
+	BPFENV_KMEMO_COUNTERS(SV(km), KMEMO),
 };
 
 struct sum_view {

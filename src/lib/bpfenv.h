@@ -81,6 +81,16 @@ int bpfenv__ustack_fd(bool walk, struct bpf_map *walk_map, struct bpf_map *stack
  * summed over the CPUs; 0 or -errno. */
 struct kmemo_stats;
 int bpfenv__kmemo_stats(const struct bpf_map *kmemo_cpu, struct kmemo_stats *st);
+/* ... as counters.h's table entries, a struct kmemo_stats at offset off of
+ * the table's values, kept in the modes only (one text for every command) */
+#define BPFENV_KMEMO_COUNTERS(off, only)									\
+	{ "kstack_walked", (off) + offsetof(struct kmemo_stats, walked), "kernel stacks: %llu walked", only },	\
+	{ "kstack_offstack", (off) + offsetof(struct kmemo_stats, offstack),					\
+	  "%llu of them on an interrupt's stack or too deep: no memo", only },						\
+	{ "kstack_memo", (off) + offsetof(struct kmemo_stats, used), "%llu from a memo of their path", only },	\
+	{ "kstack_checked", (off) + offsetof(struct kmemo_stats, checked), "%llu of those walked again to check",	\
+	  only },												\
+	{ "kstack_differed", (off) + offsetof(struct kmemo_stats, differed), "%llu of the checked differed", only }
 /* Is tracepoint tp in this kernel (its btf_trace_ typedef in vmlinux BTF)? */
 bool bpfenv__has_tp(const struct btf *vmlinux, const char *tp);
 /* Programs of obj on a tp_btf/ tracepoint of t[0..n) that this kernel lacks

@@ -129,6 +129,16 @@ other=$(wk '[.[] | select(.type == "call" and .function == "vfs_read" and .parts
 check "block I/O, on CPU and runnable 90%+ of every call ($other not)" '[ "$other" = 0 ]'
 echo "  $(file why_kernel wk.err | head -2 | tr '\n' ' ')"
 
+echo "why's kernel stacks from memos on 6.1, the same 40 reads by read(2):"
+wm() { file why_memo wm.out | jq -s "$1"; }
+check "why exits 0" '[ "$(kv why_memo wm.rc)" = 0 ]'
+n=$(wm '[.[] | select(.type == "call" and .syscall == "read" and .parts.block_io_ns > 0)] | length')
+check "40 slow reads of dd, each waiting for block I/O ($n)" '[ "$n" = 40 ]'
+km=$(file why_memo wm.out | jq -s -r '[.[] | select(.type == "summary")][0] | [.kstack_walked, .kstack_offstack, .kstack_memo, .kstack_differed] | @tsv')
+read -r kw ko kmm kd <<< "$km"
+check "the waits' stacks: $kw walked ($ko on an interrupt's stack: the wakes), $kmm from memos, $kd differed" \
+	'[ "$kd" = 0 ] && [ "$kmm" -ge 30 ] && [ $((kw - ko)) -le 10 ]'
+
 echo "bench (ratios only: software emulation), 100000 vfs_read calls a run:"
 python3 - "$(kv bench none.1)" "$(kv bench fentry.1)" "$(kv bench kprobe.1)" \
 	"$(kv bench none.2)" "$(kv bench fentry.2)" "$(kv bench kprobe.2)" <<'PY'

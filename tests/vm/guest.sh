@@ -132,6 +132,14 @@ dd if=/dev/nullb0 of=/dev/null bs=4k count=40 iflag=direct 2>/dev/null
 stop wk
 end why_kernel
 
+begin why_memo
+# the same reads by read(2): each waits in the block layer, its place's
+# stack from a memo of its path (kmemo.bpf.h) after the first
+start wm why 1 --comm dd --syscalls read --json
+dd if=/dev/nullb0 of=/dev/null bs=4k count=40 iflag=direct 2>/dev/null
+stop wm
+end why_memo
+
 begin bench
 # per-call cost: the wall time of 100000 vfs_read calls untraced, then under
 # each mode, interleaved twice; bpf_stats alone would miss the kprobe trap
