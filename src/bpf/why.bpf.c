@@ -455,7 +455,7 @@ STACK_MAP(wakestacks, 8192, WHY_WAKE_DEPTH);
  * of their paths (kmemo_on, kmemo.bpf.h), whole, by a hash of their
  * frames: a stack map has one bucket for each id and no second place, so
  * two stacks whose ids meet lose the second (-EEXIST).  That happened to
- * dd's journal wait in 1 load in 4 (docs/PERFORMANCE.md).  The three
+ * dd's journal wait in 4 loads of 12 (docs/PERFORMANCE.md).  The three
  * fallbacks above are sized 1 then (why.c), but -U's kernel walk. */
 USTACK_MAP(kstacks, 8192);
 __u64 ptr_anchor;	/* ptr.bpf.h */

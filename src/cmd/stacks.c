@@ -198,8 +198,8 @@ int cmd_stacks(int argc, char **argv)
 		{ "top", 'n', "N", "the N most frequent stacks, text and JSON (default 20; 0: all)", CLI_UINT_AT(struct stacks_opts, top, 0, 1000000, "a number of stacks (0: all)") },
 		{ "folded", OPT_FOLDED, NULL, "one line per stack, frame;frame;... count, root first (flame graph input)", CLI_FLAG_AT(struct stacks_opts, folded) },
 		{ "walk-each", OPT_WALK_EACH, NULL, "walk the kernel stack at every event (default, at block I/O and\n"
-						      "--tracepoint: once for each call path, then taken from a memo its\n"
-						      "return addresses still match; one use in 64 walked again to check)",
+						      "--tracepoint: once for each call path, then taken from a memo while its\n"
+						      "return addresses match; one use in 64 walked again to check)",
 		  CLI_FLAG_AT(struct stacks_opts, walk_each) },
 		{ "svg", OPT_SVG, "FILE", "also write a flame graph: one self-contained, interactive SVG", CLI_STR_AT(struct stacks_opts, svg) },
 		{}
@@ -254,9 +254,10 @@ int cmd_stacks(int argc, char **argv)
 	/* user stacks walked by the program where it can (ustack.bpf.h), in
 	 * their own map; else in the stack map with the kernel's */
 	bpfenv__ustack_setup(&sc.sk->rodata->ustack_walk, !o.kernel_only, sc.sk->maps.ustackmap);
-	/* block submission's kernel stacks: a walk for each path (kmemo.bpf.h) */
-	bpfenv__ustack_setup(&sc.sk->rodata->kmemo_on, !o.user_only && !o.uprobe && !o.kfunc && !o.walk_each,
-			     sc.sk->maps.kstackmap);
+	/* block submission's kernel stacks: a walk for each path (kmemo.bpf.h);
+	 * --walk-each walks at each event, into the same map */
+	bpfenv__ustack_setup(&sc.sk->rodata->kmemo_on, !o.user_only && !o.uprobe && !o.kfunc, sc.sk->maps.kstackmap);
+	sc.sk->rodata->kmemo_each = o.walk_each;
 	if ((o.user_only || sc.sk->rodata->kmemo_on) && (o.kernel_only || sc.sk->rodata->ustack_walk))
 		bpf_map__set_max_entries(sc.sk->maps.stackmap, 1);	/* the kernel's stack map unused */
 	sc.sk->rodata->filter_pid = o.pid;

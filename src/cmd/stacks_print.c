@@ -244,6 +244,6 @@ static const struct field summary_fields[] = {
 
 const struct rec stacks_summary_rec = REC("summary", "stacks.summary", "stacks: the counters of a run (untimed, "
 					  "inflight_full and unmatched: block submission only, else null; kstack_*: "
-					  "kernel stacks from memos, null with --walk-each, -U, --kfunc, --uprobe or "
-					  "where the kernel lacks what memos need)", summary_fields);
+					  "kernel stacks from memos, each walked with --walk-each, null with -U, --kfunc, "
+					  "--uprobe or where the kernel lacks what memos need)", summary_fields);
 

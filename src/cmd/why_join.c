@@ -84,7 +84,6 @@ static void file_name(struct why_ctx *wc, const struct why_call *c, char *buf, s
 static int read_kstack(struct why_ctx *wc, struct bpf_map *site, int id, uint64_t *ips)
 {
 	const struct bpf_map *m = wc->skel->rodata->kmemo_on ? wc->skel->maps.kstacks : site;
-
 	int n;
 
 	_Static_assert(STACK_IPS >= WHY_WAKE_DEPTH && STACK_IPS >= WHY_WAIT_DEPTH, "room for any of them");

@@ -20,6 +20,9 @@ bpftrace -e "tracepoint:block:block_bio_queue /args->dev == $devt/ { @[kstack] =
 PIDS+=("$B")
 for i in $(seq 100); do grep -q Attaching "$T/bt.out" && break; sleep 0.1; done
 grep -q Attaching "$T/bt.out" || die "bpftrace did not attach: $(cat "$T/bt.err")"
+# beside it the same stacks walked at every bio (--walk-each)
+start_iodig "$T/w.json" stacks -d "$d" -K -n 0 --json --walk-each
+W=$IODIG_PID WOUT=$IODIG_OUT
 start_iodig "$T/s.json" stacks -d "$d" -K -n 0 --json
 
 f="--filename=$T/m/f --size=64M --runtime=1 --time_based --output=/dev/null"
@@ -35,6 +38,7 @@ fio --name=wb --filename="$T/m/g" --size=32M --rw=write --bs=1M --ioengine=psync
 sync
 settle "$d"
 stop_iodig
+IODIG_PID=$W IODIG_OUT=$WOUT stop_iodig
 bpftrace_stop "$B" "$T/bt.out" || die "bpftrace: $(cat "$T/bt.err")"
 
 # each stack as "sym+offset;..." innermost first, its count; the dispatch
@@ -62,6 +66,13 @@ echo "  [events, walked, from memos, checked, differed]: $sm"
 jq -e 'select(.type == "summary") | .kstack_walked + .kstack_memo == .events and .kstack_memo >= 0.9 * .events
 	and .kstack_checked > 0 and .kstack_differed == 0' "$T/s.json" >/dev/null || die "memos: $sm"
 ok "at least 90% of the stacks from memos, the rest walked; of those walked again to check, none differed"
+# --walk-each: the same stacks and counts, every one walked
+jq -r 'select(.type == "stack") | [([.kernel[] | "\(.sym)+\(.offset)"] | join(";")), .count] | @tsv' "$T/w.json" |
+	awk -F'\t' '{ n[$1] += $2 } END { for (s in n) print s "\t" n[s] }' | sort > "$T/walk.tsv"
+diff "$T/bt.tsv" "$T/walk.tsv" > "$T/diffw" || die "--walk-each: stacks and counts differ from bpftrace's: $(head -c 2000 "$T/diffw")"
+jq -e 'select(.type == "summary") | .kstack_walked == .events and .kstack_memo == 0 and .kstack_offstack == 0' "$T/w.json" >/dev/null \
+	|| die "--walk-each: $(jq -c 'select(.type == "summary") | [.events, .kstack_walked, .kstack_memo, .kstack_offstack]' "$T/w.json")"
+ok "--walk-each: the same $ns stacks and counts as bpftrace's, each of its $(jq 'select(.type == "summary") | .events' "$T/w.json") bios walked"
 
 # 2. snoop -K: each request's kernel stack at Q, from the life engine's
 # memos, against bpftrace's kstack for fio's bios (one bio a request: 4 KiB
