@@ -326,8 +326,6 @@ int why__start(struct why_ctx *wc, struct life_cfg *cfg)
 		wc->skel->rodata->kmemo_each = o->walk_each;
 		bpf_map__set_max_entries(wc->skel->maps.waitstacks, 1);
 		bpf_map__set_max_entries(wc->skel->maps.wakestacks, 1);
-		if (o->kstack)
-			bpf_map__set_max_entries(wc->skel->maps.kstacks, 16384);
 	}
 	/* the stack map: -K's without memos, -U's where the kernel walks */
 	if (!(o->kstack && !wc->skel->rodata->kmemo_on) && !(o->ustack && !wc->skel->rodata->ustack_walk))
