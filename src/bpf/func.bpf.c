@@ -35,6 +35,8 @@ HIST_EPOCH_MAPS(hists, struct func_key, FUNC_KEYS);
 STACK_MAP(stackmap, FUNC_STACKS, FUNC_STACK_DEPTH);
 /* -U: user stacks walked by ustack.bpf.h where it can (else in stackmap) */
 USTACK_MAP(ustackmap, FUNC_STACKS);
+/* -K: kernel stacks by a hash of their frames where it can (kstack_take()) */
+USTACK_MAP(kstackmap, FUNC_STACKS);
 _Static_assert(FUNC_STACK_DEPTH == USTACK_DEPTH, "one depth for both maps");
 
 /* The stack of the call being entered: its id, or -2 when none was taken
@@ -69,7 +71,7 @@ static __always_inline int on_entry(void *ctx, __u32 id)
 		__sync_fetch_and_add(&stats.too_deep, 1);
 	} else {
 		st->f[d].id = id;
-		st->f[d].kstack = !targ_kstack ? -1 : stack_kept(bpf_get_stackid(ctx, &stackmap, 0), &stats.kstack_lost);
+		st->f[d].kstack = !targ_kstack ? -1 : stack_kept(kstack_take(ctx, &kstackmap, &stackmap), &stats.kstack_lost);
 		st->f[d].ustack = !targ_ustack ? -1 :
 				  stack_kept(ustack_take(ctx, &ustackmap, &stackmap), &stats.ustack_lost);
 		st->f[d].ts = bpf_ktime_get_ns();

@@ -78,7 +78,7 @@ static __always_inline int count(void *ctx, __u32 dev, __u64 bytes, struct bio *
 	else if (memo)
 		k.kstack = kmemo_stackid(ctx, &kstackmap, &stackmap);
 	else
-		k.kstack = bpf_get_stackid(ctx, &stackmap, 0);
+		k.kstack = kstack_take(ctx, &kstackmap, &stackmap);
 	k.ustack = targ_user ? ustack_take(ctx, &ustackmap, &stackmap) : -1;
 	/* -EFAULT: no user stack (a kernel thread); else lost, and counted */
 	if (targ_kernel && k.kstack < 0)

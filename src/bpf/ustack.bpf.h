@@ -76,6 +76,7 @@ struct {
 } ustack_scratch SEC(".maps");
 
 const volatile bool ustack_walk = false;	/* set by the user side */
+const volatile bool kstack_keep = false;	/* ... and this: kstack_take() keeps by a hash */
 
 static __always_inline __u64 ustack_mix(__u64 h, __u64 v)
 {
@@ -258,6 +259,41 @@ static __always_inline __s32 ustack_take(void *ctx, void *map, void *kfallback)
 	if (w->seq != seq)
 		return -12;
 	return stack_keep(map, &w->s, c.n, c.h);
+}
+
+/*
+ * The current kernel stack, the frames bpf_get_stackid(ctx, kfallback, 0)
+ * would keep, into map (a USTACK_MAP) by a 64-bit hash of them: its id, or
+ * a negative errno as bpf_get_stackid() gives.  A stack map keeps one stack
+ * an id, jhash2 of the frames masked to its size, and loses a second stack
+ * whose id meets the first's (-EEXIST; which stacks meet changes with each
+ * load, docs/DESIGN.md); here two meet about once in 2^31.  Without
+ * kstack_keep (no bpf_loop: before 5.17), into kfallback.
+ */
+static __always_inline __s32 kstack_take(void *ctx, void *map, void *kfallback)
+{
+	struct ustack_scratch *w;
+	__u32 zero = 0, n;
+	__u64 seq, h;
+	long r;
+
+	if (!kstack_keep)
+		return bpf_get_stackid(ctx, kfallback, 0);
+	w = bpf_map_lookup_elem(&ustack_scratch, &zero);
+	if (!w)
+		return -12;
+	seq = ++w->seq;
+	/* (the rest of the buffer zeroed by the helper) */
+	r = bpf_get_stack(ctx, &w->s, sizeof(w->s), 0);
+	if (r <= 0)
+		return r < 0 ? r : -14;
+	n = r / sizeof(__u64);
+	w->n = n;
+	h = stack_hash_of(&w->s, n);
+	/* (a walk interrupted by another on this CPU: lost) */
+	if (w->seq != seq)
+		return -12;
+	return stack_keep(map, &w->s, n, h);
 }
 
 #endif

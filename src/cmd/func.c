@@ -212,7 +212,7 @@ static int series_cmp(const void *a, const void *b)
  * the process lived), else now (addresses, if it is gone). */
 static const struct frames *name_stacks(struct func_ctx *fc, struct func_series *s)
 {
-	int fd = bpf_map__fd(fc->skel->maps.stackmap);
+	int fd = bpfenv__ustack_fd(fc->skel->rodata->kstack_keep, fc->skel->maps.kstackmap, fc->skel->maps.stackmap);
 	uint64_t ips[FUNC_STACK_DEPTH];
 	const struct frames *u;
 
@@ -390,9 +390,11 @@ int cmd_func(int argc, char **argv)
 	fc.skel->rodata->filter_pid = pid;
 	fc.skel->rodata->targ_kstack = o.kstack;
 	fc.skel->rodata->targ_ustack = o.ustack;
-	if (!o.kstack && !o.ustack)
-		bpf_map__set_max_entries(fc.skel->maps.stackmap, 1);
+	/* stacks kept by a hash of their frames where the kernel can (ustack.bpf.h), else in the stack map */
 	bpfenv__ustack_setup(&fc.skel->rodata->ustack_walk, o.ustack, fc.skel->maps.ustackmap);
+	bpfenv__ustack_setup(&fc.skel->rodata->kstack_keep, o.kstack, fc.skel->maps.kstackmap);
+	if ((!o.kstack || fc.skel->rodata->kstack_keep) && (!o.ustack || fc.skel->rodata->ustack_walk))
+		bpf_map__set_max_entries(fc.skel->maps.stackmap, 1);
 	progs = (struct attach_progs){
 		.entry = { [ATTACH_FENTRY] = fc.skel->progs.func_fentry,
 			   [ATTACH_KPROBE] = fc.skel->progs.func_kprobe,

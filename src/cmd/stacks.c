@@ -41,7 +41,7 @@ enum { OPT_TP = OPT_FIRST_CMD, OPT_UPROBE, OPT_KFUNC, OPT_FOLDED, OPT_SVG, OPT_W
 
 static int read_stack(struct stacks_ctx *sc, int id, uint64_t *ips)
 {
-	return frames__read(bpfenv__ustack_fd(sc->sk->rodata->kmemo_on, sc->sk->maps.kstackmap, sc->sk->maps.stackmap),
+	return frames__read(bpfenv__ustack_fd(sc->sk->rodata->kstack_keep, sc->sk->maps.kstackmap, sc->sk->maps.stackmap),
 			    id, ips, STACKS_DEPTH);
 }
 
@@ -254,11 +254,14 @@ int cmd_stacks(int argc, char **argv)
 	/* user stacks walked by the program where it can (ustack.bpf.h), in
 	 * their own map; else in the stack map with the kernel's */
 	bpfenv__ustack_setup(&sc.sk->rodata->ustack_walk, !o.kernel_only, sc.sk->maps.ustackmap);
-	/* block submission's kernel stacks: a walk for each path (kmemo.bpf.h);
-	 * --walk-each walks at each event, into the same map */
-	bpfenv__ustack_setup(&sc.sk->rodata->kmemo_on, !o.user_only && !o.uprobe && !o.kfunc, sc.sk->maps.kstackmap);
+	/* kernel stacks kept by a hash of their frames where it can
+	 * (ustack.bpf.h); at block submission and --tracepoint a walk for each
+	 * path (kmemo.bpf.h), and with --walk-each at each event, into the
+	 * same map */
+	bpfenv__ustack_setup(&sc.sk->rodata->kstack_keep, !o.user_only, sc.sk->maps.kstackmap);
+	sc.sk->rodata->kmemo_on = sc.sk->rodata->kstack_keep && !o.uprobe && !o.kfunc;
 	sc.sk->rodata->kmemo_each = o.walk_each;
-	if ((o.user_only || sc.sk->rodata->kmemo_on) && (o.kernel_only || sc.sk->rodata->ustack_walk))
+	if ((o.user_only || sc.sk->rodata->kstack_keep) && (o.kernel_only || sc.sk->rodata->ustack_walk))
 		bpf_map__set_max_entries(sc.sk->maps.stackmap, 1);	/* the kernel's stack map unused */
 	sc.sk->rodata->filter_pid = o.pid;
 	sc.sk->rodata->filter_dev = o.sel.disk;
