@@ -40,7 +40,7 @@ for r in calls:
     c = [c for c in clk if c[0] <= r["ts_ns"] <= c[1]]
     cpu = r["parts"]["on_cpu_ns"]
     if len(c) != 1 or cpu > c[0][4] + max(0.02 * c[0][4], 300000) or cpu < 0.95 * c[0][4] - 500000:
-        bad.append((cpu, c))
+        bad.append((cpu, c, r["parts"], r.get("wall_ns")))  # (its parts: where the rest went)
     elif len(shown) < 4:
         shown.append("%d/%d" % (cpu, c[0][4]))
 if not calls or bad:
