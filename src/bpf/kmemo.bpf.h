@@ -227,17 +227,6 @@ static __always_inline void kmemo_make(struct kmemo_cpu *c, struct kmemo *m, __u
 	c->st.made++;
 }
 
-/* The walk into c->ips: its frames, and its id in map (stack_keep()). */
-static __always_inline __s32 kmemo_walk(void *ctx, struct kmemo_cpu *c, void *map, __u32 *n)
-{
-	long r = bpf_get_stack(ctx, &c->ips, sizeof(c->ips), KMEMO_SKIP);
-
-	if (r <= 0)
-		return r < 0 ? r : -14;
-	*n = r / sizeof(__u64);
-	return stack_keep(map, &c->ips, *n, stack_hash_of(&c->ips, *n));
-}
-
 /*
  * The current kernel stack's id in map (a USTACK_MAP), from a memo of its
  * path where one holds, else walked; or as bpf_get_stackid() into kfallback
@@ -259,17 +248,19 @@ static __always_inline __s32 kmemo_stackid(void *ctx, void *map, void *kfallback
 	c = bpf_map_lookup_elem(&kmemo_cpu, &zero);
 	if (!c)
 		return -12;
-	t = bpf_get_current_task_btf();
-	off = ptr_val((struct pt_regs *)bpf_task_pt_regs(t)) - ptr_val(ctx);
-	if (!kmemo_each && off > 16 && off < KMEMO_SPAN) {
-		len = off & (KMEMO_SPAN - 8);
-		barrier_var(len);
-		if (len >= KMEMO_SPAN || bpf_probe_read_kernel(c->span, len, ctx))
-			len = 0;
-		c->span[KMEMO_WORD(len)] = 0;	/* (top: 0 in a memo without one) */
+	if (!kmemo_each) {
+		t = bpf_get_current_task_btf();
+		off = ptr_val((struct pt_regs *)bpf_task_pt_regs(t)) - ptr_val(ctx);
+		if (off > 16 && off < KMEMO_SPAN) {
+			len = off & (KMEMO_SPAN - 8);
+			barrier_var(len);
+			if (len >= KMEMO_SPAN || bpf_probe_read_kernel(c->span, len, ctx))
+				len = 0;
+			c->span[KMEMO_WORD(len)] = 0;	/* (top: 0 in a memo without one) */
+		}
+		if (!len)
+			c->st.offstack++;
 	}
-	if (!len && !kmemo_each)
-		c->st.offstack++;
 	if (len) {
 		ways.c = c;
 		ways.len = len;
@@ -282,7 +273,7 @@ static __always_inline __s32 kmemo_stackid(void *ctx, void *map, void *kfallback
 		}
 	}
 	/* (one walk, for a path without a memo and for a check) */
-	id = kmemo_walk(ctx, c, map, &n);
+	id = kstack_walk_keep(ctx, &c->ips, KMEMO_SKIP, map, &n);
 	if (m) {
 		c->st.checked++;
 		if (!kmemo_walked(c, m, n)) {

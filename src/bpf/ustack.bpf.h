@@ -262,20 +262,35 @@ static __always_inline __s32 ustack_take(void *ctx, void *map, void *kfallback)
 }
 
 /*
+ * The current kernel stack, less its first skip frames, walked into s and
+ * kept in map (a USTACK_MAP) by a 64-bit hash of its frames: its id, or a
+ * negative errno as bpf_get_stackid() gives; *n: the frames in s.
+ */
+static __always_inline __s32 kstack_walk_keep(void *ctx, struct ustack_ips *s, __u32 skip, void *map, __u32 *n)
+{
+	/* (the rest of the buffer zeroed by the helper) */
+	long r = bpf_get_stack(ctx, s, sizeof(*s), skip);
+
+	if (r <= 0)
+		return r < 0 ? r : -14;
+	*n = r / sizeof(__u64);
+	return stack_keep(map, s, *n, stack_hash_of(s, *n));
+}
+
+/*
  * The current kernel stack, the frames bpf_get_stackid(ctx, kfallback, 0)
- * would keep, into map (a USTACK_MAP) by a 64-bit hash of them: its id, or
- * a negative errno as bpf_get_stackid() gives.  A stack map keeps one stack
- * an id, jhash2 of the frames masked to its size, and loses a second stack
- * whose id meets the first's (-EEXIST; which stacks meet changes with each
- * load, docs/DESIGN.md); here two meet about once in 2^31.  Without
- * kstack_keep (no bpf_loop: before 5.17), into kfallback.
+ * would keep, into map by a hash of them (kstack_walk_keep()).  A stack map
+ * keeps one stack an id, jhash2 of the frames masked to its size, and loses
+ * a second stack whose id meets the first's (-EEXIST; which stacks meet
+ * changes with each load, docs/DESIGN.md); here two meet about once in
+ * 2^31.  Without kstack_keep (no bpf_loop: before 5.17), into kfallback.
  */
 static __always_inline __s32 kstack_take(void *ctx, void *map, void *kfallback)
 {
 	struct ustack_scratch *w;
-	__u32 zero = 0, n;
-	__u64 seq, h;
-	long r;
+	__u32 zero = 0, n = 0;
+	__u64 seq;
+	__s32 id;
 
 	if (!kstack_keep)
 		return bpf_get_stackid(ctx, kfallback, 0);
@@ -283,17 +298,10 @@ static __always_inline __s32 kstack_take(void *ctx, void *map, void *kfallback)
 	if (!w)
 		return -12;
 	seq = ++w->seq;
-	/* (the rest of the buffer zeroed by the helper) */
-	r = bpf_get_stack(ctx, &w->s, sizeof(w->s), 0);
-	if (r <= 0)
-		return r < 0 ? r : -14;
-	n = r / sizeof(__u64);
+	id = kstack_walk_keep(ctx, &w->s, 0, map, &n);
 	w->n = n;
-	h = stack_hash_of(&w->s, n);
 	/* (a walk interrupted by another on this CPU: lost) */
-	if (w->seq != seq)
-		return -12;
-	return stack_keep(map, &w->s, n, h);
+	return w->seq != seq ? -12 : id;
 }
 
 #endif

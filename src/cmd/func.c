@@ -393,8 +393,8 @@ int cmd_func(int argc, char **argv)
 	/* stacks kept by a hash of their frames where the kernel can (ustack.bpf.h), else in the stack map */
 	bpfenv__ustack_setup(&fc.skel->rodata->ustack_walk, o.ustack, fc.skel->maps.ustackmap);
 	bpfenv__ustack_setup(&fc.skel->rodata->kstack_keep, o.kstack, fc.skel->maps.kstackmap);
-	if ((!o.kstack || fc.skel->rodata->kstack_keep) && (!o.ustack || fc.skel->rodata->ustack_walk))
-		bpf_map__set_max_entries(fc.skel->maps.stackmap, 1);
+	bpfenv__stackmap_trim(fc.skel->maps.stackmap, o.kstack, fc.skel->rodata->kstack_keep, o.ustack,
+			      fc.skel->rodata->ustack_walk);
 	progs = (struct attach_progs){
 		.entry = { [ATTACH_FENTRY] = fc.skel->progs.func_fentry,
 			   [ATTACH_KPROBE] = fc.skel->progs.func_kprobe,

@@ -261,8 +261,8 @@ int cmd_stacks(int argc, char **argv)
 	bpfenv__ustack_setup(&sc.sk->rodata->kstack_keep, !o.user_only, sc.sk->maps.kstackmap);
 	sc.sk->rodata->kmemo_on = sc.sk->rodata->kstack_keep && !o.uprobe && !o.kfunc;
 	sc.sk->rodata->kmemo_each = o.walk_each;
-	if ((o.user_only || sc.sk->rodata->kstack_keep) && (o.kernel_only || sc.sk->rodata->ustack_walk))
-		bpf_map__set_max_entries(sc.sk->maps.stackmap, 1);	/* the kernel's stack map unused */
+	bpfenv__stackmap_trim(sc.sk->maps.stackmap, !o.user_only, sc.sk->rodata->kstack_keep, !o.kernel_only,
+			      sc.sk->rodata->ustack_walk);
 	sc.sk->rodata->filter_pid = o.pid;
 	sc.sk->rodata->filter_dev = o.sel.disk;
 	sc.sk->rodata->filter_part = o.sel.part;

@@ -328,8 +328,8 @@ int why__start(struct why_ctx *wc, struct life_cfg *cfg)
 		bpf_map__set_max_entries(wc->skel->maps.wakestacks, 1);
 	}
 	/* the stack map: -K's without memos, -U's where the kernel walks */
-	if (!(o->kstack && !wc->skel->rodata->kmemo_on) && !(o->ustack && !wc->skel->rodata->ustack_walk))
-		bpf_map__set_max_entries(wc->skel->maps.stacks, 1);
+	bpfenv__stackmap_trim(wc->skel->maps.stacks, o->kstack, wc->skel->rodata->kmemo_on, o->ustack,
+			      wc->skel->rodata->ustack_walk);
 	if ((err = ksyms__load(&wc->ks, NULL))) {	/* the waits' places */
 		err = fail("reading /proc/kallsyms", "%s", strerror(-err));
 		return err;

@@ -191,8 +191,7 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 	bpfenv__ustack_setup(&sk->rodata->kmemo_on, cfg->kstack, sk->maps.kstacks);
 	if (!cfg->kstack && !cfg->ustack)
 		bpf_map__set_max_entries(sk->maps.qstacks, 1);
-	if ((!cfg->kstack || sk->rodata->kmemo_on) && (!cfg->ustack || sk->rodata->ustack_walk))
-		bpf_map__set_max_entries(sk->maps.stacks, 1);	/* the kernel's stack map unused */
+	bpfenv__stackmap_trim(sk->maps.stacks, cfg->kstack, sk->rodata->kmemo_on, cfg->ustack, sk->rodata->ustack_walk);
 	/* Load only what this mode runs. */
 	bpf_program__set_autoload(sk->progs.life_getrq, block && (cfg->own_clock || l->watch ||
 								    sk->rodata->targ_tags));

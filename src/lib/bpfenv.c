@@ -489,6 +489,12 @@ int bpfenv__ustack_fd(bool walk, struct bpf_map *walk_map, struct bpf_map *stack
 	return bpf_map__fd(walk ? walk_map : stackmap);
 }
 
+void bpfenv__stackmap_trim(struct bpf_map *stackmap, bool kstack, bool kkept, bool ustack, bool uwalk)
+{
+	if ((!kstack || kkept) && (!ustack || uwalk))
+		bpf_map__set_max_entries(stackmap, 1);
+}
+
 int bpfenv__kmemo_stats(const struct bpf_map *kmemo_cpu, struct kmemo_stats *st)
 {
 	int ncpus = libbpf_num_possible_cpus(), zero = 0, err = 0;

@@ -77,6 +77,10 @@ bool bpfenv__ustack_setup(volatile bool *walk, bool asked, struct bpf_map *walk_
 /* The map user stacks are read from: walk_map when BPF walks, else the
  * kernel's stack map. */
 int bpfenv__ustack_fd(bool walk, struct bpf_map *walk_map, struct bpf_map *stackmap);
+/* The kernel's stack map (stackmap) shrinks to one entry where no stack
+ * falls back to it: kernel stacks not asked or kept by BPF (kkept), user
+ * stacks not asked or walked by BPF (uwalk). */
+void bpfenv__stackmap_trim(struct bpf_map *stackmap, bool kstack, bool kkept, bool ustack, bool uwalk);
 /* What an object's kernel stack memos did (kmemo.bpf.h's kmemo_cpu map),
  * summed over the CPUs; 0 or -errno. */
 struct kmemo_stats;
