@@ -163,7 +163,8 @@ struct why_stats {
 	__u64 qw_lost;		/* queue-write records the engine's ring had no room for */
 	__u64 switch_in_unseen;	/* a traced thread ran again with no sched_switch
 				 * into it (the host's kernel skips one now and
-				 * then): its run told from its own CPU clock */
+				 * then): its run told from the kernel's count
+				 * of its waits for a CPU (run_delay) */
 };
 
 #endif

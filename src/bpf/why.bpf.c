@@ -75,6 +75,7 @@ struct why_task {
 	__u32 pad2;
 	__u64 off_at;		/* F_OFF: when it blocked */
 	__u64 ran_at;		/* its CPU clock (se.sum_exec_runtime) at its last switch out */
+	__u64 rd_at;		/* WP_RUNQ: its run_delay() as it became runnable */
 	struct why_waker wk;	/* F_WOKEN: who is waking it, for the wait it ends */
 	struct why_waker up[WHY_CHAIN - 1];	/* ... and that one's chain */
 	__u64 args[3];		/* the call's first three arguments, read if it is slow */
@@ -98,7 +99,12 @@ struct why_task {
  * keeps none.
  */
 const volatile __s64 targ_steal_off = 0;
-const volatile __u32 targ_ncpus = 0;	/* possible CPUs: steal_clocks[] used */
+const volatile __u32 targ_ncpus = 0;
+/* tests only (IODIG_TEST_UNSEEN=N): one switch into a traced thread in N
+ * skipped whole, as this host's kernel skips one now and then, so that a
+ * test can hold the mend to the thread's own clock; 0 (the verifier then
+ * drops the test) otherwise */
+const volatile __u32 targ_test_unseen = 0;	/* possible CPUs: steal_clocks[] used */
 
 #define WHY_STEAL_CPUS	1024
 __u64 steal_clocks[WHY_STEAL_CPUS];	/* each CPU's steal clock's address, once found */
@@ -180,6 +186,7 @@ struct why_any {
 	__u64 steal_at;		/* in WW_CPU: steal_cpu's steal clock when it began */
 	__u32 steal_cpu;	/* that CPU + 1; 0: unknown, none carved out */
 	__u32 pad0;
+	__u64 rd_at;		/* in WW_RUNQ: its run_delay() when it began */
 	struct why_snap ring[WHY_WAKER_RING];
 	__u32 nc, pad;		/* coarse[nc % WHY_COARSE_RING] is the next */
 	struct why_snap coarse[WHY_COARSE_RING];
@@ -211,6 +218,18 @@ struct {
 	__type(key, __u32);
 	__type(value, struct oncpu);
 } oncpus SEC(".maps");
+
+/* The kernel's count of t's time waiting for a CPU, grown at each switch
+ * in by the wait it ends (sched_info_arrive(), in rq_clock: the same rate
+ * as bpf_ktime_get_ns()); 0 where it keeps none (no CONFIG_SCHED_INFO),
+ * and it stands still where that is off (5.10 without SCHEDSTATS keeps it
+ * only with delay accounting on) */
+static __always_inline __u64 run_delay(struct task_struct *t)
+{
+	if (!bpf_core_field_exists(t->sched_info))
+		return 0;
+	return t->sched_info.run_delay;	/* (t: a BTF pointer, a plain load) */
+}
 
 /* When tid was switched in on this CPU, if it is the one running here, else 0. */
 static __always_inline __u64 oncpu_since(__u32 tid)
@@ -334,6 +353,7 @@ static __always_inline struct why_any *any_of(struct task_struct *t, __u32 was, 
 	if (a->spell != f) {
 		a->spell = f;
 		a->n = a->nc = a->nl = 0;
+		a->rd_at = run_delay(t);
 		a->since = 0;
 		for (int i = 0; i < WW_NR; i++)
 			a->cum[i] = 0;
@@ -711,11 +731,6 @@ static __always_inline void args_read(struct why_task *w)
 	}
 }
 
-/* Running, yet thought runnable since w->since: its switch in was not seen.
- * From when this CPU's entry says it switched the thread in (in), or else
- * by its CPU clock (ran: se.sum_exec_runtime, the kernel's own account of
- * its time on CPU, less steal where the kernel accounts it apart) since its
- * last switch out: the rest of the span is the wait for a CPU. */
 /* -K/-U: a time off CPU, blocked, ends at `at`; the longest keeps its stacks */
 static __always_inline void off_end(struct why_task *w, __u64 at)
 {
@@ -727,9 +742,17 @@ static __always_inline void off_end(struct why_task *w, __u64 at)
 	w->off_since = 0;
 }
 
-static __always_inline void switched_in_unseen(struct why_task *w, __u64 in, __u64 now, __u64 ran)
+/* Running, yet thought runnable since w->since: its switch in was not seen
+ * (this host's kernel skips a sched_switch into a preempted thread about
+ * once in 300: bpftrace misses the same ones).  From when this CPU's entry
+ * says it switched the thread in (in); else from the kernel's own count of
+ * the thread's waits for a CPU (run_delay(), which that switch in grew by
+ * the wait it ended); else by its CPU clock (se.sum_exec_runtime, less
+ * steal where the kernel accounts it apart) since its last switch out: the
+ * rest of the span is the wait for a CPU. */
+static __always_inline void switched_in_unseen(struct why_task *w, __u64 in, __u64 now, struct task_struct *t)
 {
-	__u64 d = ran - w->ran_at;
+	__u64 ran = t->se.sum_exec_runtime, d = ran - w->ran_at, rd = run_delay(t);
 
 	if (in > w->since && in < now) {
 		charge(w, in, running_part(w));
@@ -737,6 +760,14 @@ static __always_inline void switched_in_unseen(struct why_task *w, __u64 in, __u
 		return;
 	}
 	__sync_fetch_and_add(&stats.switch_in_unseen, 1);
+	/* the wait the switch in ended, as the kernel counted it then: exact
+	 * (the CPU clock below is as of the last tick where t is current) */
+	if (rd > w->rd_at && rd - w->rd_at < now - w->since) {
+		in = w->since + (rd - w->rd_at);
+		charge(w, in, running_part(w));
+		off_end(w, in);
+		return;
+	}
 	if (w->ran_at && ran > w->ran_at && d < now - w->since) {
 		charge(w, now - d, running_part(w));
 		off_end(w, now - d);
@@ -751,8 +782,7 @@ static __always_inline void finish(struct why_task *w, long ret)
 	/* running, yet thought runnable: its switch in was missed (its CPU
 	 * clock here is the scheduler's as of its last tick) */
 	if (w->state == WP_RUNQ)
-		switched_in_unseen(w, oncpu_since(w->rec.tid), now,
-				   bpf_get_current_task_btf()->se.sum_exec_runtime);
+		switched_in_unseen(w, oncpu_since(w->rec.tid), now, bpf_get_current_task_btf());
 	charge(w, now, WP_CPU);
 	if (w->flags & F_OFF)	/* its switch in was missed */
 		sleeper_out();
@@ -972,6 +1002,8 @@ int BPF_PROG(why_switch, bool preempt, struct task_struct *prev, struct task_str
 	 * then refused for want of memory at hand: a waker unfollowed); with
 	 * no traced call under way either, nothing else to do (this CPU's
 	 * oncpus entry is needed only for a switch in during a call) */
+	if (targ_test_unseen && in_call(next) && bpf_get_prandom_u32() % targ_test_unseen == 0)
+		return 0;
 	if (!follow_since) {
 		bpf_task_storage_get(&anys, next, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (!in_calls)
@@ -993,10 +1025,15 @@ int BPF_PROG(why_switch, bool preempt, struct task_struct *prev, struct task_str
 		/* switched out while thought runnable: its switch in was not
 		 * seen; it ran from when this CPU switched it in (its steal
 		 * since then unknown) */
+		__u64 rd = run_delay(prev);
+
 		if (a->state == WW_RUNQ && in > a->since && in < now)
 			any_move(a, in, WW_CPU, 0, 0);
+		else if (a->state == WW_RUNQ && rd > a->rd_at && rd - a->rd_at < now - a->since)
+			any_move(a, a->since + (rd - a->rd_at), WW_CPU, 0, 0);	/* (as a call's) */
 		any_move(a, now, preempt || prev_state == 0 ? WW_RUNQ :
 			 BPF_CORE_READ_BITFIELD(prev, in_iowait) ? WW_IO : WW_SLEEP, st, cpu + 1);
+		a->rd_at = rd;
 	}
 	if ((a = any_of(next, WW_RUNQ, 0, 0)))
 		any_move(a, now, WW_CPU, st, cpu + 1);
@@ -1011,12 +1048,13 @@ int BPF_PROG(why_switch, bool preempt, struct task_struct *prev, struct task_str
 		 * sched_switch into it was seen at all), its own CPU clock, which
 		 * the scheduler has just brought up to date, says how long it ran */
 		if (w->state == WP_RUNQ)
-			switched_in_unseen(w, in, now, prev->se.sum_exec_runtime);
+			switched_in_unseen(w, in, now, prev);
 		w->rec.offcpu++;
 		/* prev_state, not prev->__state: that one can change under us */
 		charge_st(w, now, preempt || prev_state == 0 ? WP_RUNQ : blocked_part(w, prev),
 			  cpu + 1, following ? st : steal_read(sa));
 		w->ran_at = prev->se.sum_exec_runtime;
+		w->rd_at = run_delay(prev);
 		if (!preempt && prev_state != 0) {	/* where it blocks: prev is current here */
 			if (!(w->flags & F_OFF))
 				sleeper_in(now);
@@ -1063,6 +1101,7 @@ static __always_inline int woken(struct task_struct *p)
 	if (w->state == WP_LOCK && (w->flags & F_LOCK))
 		return 0;	/* lock handoff: still the lock's until contention_end */
 	charge_at(w, bpf_ktime_get_ns(), WP_RUNQ, true);
+	w->rd_at = run_delay(p);
 	w->flags &= ~F_WOKEN;
 	return 0;
 }
@@ -1170,6 +1209,7 @@ int BPF_PROG(why_waking, struct task_struct *p)
 			was = a->state;
 		}
 		any_move(a, now, WW_RUNQ, 0, 0);
+		a->rd_at = run_delay(p);
 	}
 	w = in_call(p);
 	traced = w && (w->flags & F_OFF);	/* (w itself is never set NULL

@@ -263,6 +263,7 @@ int why__start(struct why_ctx *wc, struct life_cfg *cfg)
 {
 	struct why_opts *o = wc->o;
 	const struct btf *vmlinux;
+	const char *env;
 	uint64_t cgid = 0;
 	bool cg_bios = false, qw;
 	int err, ncpus = libbpf_num_possible_cpus();
@@ -318,6 +319,8 @@ int why__start(struct why_ctx *wc, struct life_cfg *cfg)
 	/* stolen time, a part of its own (a kvm guest's steal clock) */
 	wc->skel->rodata->targ_steal_off = kfeatures__steal_off(vmlinux);
 	wc->skel->rodata->targ_ncpus = ncpus > 0 ? ncpus : 0;	/* whose steal clocks a spell reads */
+	if ((env = getenv("IODIG_TEST_UNSEEN")))	/* tests: switches in skipped (why.bpf.c) */
+		wc->skel->rodata->targ_test_unseen = strtoul(env, NULL, 10);
 	bpfenv__ustack_setup(&wc->skel->rodata->ustack_walk, o->ustack, wc->skel->maps.ustacks);
 	/* the waits', wakers' and -K's kernel stacks: a walk for each path
 	 * (kmemo.bpf.h), kept whole in kstacks; --walk-each walks at each
