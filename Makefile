@@ -96,9 +96,11 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $*_bpf > $@
 
 # The names the objects give types: the vmlinux types a slim BTF keeps
-# (src/lib/btfslim.c).
-$(BUILD)/btf_roots.c: $(SKELS:.skel.h=.bpf.o) scripts/btf-roots
-	BPFTOOL=$(BPFTOOL) scripts/btf-roots $(SKELS:.skel.h=.bpf.o) > $@
+# (src/lib/btfslim.c); and those set-up looks up by name itself
+# (bpfenv__grow_as_used(): bpf_mem_alloc).
+BTF_ROOTS_EXTRA := bpf_mem_alloc
+$(BUILD)/btf_roots.c: $(SKELS:.skel.h=.bpf.o) scripts/btf-roots Makefile
+	BTF_ROOTS_EXTRA="$(BTF_ROOTS_EXTRA)" BPFTOOL=$(BPFTOOL) scripts/btf-roots $(SKELS:.skel.h=.bpf.o) > $@
 $(BUILD)/btf_roots.o: $(BUILD)/btf_roots.c
 	$(CC) $(IODIG_CFLAGS) -c $< -o $@
 

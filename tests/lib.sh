@@ -345,6 +345,23 @@ own_links() {
 	bpftool prog show -j | jq --argjson ids "[${ids}]" --arg p "$2" '[.[] | select(.name == $p and (.id as $i | $ids | index($i)))] | length'
 }
 
+# map_mem PID NAME: "map_flags memlock max_entries value_size" of PID's BPF
+# map NAME, as the kernel gives them (/proc/PID/fdinfo: memlock is its own
+# account of the map's memory, by what the map holds where it is not
+# preallocated)
+map_mem() {
+	local fd id
+	for fd in /proc/$1/fdinfo/*; do
+		id=$(awk '/^map_id:/ { print $2 }' "$fd" 2>/dev/null)
+		[ -n "$id" ] && [ "$(bpftool -j map show id "$id" | jq -r .name)" = "$2" ] || continue
+		awk '/^map_flags:/ { f = $2 } /^memlock:/ { m = $2 } /^max_entries:/ { e = $2 } /^value_size:/ { v = $2 }
+		     END { print f, m, e, v }' "$fd"
+		return 0
+	done
+	return 1
+}
+
+
 # jsum FILE JQ_FILTER: sum of .count over hist objects that match the filter
 jcount() {
 	jq -s "[.[] | select(.type == \"hist\") | select($2) | .count] | add // 0" "$1"

@@ -251,6 +251,7 @@ int cmd_stacks(int argc, char **argv)
 	}
 	sc.sk->rodata->targ_kernel = !o.user_only;
 	sc.sk->rodata->targ_user = !o.kernel_only;
+	bpfenv__grow_as_used(sc.sk->maps.counts);	/* a key a new path or process */
 	/* user stacks walked by the program where it can (ustack.bpf.h), in
 	 * their own map; else in the stack map with the kernel's */
 	bpfenv__ustack_setup(&sc.sk->rodata->ustack_walk, !o.kernel_only, sc.sk->maps.ustackmap);

@@ -481,7 +481,18 @@ bool bpfenv__ustack_setup(volatile bool *walk, bool asked, struct bpf_map *walk_
 	*walk = asked && bpfenv__ustack_walk(bpfenv__vmlinux());
 	if (!*walk)
 		bpf_map__set_max_entries(walk_map, 1);
+	else
+		bpfenv__grow_as_used(walk_map);
 	return *walk;
+}
+
+bool bpfenv__grow_as_used(struct bpf_map *map)
+{
+	const struct btf *vmlinux = bpfenv__vmlinux();
+
+	if (!vmlinux || btf__find_by_name_kind(vmlinux, "bpf_mem_alloc", BTF_KIND_STRUCT) < 0)
+		return false;
+	return !bpf_map__set_map_flags(map, bpf_map__map_flags(map) | BPF_F_NO_PREALLOC);
 }
 
 int bpfenv__ustack_fd(bool walk, struct bpf_map *walk_map, struct bpf_map *stackmap)

@@ -72,8 +72,16 @@ void bpfenv__vmlinux_drop(void);
 bool bpfenv__ustack_walk(const struct btf *vmlinux);
 /* Set up -U before load: *walk (the skeleton's rodata ustack_walk) says
  * whether BPF walks (asked, and the kernel can); when it does not, its map
- * (walk_map) shrinks to one entry. Returns *walk. */
+ * (walk_map) shrinks to one entry, and when it does, the map takes memory
+ * as it fills (bpfenv__grow_as_used). Returns *walk. */
 bool bpfenv__ustack_setup(volatile bool *walk, bool asked, struct bpf_map *walk_map);
+/* A hash map that fills slowly (stacks, their counts) takes kernel memory
+ * for the entries it holds, not for all it may hold (BPF_F_NO_PREALLOC),
+ * where the kernel allocates for BPF in any context (bpf_mem_alloc, 6.1:
+ * the hash map's own allocator since fba1a1c6c912, "bpf: Convert hash map
+ * to bpf_mem_alloc"); before it, preallocated, as tracing programs
+ * should (the verifier warns).  Returns whether it now grows. */
+bool bpfenv__grow_as_used(struct bpf_map *map);
 /* The map user stacks are read from: walk_map when BPF walks, else the
  * kernel's stack map. */
 int bpfenv__ustack_fd(bool walk, struct bpf_map *walk_map, struct bpf_map *stackmap);

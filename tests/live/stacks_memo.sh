@@ -37,6 +37,18 @@ fio --name=fsync $f --rw=randwrite --bs=4k --ioengine=psync --fsync=4 || die "fi
 fio --name=wb --filename="$T/m/g" --size=32M --rw=write --bs=1M --ioengine=psync --end_fsync=1 --output=/dev/null || die "fio writeback"
 sync
 settle "$d"
+# the stacks and their counts take kernel memory for what they hold (the
+# kernel's own account: memlock), not for all they may (a preallocated
+# kstackmap of 16384 stacks was 17 MB): where the kernel allocates for BPF
+# in any context (bpf_mem_alloc, 6.1)
+if bpftool btf dump file /sys/kernel/btf/vmlinux | grep -q "STRUCT 'bpf_mem_alloc'"; then
+	for m in kstackmap counts; do
+		read -r fl ml me vs <<<"$(map_mem "$IODIG_PID" $m)" || die "stacks' map $m not found"
+		[ $((fl & 1)) = 1 ] && [ "$ml" -lt $((me * vs / 16)) ] || die "stacks' $m: flags $fl, memlock $ml for $me entries of $vs bytes"
+		echo "  $m: $ml bytes of kernel memory (preallocated: $((me * vs)) and more)"
+	done
+	ok "stacks' kstackmap and counts grow as used (BPF_F_NO_PREALLOC)"
+fi
 stop_iodig
 IODIG_PID=$W IODIG_OUT=$WOUT stop_iodig
 bpftrace_stop "$B" "$T/bt.out" || die "bpftrace: $(cat "$T/bt.err")"
