@@ -184,10 +184,11 @@ put ud.out /tmp/ud.out
 # the same in text, for the README
 start st slow -d bcache0 10
 start dt doctor 600
-# (4 writes over the OSD's 20: with 2 over 10, the first could come before
-# the OSD's first write and the second between two, stalling none: seen)
-/peer/udevadm attrs /sys/block/nullb1/queue/scheduler 4 80 mq-deadline none > /dev/null & ud=$!
-/peer/ceph-osd write /dev/bcache0 20 > /dev/null
+# (6 writes over the OSD's 30: with 2 over 10, the first could come before
+# the OSD's first write and the second between two, stalling none: seen;
+# with 4 over 20, once in 8 runs no stall was named)
+/peer/udevadm attrs /sys/block/nullb1/queue/scheduler 6 80 mq-deadline none > /dev/null & ud=$!
+/peer/ceph-osd write /dev/bcache0 30 > /dev/null
 wait $ud
 sleep 0.5
 stop st
