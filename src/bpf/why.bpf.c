@@ -99,12 +99,12 @@ struct why_task {
  * keeps none.
  */
 const volatile __s64 targ_steal_off = 0;
-const volatile __u32 targ_ncpus = 0;
+const volatile __u32 targ_ncpus = 0;	/* possible CPUs: steal_clocks[] used */
 /* tests only (IODIG_TEST_UNSEEN=N): one switch into a traced thread in N
  * skipped whole, as this host's kernel skips one now and then, so that a
  * test can hold the mend to the thread's own clock; 0 (the verifier then
  * drops the test) otherwise */
-const volatile __u32 targ_test_unseen = 0;	/* possible CPUs: steal_clocks[] used */
+const volatile __u32 targ_test_unseen = 0;
 
 #define WHY_STEAL_CPUS	1024
 __u64 steal_clocks[WHY_STEAL_CPUS];	/* each CPU's steal clock's address, once found */
@@ -996,14 +996,14 @@ int BPF_PROG(why_switch, bool preempt, struct task_struct *prev, struct task_str
 	__u64 now, in, sa, st;
 	bool following;
 
+	if (targ_test_unseen && in_call(next) && bpf_get_prandom_u32() % targ_test_unseen == 0)
+		return 0;	/* (tests: as if the kernel had skipped this switch) */
 	/* no traced thread waiting: nobody's history is kept, but the task
 	 * switched in gets its storage now, so that a spell finds it made
 	 * (made during one, in a switch or wakeup with IRQs off, it is now and
 	 * then refused for want of memory at hand: a waker unfollowed); with
 	 * no traced call under way either, nothing else to do (this CPU's
 	 * oncpus entry is needed only for a switch in during a call) */
-	if (targ_test_unseen && in_call(next) && bpf_get_prandom_u32() % targ_test_unseen == 0)
-		return 0;
 	if (!follow_since) {
 		bpf_task_storage_get(&anys, next, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (!in_calls)
@@ -1045,8 +1045,8 @@ int BPF_PROG(why_switch, bool preempt, struct task_struct *prev, struct task_str
 	if ((w = in_call(prev))) {
 		/* the same for a traced thread: a missed switch in would put
 		 * its CPU time in runq; where this CPU's entry is gone too (no
-		 * sched_switch into it was seen at all), its own CPU clock, which
-		 * the scheduler has just brought up to date, says how long it ran */
+		 * sched_switch into it was seen at all), the kernel's count of
+		 * its waits for a CPU says when it ran (switched_in_unseen) */
 		if (w->state == WP_RUNQ)
 			switched_in_unseen(w, in, now, prev);
 		w->rec.offcpu++;
