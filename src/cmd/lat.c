@@ -260,6 +260,10 @@ bool lat__prepare(struct lat_bpf *sk, uint32_t disk, bool per_disk)
 	bpfenv__vmlinux_drop();	/* libbpf parses its own copy at load: one at a time */
 	bpf_program__set_autoload(sk->progs.lat_bio_complete, bio);
 	bpf_program__set_autoload(sk->progs.lat_bio_queue, bio && sk->rodata->targ_bio_own_q);
+	/* its stamps' map, 5 MB of kernel memory made whole at start, only
+	 * where that program runs */
+	if (!(bio && sk->rodata->targ_bio_own_q))
+		bpf_map__set_max_entries(sk->maps.bio_start, 1);
 	return bio;
 }
 

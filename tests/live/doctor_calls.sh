@@ -120,13 +120,26 @@ defer "umount $T/x"
 head -c 32M /dev/urandom > "$T/x/f"; sync
 /usr/bin/python3 "$TOP/tests/helpers/rapattern.py" "$T/go.ra" "$T/x/f" normal > "$T/ra.out" & J=$!
 for i in $(seq 100); do [ -s "$T/ra.out" ] && break; sleep 0.02; done
-start_iodig "$T/ra.json" doctor -p "$(head -1 "$T/ra.out")" --json 120
+# this host's kernel evicts pages on its own now and then (DAMON's
+# proactive reclaim: fincore saw 919 pages, not 920, in one CI run of 52):
+# the file's pages any other task took out of the page cache are counted
+# by the kernel's own event, and fincore's figure is low by at most that
+RA=$(head -1 "$T/ra.out")
+bpftrace -e "tracepoint:filemap:mm_filemap_delete_from_page_cache /args->i_ino == $(stat -c %i "$T/x/f") && args->s_dev == $(( $(cut -d: -f1 "/sys/class/block/$x/dev") << 20 | $(cut -d: -f2 "/sys/class/block/$x/dev") )) && pid != $RA/ { @ = sum(1 << args->order); }" > "$T/ev.out" 2>"$T/ev.err" & EV=$!
+PIDS+=("$EV")
+for i in $(seq 100); do grep -q Attaching "$T/ev.out" && break; sleep 0.1; done
+grep -q Attaching "$T/ev.out" || die "bpftrace did not attach: $(cat "$T/ev.err")"
+start_iodig "$T/ra.json" doctor -p "$RA" --json 120
 touch "$T/go.ra"; wait $J || die "the readahead pattern failed"
 stop_iodig
+bpftrace_stop "$EV" "$T/ev.out" || die "bpftrace: $(cat "$T/ev.err")"
+ev=$(awk '/^@:/ { print $2 }' "$T/ev.out"); ev=${ev:-0}
 cached=$(sed -n 2p "$T/ra.out" | tr -d ' ')
 assert_eq "$(doctor_kind "$T/ra.json" 1)" readahead_waste "the first finding of short reads 1 MiB apart with read_ahead_kb 4096"
-assert_eq "$(doctor_of "$T/ra.json" readahead_waste .title | sed -n 's/.*: \([0-9]*\) of [0-9]* pages read ahead never used.*/\1/p')" \
-	"$((cached - 320))" "pages read ahead never used = fincore's $cached cached less the 320 the helper read"
+got=$(doctor_of "$T/ra.json" readahead_waste .title | sed -n 's/.*: \([0-9]*\) of [0-9]* pages read ahead never used.*/\1/p')
+[ -n "$got" ] && [ "$got" -ge $((cached - 320)) ] && [ "$got" -le $((cached - 320 + ev)) ] \
+	|| die "pages read ahead never used: $got, against fincore's $cached cached less the 320 the helper read (+ $ev evicted by others)"
+ok "pages read ahead never used = fincore's $cached cached less the 320 the helper read (+ $ev pages others evicted meanwhile) = $got"
 ok "$(doctor_of "$T/ra.json" readahead_waste .title)"
 
 # ---- direct reclaim ----
