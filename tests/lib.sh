@@ -140,6 +140,14 @@ diskstat() {
 	awk -v d="$1" -v f="$2" '$3 == d { print $(3 + f) }' /proc/diskstats
 }
 
+# devt DISK: the disk's dev_t as the kernel's tracepoints give it
+# (MAJOR << 20 | MINOR)
+devt() {
+	local mm
+	mm=$(cat "/sys/class/block/${1#/dev/}/dev") || return 1
+	echo $(( ${mm%:*} << 20 | ${mm#*:} ))
+}
+
 # start_iodig OUTFILE ARGS... : starts iodig, waits until it says it is attached
 # (each its own ready file: with $RANDOM, a name used before in the test
 # had its file already, and the next iodig was stopped before it caught
@@ -360,7 +368,6 @@ map_mem() {
 	done
 	return 1
 }
-
 
 # jsum FILE JQ_FILTER: sum of .count over hist objects that match the filter
 jcount() {

@@ -488,11 +488,14 @@ bool bpfenv__ustack_setup(volatile bool *walk, bool asked, struct bpf_map *walk_
 
 bool bpfenv__grow_as_used(struct bpf_map *map)
 {
-	const struct btf *vmlinux = bpfenv__vmlinux();
+	static int has = -1;	/* bpf_mem_alloc in vmlinux BTF: looked up once (a scan of every type) */
 
-	if (!vmlinux || btf__find_by_name_kind(vmlinux, "bpf_mem_alloc", BTF_KIND_STRUCT) < 0)
-		return false;
-	return !bpf_map__set_map_flags(map, bpf_map__map_flags(map) | BPF_F_NO_PREALLOC);
+	if (has < 0) {
+		const struct btf *vmlinux = bpfenv__vmlinux();
+
+		has = vmlinux && btf__find_by_name_kind(vmlinux, "bpf_mem_alloc", BTF_KIND_STRUCT) >= 0;
+	}
+	return has && !bpf_map__set_map_flags(map, bpf_map__map_flags(map) | BPF_F_NO_PREALLOC);
 }
 
 int bpfenv__ustack_fd(bool walk, struct bpf_map *walk_map, struct bpf_map *stackmap)

@@ -125,7 +125,7 @@ for i in $(seq 100); do [ -s "$T/ra.out" ] && break; sleep 0.02; done
 # the file's pages any other task took out of the page cache are counted
 # by the kernel's own event, and fincore's figure is low by at most that
 RA=$(head -1 "$T/ra.out")
-bpftrace -e "tracepoint:filemap:mm_filemap_delete_from_page_cache /args->i_ino == $(stat -c %i "$T/x/f") && args->s_dev == $(( $(cut -d: -f1 "/sys/class/block/$x/dev") << 20 | $(cut -d: -f2 "/sys/class/block/$x/dev") )) && pid != $RA/ { @ = sum(1 << args->order); }" > "$T/ev.out" 2>"$T/ev.err" & EV=$!
+bpftrace -e "tracepoint:filemap:mm_filemap_delete_from_page_cache /args->i_ino == $(stat -c %i "$T/x/f") && args->s_dev == $(devt "$x") && pid != $RA/ { @ = sum(1 << args->order); }" > "$T/ev.out" 2>"$T/ev.err" & EV=$!
 PIDS+=("$EV")
 for i in $(seq 100); do grep -q Attaching "$T/ev.out" && break; sleep 0.1; done
 grep -q Attaching "$T/ev.out" || die "bpftrace did not attach: $(cat "$T/ev.err")"

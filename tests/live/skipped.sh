@@ -8,7 +8,7 @@
 need_root_bpf
 command -v perf >/dev/null || skip "needs perf (linux-perf)"
 L=$(loopdev 256); n=${L#/dev/}
-devt=$(( ($(cut -d: -f1 /sys/block/$n/dev) << 20) | $(cut -d: -f2 /sys/block/$n/dev) ))
+devt=$(devt "$n")
 
 total() { awk -v d="$1" '$3 == d { print $4 + $8 + $15 + $19 }' /proc/diskstats; }
 

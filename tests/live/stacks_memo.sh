@@ -15,7 +15,7 @@ mkdir "$T/m"; mount -o noinit_itable,no_prefetch_block_bitmaps "$L" "$T/m" || di
 fio --name=prep --filename="$T/m/f" --size=64M --rw=write --bs=1M --end_fsync=1 --output=/dev/null || die "fio prep"
 settle "$d"
 
-devt=$(( $(cut -d: -f1 "/sys/class/block/$d/dev") << 20 | $(cut -d: -f2 "/sys/class/block/$d/dev") ))
+devt=$(devt "$d")
 bpftrace -e "tracepoint:block:block_bio_queue /args->dev == $devt/ { @[kstack] = count(); }" > "$T/bt.out" 2>"$T/bt.err" & B=$!
 PIDS+=("$B")
 for i in $(seq 100); do grep -q Attaching "$T/bt.out" && break; sleep 0.1; done
