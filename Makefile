@@ -133,16 +133,16 @@ $(BUILD)/tests/test_diagnose: UNIT_MORE = $(BUILD)/engine/diagnose.o $(BUILD)/en
 $(BUILD)/tests/test_diagnose: $(BUILD)/engine/diagnose.o $(BUILD)/engine/diagnose_rules.o
 
 # Test helpers: -O1 keeps the noinline functions as they are written.
-$(BUILD)/helpers/%: tests/helpers/%.c
+$(BUILD)/helpers/%: tests/helpers/%.c tests/helpers/go.h
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -Wall -o $@ $<
 
 # One source, with and without frame pointers (the user stacks of tests/live/stacks.sh).
-$(BUILD)/helpers/stackload-fp: tests/helpers/stackload.c
+$(BUILD)/helpers/stackload-fp: tests/helpers/stackload.c tests/helpers/go.h
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -fno-omit-frame-pointer -Wall -o $@ $<
 # functest with frame pointers: func -U names each call's callers
-$(BUILD)/helpers/functest: tests/helpers/functest.c
+$(BUILD)/helpers/functest: tests/helpers/functest.c tests/helpers/go.h
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -fno-omit-frame-pointer -Wall -o $@ $<
 # static: it runs in the VM's busybox initramfs (tests/vm/stack)
@@ -153,10 +153,10 @@ $(BUILD)/helpers/osdwrite: tests/helpers/osdwrite.c
 $(BUILD)/helpers/tagring: tests/helpers/tagring.c src/life.h
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -Wall -o $@ $<
-$(BUILD)/helpers/jitload: tests/helpers/jitload.c
+$(BUILD)/helpers/jitload: tests/helpers/jitload.c tests/helpers/go.h
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -fno-omit-frame-pointer -Wall -o $@ $<
-$(BUILD)/helpers/stackload-nofp: tests/helpers/stackload.c
+$(BUILD)/helpers/stackload-nofp: tests/helpers/stackload.c tests/helpers/go.h
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -fomit-frame-pointer -Wall -o $@ $<
 

@@ -44,7 +44,7 @@ enum why_args {
 };
 
 #define WHY_SYSCALLS	512	/* syscall numbers below this are traceable */
-#define WHY_PATH_LEN	64
+#define WHY_PATH_LEN	256	/* a power of 2 (why.bpf.c's path_of masks with it) */
 #define WHY_COMM_LEN	16
 #define WHY_STACK_DEPTH	127
 /* Where a call waited off CPU: the kernel stack it blocked with (walked
@@ -111,12 +111,17 @@ struct why_waker {
 };
 
 struct why_wait {
-	__s32 stack;		/* in the waitstacks map; < 0: the walk failed (-errno) */
+	__s32 stack;		/* in the waitstacks map; < 0: the walk failed
+				 * (-errno), or WHY_WAIT_UNSEEN */
 	__u32 part;		/* enum why_part */
 	__u64 ns;
 	struct why_waker waker;	/* of its longest wait */
 	struct why_waker up[WHY_CHAIN - 1];	/* the waker's chain (tid 0: none) */
 };
+
+/* A wait's stack where its switch out went unseen (found at its wakeup:
+ * the thread was never current in it while traced) */
+#define WHY_WAIT_UNSEEN	(-10000)
 
 /* One slow call. */
 struct why_call {
@@ -129,6 +134,8 @@ struct why_call {
 	__s32 fd;		/* -1: no fd argument */
 	__u32 dev;		/* the file's super block dev_t (kernel encoding), 0: none */
 	__u64 ino;
+	__u32 unlinked;		/* the file had no name left (i_nlink 0) at the call's end */
+	__u32 pad_u;
 	__u64 cgroup;
 	__u64 part[WP_NR];	/* ns */
 	__u64 faults;		/* page faults taken during the call */
@@ -144,10 +151,13 @@ struct why_call {
 	__s32 kstack, ustack;	/* -K/-U: the stacks it blocked with then (stack map ids, < 0: none) */
 	__u64 waits_other;	/* blocked time at further places */
 	char comm[WHY_COMM_LEN];
-	char path[WHY_PATH_LEN];	/* WA_PATH*: the path given, as given */
-	/* last: a call's start clears what comes before and each wait's ns,
-	 * waker.at and up[].at (a waker is written whole, or not at all) */
+	/* then: a call's start clears what comes before, each wait's ns,
+	 * waker.at and up[].at (a waker is written whole, or not at all),
+	 * and path's first byte (each writer ends it with a NUL) */
 	struct why_wait waits[WHY_WAITS];	/* its blocked time by where it blocked, in order seen */
+	char path[WHY_PATH_LEN];	/* WA_PATH*: the path given, as given; an fd's:
+					 * its file's, from its dentries ("": not
+					 * theirs, or longer than this) */
 };
 
 /* Counted, never silent. */
@@ -165,6 +175,11 @@ struct why_stats {
 				 * into it (the host's kernel skips one now and
 				 * then): its run told from the kernel's count
 				 * of its waits for a CPU (run_delay) */
+	__u64 switch_out_unseen;	/* a traced thread left its CPU with no
+				 * sched_switch seen (its task storage busy):
+				 * told at its wakeup or its next switch in
+				 * from the kernel's clocks (last_queued, its
+				 * CPU clock since its last arrival) */
 };
 
 #endif

@@ -250,6 +250,24 @@ while not os.path.exists(sys.argv[1]):
 	die "the bulk writer wrote no 8 MiB in 10 s"
 }
 
+# tracefs_mounted: /sys/kernel/tracing mounted for the test's own use of
+# tracefs (instances, trace_pipe; this kernel does not mount it at boot),
+# and unmounted at the test's end if the test mounted it
+tracefs_mounted() {
+	mountpoint -q /sys/kernel/tracing && return
+	mount -t tracefs nodev /sys/kernel/tracing || die "mounting tracefs"
+	defer "umount -l /sys/kernel/tracing"
+}
+
+# tracefs_unmounted: tracefs taken down for a check of a machine without it
+# (mounted before, by a bench script, a user or tracefs_mounted), and put
+# back at the test's end
+tracefs_unmounted() {
+	mountpoint -q /sys/kernel/tracing || return 0
+	umount /sys/kernel/tracing || die "tracefs is mounted and busy: cannot check a machine without it"
+	defer "mount -t tracefs nodev /sys/kernel/tracing"
+}
+
 # throttled_fs MIB: an ext4 loop device mounted at $T/m whose bdi is held to
 # a strict 1 MiB of dirty pages (max_bytes: 6.2+), a tracefs instance whose
 # writeback:balance_dirty_pages event keeps that bdi's calls (enabled by
@@ -257,7 +275,7 @@ while not os.path.exists(sys.argv[1]):
 # write MIB MiB to $T/m/f.  Sets A (the device), a (its name), dev
 # (major:minor), I, E, J (the writer's job) and P (its pid).
 throttled_fs() {
-	local B TR i
+	local B i
 	A=$(loopdev 256); a=${A#/dev/}; dev=$(cat /sys/block/$a/dev)
 	mkfs.ext4 -q "$A" || die mkfs
 	mkdir "$T/m" && mount "$A" "$T/m" || die mount
@@ -267,9 +285,8 @@ throttled_fs() {
 	# (a loop device's bdi outlives losetup -d: put its limits back)
 	defer "echo $(cat "$B/strict_limit") > $B/strict_limit; echo $(cat "$B/max_ratio") > $B/max_ratio"
 	echo 1 > "$B/strict_limit" && echo 1048576 > "$B/max_bytes" || die "setting $B"
-	TR=/sys/kernel/tracing
-	[ -d "$TR/instances" ] || TR=/sys/kernel/debug/tracing
-	I="$TR/instances/iodig-throttle-$$"
+	tracefs_mounted
+	I="/sys/kernel/tracing/instances/iodig-throttle-$$"
 	mkdir "$I" || die "no tracefs instance $I"
 	defer "rmdir $I"
 	E="$I/events/writeback/balance_dirty_pages"
@@ -379,7 +396,8 @@ jcount() {
 # call (tests/helpers/whyload.py writes CLOCKFILE): it starts inside the
 # helper's interval, its wall_ns is the helper's time within 2% or 50 us
 # (the helper's clock reads sit outside the system call), |unaccounted| is
-# at most 2% of it, and every helper call of MIN_MS or more has its record.
+# at most 2% of it, and every helper call of MIN_MS or more has its record
+# (but for one the helper was preempted in).
 # SLACK_MS: time the helper may lose outside the call (runnable beside a
 # spinner), allowed between the two clocks; 0 unless given
 why_vs_clock() {
@@ -432,7 +450,11 @@ for r in recs:
     worst_un = max(worst_un, abs(un) / r["wall_ns"] if r["wall_ns"] else 0)
     if sum(r["parts"].values()) != r["wall_ns"]:
         bad.append("parts + unaccounted %d != wall %d" % (sum(r["parts"].values()), r["wall_ns"]))
-missing = [i for i, c in enumerate(clk) if (c[1] - c[0]) >= min_ms * 1.1e6 + slack and i not in matched]
+# (a helper preempted in its window may have waited for its CPU outside
+# the call: beside a spinner 116 ms between the call's return and the
+# helper's clock, the call itself under MIN_MS)
+missing = [i for i, c in enumerate(clk) if (c[1] - c[0]) >= min_ms * 1.1e6 + slack and i not in matched
+           and not (len(c) > 3 and c[3] > 0)]
 if missing:
     bad.append("%d helper calls of %g ms or more without a record" % (len(missing), min_ms))
 if not recs:

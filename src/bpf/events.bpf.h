@@ -24,6 +24,13 @@ struct sc_exit {
 	long ret;
 };
 
+/* The submit flags of a ring buffer record: wake the reader only once
+ * `bytes` or more wait in `ring` (it polls on its own clock meanwhile: a
+ * wakeup from a program costs the task it runs in an irq_work and the
+ * reader's wakeup, docs/DESIGN.md "Ring buffer, and output that is live") */
+#define RB_WAKE_PAST(ring, bytes)						\
+	(bpf_ringbuf_query(&(ring), BPF_RB_AVAIL_DATA) >= (bytes) ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP)
+
 /* A stack-trace map of `max` stacks, `depth` frames each (sized 1 by the
  * user side when no stack is asked for). */
 #define STACK_MAP(name, max, depth)					\

@@ -13,6 +13,8 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+const volatile bool targ_test_spill = false;	/* tests (hist.bpf.h, HIST_NO_ALLOC) */
+#define HIST_NO_ALLOC targ_test_spill
 #include "hist.bpf.h"
 #include "compat.bpf.h"
 #include "filter.bpf.h"

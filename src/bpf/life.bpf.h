@@ -74,7 +74,7 @@ static __always_inline void phases_add(__u32 dev, __u32 op, const __u64 *v, __u3
 
 	_Static_assert(sizeof(struct life_phase_key) == 8 && sizeof(((struct life_phase_key *)0)->dev) == 4,
 		       "the phases' key is one word");
-	if (!HIST_ROWS_PUT(phase_rows, epoch, &u.k, LIFE_ROWS, LIFE_ROW_PROBES, PH_NR, mask, ~0u, v))
+	if (targ_test_spill || !HIST_ROWS_PUT(phase_rows, epoch, &u.k, LIFE_ROWS, LIFE_ROW_PROBES, PH_NR, mask, ~0u, v))
 		HIST_PUT_N(phases, epoch, &u.k, phase, PH_NR, mask, ~0u, v, &phases_zero, &stats.map_full);
 }
 
@@ -83,7 +83,7 @@ static __always_inline void phases_add(__u32 dev, __u32 op, const __u64 *v, __u3
  * Q2C's histogram is whole. */
 static __always_inline void tops_add(struct life_top_key *k, const __u64 *v)
 {
-	if (!HIST_ROWS_PUT(top_rows, epoch, k, LIFE_ROWS, LIFE_ROW_PROBES, TOP_NR, ~0u, 1u << TOP_Q2C, v))
+	if (targ_test_spill || !HIST_ROWS_PUT(top_rows, epoch, k, LIFE_ROWS, LIFE_ROW_PROBES, TOP_NR, ~0u, 1u << TOP_Q2C, v))
 		HIST_PUT_N(tops, epoch, k, what, TOP_NR, ~0u, 1u << TOP_Q2C, v, &tops_zero, &stats.map_full);
 }
 

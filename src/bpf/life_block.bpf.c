@@ -34,6 +34,8 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+extern const volatile bool targ_test_spill;	/* tests (hist.bpf.h, HIST_NO_ALLOC) */
+#define HIST_NO_ALLOC targ_test_spill
 #include "hist.bpf.h"
 #include "compat.bpf.h"
 #include "filter.bpf.h"
@@ -49,6 +51,7 @@ const volatile __u64 targ_min_ns = 0;
 const volatile bool targ_owners = false;	/* a write's data's dirtier (top, and records) */
 const volatile bool targ_tags = false;	/* note allocations, name who got tags (life.h) */
 const volatile bool targ_own_clock = false;
+const volatile bool targ_test_spill = false;
 /* top --by cgroup: rows keyed by cgroup too; else C reads no cgroup (five
  * dependent loads from the bio, for a key member no other row uses) */
 const volatile bool targ_top_cgroups = false;
@@ -360,8 +363,7 @@ static __always_inline long rb_flags(struct life_pcpu *pc)
 		return BPF_RB_NO_WAKEUP;
 	if (pc)
 		pc->since_query = 0;
-	return bpf_ringbuf_query(&records, BPF_RB_AVAIL_DATA) >= targ_wakeup_bytes ?
-	       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	return RB_WAKE_PAST(records, targ_wakeup_bytes);
 }
 
 /* -K/-U: in the submitter's context, its stacks, beside the bio's slot */

@@ -13,10 +13,13 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+extern const volatile bool targ_test_spill;	/* (life_block.bpf.c) */
+#define HIST_NO_ALLOC targ_test_spill
 #include "hist.bpf.h"
 #include "compat.bpf.h"
 #include "life.h"
 #include "life.bpf.h"
+#include "events.bpf.h"
 
 extern const volatile __u32 targ_mode;
 extern const volatile __u64 targ_min_ns;
@@ -98,8 +101,18 @@ int BLOCK_PROG(life_stack_queue, block_bio_queue, struct bio *bio)
 	struct life_upper *u;
 
 	/* a lower bio that no block_bio_remap linked: to the last upper bio
-	 * its task submitted, if its disk is under that one's */
-	if (!bpf_map_lookup_elem(&lower_of, &key) && (up = bpf_map_lookup_elem(&task_upper, &tid))) {
+	 * its task submitted, if its disk is under that one's.  A link whose
+	 * upper has ended is another bio's at this address (a driver's bio
+	 * reused, bcache's in its search struct) whose end no program saw (a
+	 * completion nested in another on its CPU: `missed`): it is dropped,
+	 * or this bio would end as that one's orphan. */
+	struct life_link *old = bpf_map_lookup_elem(&lower_of, &key);
+
+	if (old && !bpf_map_lookup_elem(&uppers, &old->upper)) {
+		bpf_map_delete_elem(&lower_of, &key);
+		old = NULL;
+	}
+	if (!old && (up = bpf_map_lookup_elem(&task_upper, &tid))) {
 		__u64 upper = *up;
 
 		u = bpf_map_lookup_elem(&uppers, &upper);
@@ -261,8 +274,7 @@ static __always_inline void upper_ended(struct life_upper *u, struct bio *bio, _
 	__sync_fetch_and_add(&stack_stats.records, 1);
 	/* as the requests' (life_block.bpf.c): the reader is woken when a good
 	 * share waits, else polls on its clock */
-	bpf_ringbuf_submit(out, bpf_ringbuf_query(&records, BPF_RB_AVAIL_DATA) >= targ_wakeup_bytes ?
-			   BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+	bpf_ringbuf_submit(out, RB_WAKE_PAST(records, targ_wakeup_bytes));
 }
 
 SEC("tp_btf/block_bio_complete")

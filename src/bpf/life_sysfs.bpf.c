@@ -11,6 +11,8 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "life.h"
+extern const volatile bool targ_test_spill;	/* (life_block.bpf.c) */
+#define HIST_NO_ALLOC targ_test_spill
 #include "life.bpf.h"
 #include "sysfs_watch.bpf.h"
 

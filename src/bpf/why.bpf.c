@@ -75,6 +75,7 @@ struct why_task {
 	__u32 pad2;
 	__u64 off_at;		/* F_OFF: when it blocked */
 	__u64 ran_at;		/* its CPU clock (se.sum_exec_runtime) at its last switch out */
+	__u64 ran_in;		/* ... at its last switch in seen */
 	__u64 rd_at;		/* WP_RUNQ: its run_delay() as it became runnable */
 	struct why_waker wk;	/* F_WOKEN: who is waking it, for the wait it ends */
 	struct why_waker up[WHY_CHAIN - 1];	/* ... and that one's chain */
@@ -105,6 +106,9 @@ const volatile __u32 targ_ncpus = 0;	/* possible CPUs: steal_clocks[] used */
  * test can hold the mend to the thread's own clock; 0 (the verifier then
  * drops the test) otherwise */
 const volatile __u32 targ_test_unseen = 0;
+/* ... and IODIG_TEST_UNSEEN_OUT=N: one switch out of a traced thread in N
+ * not seen, as when its task storage is busy on that CPU */
+const volatile __u32 targ_test_unseen_out = 0;
 
 #define WHY_STEAL_CPUS	1024
 __u64 steal_clocks[WHY_STEAL_CPUS];	/* each CPU's steal clock's address, once found */
@@ -226,9 +230,19 @@ struct {
  * only with delay accounting on) */
 static __always_inline __u64 run_delay(struct task_struct *t)
 {
-	if (!bpf_core_field_exists(t->sched_info))
+	if (!bpf_core_field_exists(t->sched_info.run_delay))
 		return 0;
 	return t->sched_info.run_delay;	/* (t: a BTF pointer, a plain load) */
+}
+
+/* When t was last queued to run, in rq_clock() (sched_info_enqueue(): at
+ * its wakeup, or at its switch out while runnable); 0 while it runs, and
+ * where the kernel keeps none */
+static __always_inline __u64 queued_at(struct task_struct *t)
+{
+	if (!bpf_core_field_exists(t->sched_info.last_queued))
+		return 0;
+	return t->sched_info.last_queued;
 }
 
 /* When tid was switched in on this CPU, if it is the one running here, else 0. */
@@ -640,6 +654,90 @@ static __always_inline bool task_wanted(__u32 tgid)
 	return true;
 }
 
+/* A file's path, built here from its dentries and mounts up to the root of
+ * all mounts (as /proc/PID/fd/N reads from iodig's side), written from the
+ * end of a per-CPU scratch: right after the call, where user space's
+ * readlink of /proc/PID/fd/N came a poll later, when a process that had
+ * exited or closed the fd meanwhile had nothing left to read. */
+#define WHY_PATH_DEPTH	32
+struct path_scratch {
+	char buf[2 * WHY_PATH_LEN];	/* (twice: each write's bound is masked) */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct path_scratch);
+} path_scratch SEC(".maps");
+
+/* The path of a file (a kernel address) into this CPU's scratch, ending
+ * at buf[WHY_PATH_LEN - 1]: where it starts there, or -1 where the name is
+ * not the dentries' (a pipe's, a socket's: their d_dname makes it) or does
+ * not fit; user space then reads the fd's link as before.  A global
+ * function: the verifier walks its loop once, not in each caller's states. */
+__noinline int path_walk(__u64 file_addr)
+{
+	struct file *file = (struct file *)file_addr;
+	struct dentry *d = BPF_CORE_READ(file, f_path.dentry), *up, *root;
+	struct vfsmount *vm = BPF_CORE_READ(file, f_path.mnt);
+	struct mount *m = container_of(vm, struct mount, mnt), *parent;
+	struct path_scratch *s;
+	__u32 zero = 0;
+	__u64 pos = WHY_PATH_LEN - 1, len;
+
+	if (!bpf_core_type_exists(struct mount) || BPF_CORE_READ(d, d_op, d_dname))
+		return -1;
+	s = bpf_map_lookup_elem(&path_scratch, &zero);
+	if (!s)
+		return -1;
+	s->buf[WHY_PATH_LEN - 1] = '\0';
+	root = BPF_CORE_READ(vm, mnt_root);
+	for (int i = 0; i < WHY_PATH_DEPTH; i++) {
+		/* (a no-op: pos is within it; it makes each turn's states
+		 * alike, so the verifier prunes them instead of keeping one
+		 * for each way through the turns before) */
+		pos &= WHY_PATH_LEN - 1;
+		up = BPF_CORE_READ(d, d_parent);
+		if (d == root || d == up) {	/* its mount's root: on to the mount point */
+			parent = BPF_CORE_READ(m, mnt_parent);
+			if (parent == m)	/* the root of all mounts */
+				break;
+			d = BPF_CORE_READ(m, mnt_mountpoint);
+			m = parent;
+			root = BPF_CORE_READ(m, mnt.mnt_root);
+			continue;
+		}
+		len = BPF_CORE_READ(d, d_name.len);
+		if (len + 1 >= pos)
+			return -1;	/* too long */
+		pos -= len;
+		if (bpf_probe_read_kernel(&s->buf[pos & (WHY_PATH_LEN - 1)], len & (WHY_PATH_LEN - 1),
+					  BPF_CORE_READ(d, d_name.name)))
+			return -1;
+		pos--;
+		s->buf[pos & (WHY_PATH_LEN - 1)] = '/';
+		d = up;
+		if (i == WHY_PATH_DEPTH - 1)
+			return -1;	/* too deep */
+	}
+	if (pos == WHY_PATH_LEN - 1)
+		s->buf[--pos] = '/';	/* the root itself */
+	return pos;
+}
+
+/* ... copied into out (WHY_PATH_LEN), or nothing */
+static __always_inline void path_of(struct file *file, char *out)
+{
+	struct path_scratch *s;
+	__u32 zero = 0;
+	int pos = path_walk((__u64)file);
+
+	if (pos <= 0 || pos >= WHY_PATH_LEN || !(s = bpf_map_lookup_elem(&path_scratch, &zero)))
+		return;
+	bpf_probe_read_kernel(out, (WHY_PATH_LEN - pos) & (WHY_PATH_LEN - 1), &s->buf[pos & (WHY_PATH_LEN - 1)]);
+}
+
 static __always_inline void file_of(struct task_struct *t, int fd, struct why_call *r)
 {
 	struct file **fds, *file = NULL;
@@ -655,6 +753,8 @@ static __always_inline void file_of(struct task_struct *t, int fd, struct why_ca
 	ino = BPF_CORE_READ(file, f_inode);
 	r->ino = BPF_CORE_READ(ino, i_ino);
 	r->dev = BPF_CORE_READ(ino, i_sb, s_dev);
+	r->unlinked = !BPF_CORE_READ(ino, i_nlink);
+	path_of(file, r->path);
 }
 
 /* Bytes asked by a vector call: its first WHY_IOV_MAX iovecs (more are
@@ -685,6 +785,7 @@ static __always_inline void begin(struct why_task *w, __u32 nr, __u64 id64)
 		w->rec.waits[i].waker.tid = 0;
 		w->rec.waits[i].up[0].at = w->rec.waits[i].up[1].at = 0;
 	}
+	w->rec.path[0] = '\0';
 	__builtin_memset(w->active, 0, sizeof(w->active));
 	w->any = 0;
 	w->depth = 1;
@@ -742,6 +843,24 @@ static __always_inline void off_end(struct why_task *w, __u64 at)
 	w->off_since = 0;
 }
 
+/* A run whose switch in went unseen, ended at the thread's switch out, where
+ * its CPU clock is current: the CPU's steal clock was read at its end only
+ * (the charge at its start read it then), so what the host took meanwhile
+ * would count as the thread's CPU.  The run's wall time beyond its CPU time
+ * is that steal (the thread clock leaves it out), at most what this CPU's
+ * steal clock grew by since the thread's last charge on it (had). */
+static __always_inline void unseen_run_steal(struct why_task *w, __u32 had_cpu1, __u64 had, __u64 in,
+					     __u64 now, __u64 ran)
+{
+	__u64 st = w->steal_at, wall = now - in, lost;
+
+	if (!w->ran_at || ran <= w->ran_at || had_cpu1 != w->steal_cpu || st <= had ||
+	    ran - w->ran_at >= wall)
+		return;
+	lost = wall - (ran - w->ran_at);
+	w->steal_at = st - (lost < st - had ? lost : st - had);
+}
+
 /* Running, yet thought runnable since w->since: its switch in was not seen
  * (this host's kernel skips a sched_switch into a preempted thread about
  * once in 300: bpftrace misses the same ones).  From when this CPU's entry
@@ -749,29 +868,94 @@ static __always_inline void off_end(struct why_task *w, __u64 at)
  * the thread's waits for a CPU (run_delay(), which that switch in grew by
  * the wait it ended); else by its CPU clock (se.sum_exec_runtime, less
  * steal where the kernel accounts it apart) since its last switch out: the
- * rest of the span is the wait for a CPU. */
-static __always_inline void switched_in_unseen(struct why_task *w, __u64 in, __u64 now, struct task_struct *t)
+ * rest of the span is the wait for a CPU.  out: at t's switch out (its CPU
+ * clock current), where the run's steal can be told (unseen_run_steal). */
+static __always_inline void switched_in_unseen(struct why_task *w, __u64 in, __u64 now, struct task_struct *t,
+					       bool out)
 {
-	__u64 ran = t->se.sum_exec_runtime, d = ran - w->ran_at, rd = run_delay(t);
+	__u64 ran = t->se.sum_exec_runtime, d = ran - w->ran_at, rd = run_delay(t), had = w->steal_at;
+	__u32 had_cpu1 = w->steal_cpu;
 
-	if (in > w->since && in < now) {
-		charge(w, in, running_part(w));
-		off_end(w, in);
-		return;
-	}
-	__sync_fetch_and_add(&stats.switch_in_unseen, 1);
-	/* the wait the switch in ended, as the kernel counted it then: exact
-	 * (the CPU clock below is as of the last tick where t is current) */
-	if (rd > w->rd_at && rd - w->rd_at < now - w->since) {
+	if (!(in > w->since && in < now)) {
+		__sync_fetch_and_add(&stats.switch_in_unseen, 1);
+		/* the wait the switch in ended, as the kernel counted it
+		 * then: exact (the CPU clock below is as of the last tick
+		 * where t is current) */
+		if (!(rd > w->rd_at && rd - w->rd_at < now - w->since)) {
+			if (w->ran_at && ran > w->ran_at && d < now - w->since) {
+				charge(w, now - d, running_part(w));
+				off_end(w, now - d);
+			}
+			return;
+		}
 		in = w->since + (rd - w->rd_at);
-		charge(w, in, running_part(w));
-		off_end(w, in);
+	}
+	charge(w, in, running_part(w));
+	off_end(w, in);
+	if (out)
+		unseen_run_steal(w, had_cpu1, had, in, now, ran);
+}
+
+/* Switched in while thought running: its switch out was not seen (its
+ * task storage busy on that CPU, as while a task there frees its own at
+ * exit), nor a wakeup, which would have told it (slept_unseen): it was
+ * preempted, and runnable from when the kernel queued it again, in the
+ * run queue's clock that __schedule() has just brought up to date (before,
+ * its wait for a CPU counted as its time on it). */
+static __always_inline void switched_out_unseen(struct why_task *w, __u64 now, struct task_struct *t,
+						__u32 cpu1, __u64 st)
+{
+	__u64 q = queued_at(t), clk = 0, out, ran = t->se.sum_exec_runtime, lost = 0;
+
+	__sync_fetch_and_add(&stats.switch_out_unseen, 1);
+	w->rec.offcpu++;
+	if (bpf_core_field_exists(t->se.cfs_rq))
+		clk = BPF_CORE_READ(t, se.cfs_rq, rq, clock);
+	if (!(q && clk >= q && clk - q < now - w->since))
 		return;
+	out = now - (clk - q);
+	/* The run ended unseen, so the CPU's steal clock was not read at its
+	 * end; its CPU clock, brought up to date there and read again at this
+	 * switch in, says how long it ran (since its last switch in seen), and
+	 * its wall time beyond that is what the host took, at most what the
+	 * CPU's steal clock grew by since the run's last charge. */
+	if (w->ran_in && ran > w->ran_in && ran - w->ran_in < out - w->since && w->steal_cpu == cpu1 &&
+	    st > w->steal_at) {
+		lost = out - w->since - (ran - w->ran_in);
+		lost = lost < st - w->steal_at ? lost : st - w->steal_at;
 	}
-	if (w->ran_at && ran > w->ran_at && d < now - w->since) {
-		charge(w, now - d, running_part(w));
-		off_end(w, now - d);
-	}
+	if (lost)
+		charge_st(w, out, WP_RUNQ, cpu1, w->steal_at + lost);
+	else
+		charge_at(w, out, WP_RUNQ, true);
+}
+
+/* Woken off its CPU while thought running: it went to sleep with no switch
+ * out seen.  Its CPU clock says when: it ran se.sum_exec_runtime -
+ * se.prev_sum_exec_runtime (the clock at its last switch in) from that
+ * switch in (sched_info.last_arrival), so it left its CPU then, in
+ * rq_clock(); and its wakeup has just queued it (last_queued): that is now
+ * in the same clock.  The CPU clock leaves out steal: a run the host
+ * stole from ends that much early here, the rest counted as the wait.
+ * The wait's place is unknown (its stack: WHY_WAIT_UNSEEN). */
+static __always_inline void slept_unseen(struct why_task *w, struct task_struct *p, __u64 now)
+{
+	__u64 q = queued_at(p), out, back, at;
+
+	__sync_fetch_and_add(&stats.switch_out_unseen, 1);
+	w->rec.offcpu++;
+	if (!q)
+		return;
+	out = p->sched_info.last_arrival + (p->se.sum_exec_runtime - p->se.prev_sum_exec_runtime);
+	back = q > out ? q - out : 0;	/* how long ago it left its CPU */
+	at = back < now - w->since ? now - back : w->since;
+	charge_at(w, at, blocked_part(w, p), true);
+	if (!(w->flags & F_OFF))
+		sleeper_in(now);
+	w->flags |= F_OFF;
+	w->flags &= ~F_WOKEN;
+	w->off_at = at;
+	w->wait_stack = WHY_WAIT_UNSEEN;
 }
 
 /* The call returns: its last part closed, a record if it was slow. */
@@ -782,7 +966,7 @@ static __always_inline void finish(struct why_task *w, long ret)
 	/* running, yet thought runnable: its switch in was missed (its CPU
 	 * clock here is the scheduler's as of its last tick) */
 	if (w->state == WP_RUNQ)
-		switched_in_unseen(w, oncpu_since(w->rec.tid), now, bpf_get_current_task_btf());
+		switched_in_unseen(w, oncpu_since(w->rec.tid), now, bpf_get_current_task_btf(), false);
 	charge(w, now, WP_CPU);
 	if (w->flags & F_OFF)	/* its switch in was missed */
 		sleeper_out();
@@ -802,7 +986,10 @@ static __always_inline void finish(struct why_task *w, long ret)
 	w->rec.cgroup = bpf_get_current_cgroup_id();
 	bpf_get_current_comm(w->rec.comm, sizeof(w->rec.comm));
 	__sync_fetch_and_add(&stats.slow, 1);
-	if (bpf_ringbuf_output(&records, &w->rec, sizeof(w->rec), 0))
+	/* the reader woken once a quarter of the ring waits (it polls every
+	 * 100 ms): a wakeup from here cost the traced thread 20-250 us after
+	 * its call, by its own clock (docs/PERFORMANCE.md) */
+	if (bpf_ringbuf_output(&records, &w->rec, sizeof(w->rec), RB_WAKE_PAST(records, 1 << 20)))
 		__sync_fetch_and_add(&stats.lost, 1);
 }
 
@@ -1042,13 +1229,14 @@ int BPF_PROG(why_switch, bool preempt, struct task_struct *prev, struct task_str
 		o->since = now;
 	}
 
-	if ((w = in_call(prev))) {
+	if ((w = in_call(prev)) &&
+	    !(targ_test_unseen_out && bpf_get_prandom_u32() % targ_test_unseen_out == 0)) {
 		/* the same for a traced thread: a missed switch in would put
 		 * its CPU time in runq; where this CPU's entry is gone too (no
 		 * sched_switch into it was seen at all), the kernel's count of
 		 * its waits for a CPU says when it ran (switched_in_unseen) */
 		if (w->state == WP_RUNQ)
-			switched_in_unseen(w, in, now, prev);
+			switched_in_unseen(w, in, now, prev, true);
 		w->rec.offcpu++;
 		/* prev_state, not prev->__state: that one can change under us */
 		charge_st(w, now, preempt || prev_state == 0 ? WP_RUNQ : blocked_part(w, prev),
@@ -1073,7 +1261,12 @@ int BPF_PROG(why_switch, bool preempt, struct task_struct *prev, struct task_str
 	}
 	if ((w = in_call(next))) {
 		w->flags &= ~F_THROTTLE;	/* its pause is over */
-		charge_st(w, now, running_part(w), cpu + 1, following ? st : steal_read(sa));
+		__u64 st_in = following ? st : steal_read(sa);
+
+		if (on_cpu(w))	/* thought running: its switch out went unseen */
+			switched_out_unseen(w, now, next, cpu + 1, st_in);
+		charge_st(w, now, running_part(w), cpu + 1, st_in);
+		w->ran_in = next->se.sum_exec_runtime;
 		if (w->flags & F_OFF)
 			sleeper_out();
 		w->flags &= ~(F_OFF | F_WOKEN);
@@ -1089,6 +1282,10 @@ static __always_inline int woken(struct task_struct *p)
 
 	if (!w)
 		return 0;
+	/* off its CPU (ttwu waited for that), yet thought running: it went to
+	 * sleep unseen */
+	if (on_cpu(w) && bpf_core_field_exists(p->on_cpu) && !p->on_cpu)
+		slept_unseen(w, p, bpf_ktime_get_ns());
 	/* Woken before it slept (ttwu_runnable(): it is still on its CPU),
 	 * or runnable already.  Told by F_OFF, not by the part: reclaim and
 	 * lock parts are run as well as slept in, and a charge from here on

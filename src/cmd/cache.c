@@ -440,7 +440,7 @@ int cmd_cache(int argc, char **argv)
 		err = bpfenv__fail("loading BPF programs (the filemap tracepoints need 6.12+)", err);
 		goto out;
 	}
-	if ((err = cache_bpf__attach(cc.sk))) {
+	if ((err = bpfenv__attach(cc.sk->skeleton))) {
 		err = bpfenv__fail("attaching to the filemap and writeback tracepoints", err);
 		goto out;
 	}

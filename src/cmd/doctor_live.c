@@ -43,7 +43,7 @@ static struct throttle_bpf *throttle_start(const struct disk_sel *sel, uint32_t 
 	if (sel->disk)
 		snprintf((char *)sk->rodata->filter_bdi, THROTTLE_BDI_LEN, "%u:%u", sel->disk >> 20,
 			 sel->disk & 0xfffff);
-	if ((err = throttle_bpf__load(sk)) || (err = throttle_bpf__attach(sk))) {
+	if ((err = throttle_bpf__load(sk)) || (err = bpfenv__attach(sk->skeleton))) {
 		warnf("dirty throttling is not watched: writeback:balance_dirty_pages: %s", strerror(-err));
 		throttle_bpf__destroy(sk);
 		return NULL;
@@ -134,7 +134,7 @@ static struct readahead_bpf *ra_start(uint32_t pid)
 	}
 	sk->rodata->targ_by = RA_BY_PROCESS;
 	sk->rodata->filter_pid = pid;
-	if ((err = readahead_bpf__load(sk)) || (err = readahead_bpf__attach(sk))) {
+	if ((err = readahead_bpf__load(sk)) || (err = bpfenv__attach(sk->skeleton))) {
 		warnf("readahead is not watched: its tracepoints (6.18+): %s", strerror(-err));
 		readahead_bpf__destroy(sk);
 		return NULL;

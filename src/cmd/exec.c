@@ -286,7 +286,7 @@ int cmd_exec(int argc, char **argv)
 		err = bpfenv__fail("loading BPF programs", err);
 		goto out;
 	}
-	if ((err = exec_bpf__attach(sk))) {
+	if ((err = bpfenv__attach(sk->skeleton))) {
 		err = bpfenv__fail("attaching to the execve and execveat tracepoints", err);
 		goto out;
 	}
@@ -303,8 +303,10 @@ int cmd_exec(int argc, char **argv)
 	if ((err = run__ready(o.c.ready_file, "Tracing execs... Hit Ctrl-C to end.")))
 		goto out;
 	while (!run__stopping()) {
-		int n = ring_buffer__poll(rb, 100);
+		int n = ring_buffer__poll(rb, 100);	/* (a timer too: records seldom wake it) */
 
+		if (n >= 0 || n == -EINTR)
+			n = ring_buffer__consume(rb);
 		if (n < 0 && n != -EINTR) {
 			err = fail("reading records", "%s", strerror(-n));
 			goto out;

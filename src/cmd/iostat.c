@@ -257,7 +257,7 @@ int cmd_iostat(int argc, char **argv)
 		err = bpfenv__fail("loading BPF programs", err);
 		goto out;
 	}
-	if ((err = lat_bpf__attach(ic.sk))) {
+	if ((err = bpfenv__attach(ic.sk->skeleton))) {
 		err = bpfenv__fail("attaching to block tracepoints", err);
 		goto out;
 	}

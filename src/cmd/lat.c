@@ -243,6 +243,12 @@ static int lat_wait(void *ctx, int ms)
 		if (log__verbose())
 			warnf("requests without a kernel issue stamp: stamping at block_rq_issue");
 	}
+	if (lc->o->per_disk || lc->o->per_flags) {	/* keys spilled since: made here (histmap.h) */
+		__u32 ep = lc->skel->bss->epoch & 1;
+
+		histmap__make_spilled(bpf_map__fd(ep ? lc->skel->maps.hists1 : lc->skel->maps.hists0),
+				      bpf_map__fd(lc->skel->maps.hists_spill), ep, sizeof(struct lat_key), 1, 0);
+	}
 	skipped__poll(&lc->skipped);
 	return run__sleep_ms(ctx, ms);
 }
@@ -311,6 +317,7 @@ int cmd_lat(int argc, char **argv)
 	lc.skel->rodata->targ_per_disk = o.per_disk;
 	lc.skel->rodata->targ_per_flags = o.per_flags;
 	lc.skel->rodata->targ_queued = o.queued;
+	lc.skel->rodata->targ_test_spill = getenv("IODIG_TEST_SPILL") != NULL;	/* tests (lat.bpf.c) */
 	lc.skel->rodata->targ_own_clock = o.own_clock;
 	lc.skel->rodata->filter_dev = o.sel.disk;
 	lc.skel->rodata->filter_part = o.sel.part;
@@ -322,7 +329,7 @@ int cmd_lat(int argc, char **argv)
 		err = bpfenv__fail("loading BPF programs", err);
 		goto out;
 	}
-	err = lat_bpf__attach(lc.skel);
+	err = bpfenv__attach(lc.skel->skeleton);
 	if (err) {
 		err = bpfenv__fail("attaching to block tracepoints", err);
 		goto out;

@@ -354,7 +354,7 @@ int cmd_readahead(int argc, char **argv)
 		err = bpfenv__fail("loading BPF programs (the readahead tracepoints need 6.18+)", err);
 		goto out;
 	}
-	if ((err = readahead_bpf__attach(rc.sk))) {
+	if ((err = bpfenv__attach(rc.sk->skeleton))) {
 		err = bpfenv__fail("attaching to the readahead and filemap tracepoints", err);
 		goto out;
 	}

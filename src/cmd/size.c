@@ -163,7 +163,7 @@ int cmd_size(int argc, char **argv)
 		err = bpfenv__fail("loading BPF programs", err);
 		goto out;
 	}
-	if ((err = size_bpf__attach(sc.sk))) {
+	if ((err = bpfenv__attach(sc.sk->skeleton))) {
 		err = bpfenv__fail("attaching to block_bio_queue", err);
 		goto out;
 	}

@@ -314,7 +314,7 @@ int cmd_stacks(int argc, char **argv)
 	} else if (o.kfunc) {
 		if ((err = attacher__kernel(&at, &kprogs, knames, nk)))
 			goto out;
-	} else if ((err = stacks_bpf__attach(sc.sk))) {
+	} else if ((err = bpfenv__attach(sc.sk->skeleton))) {
 		err = bpfenv__fail("attaching to block_bio_queue", err);
 		goto out;
 	}

@@ -124,7 +124,7 @@ int cmd_throttle(int argc, char **argv)
 	tc.sk->rodata->filter_pid = tc.pid;
 	if (tc.disk)
 		snprintf((char *)tc.sk->rodata->filter_bdi, THROTTLE_BDI_LEN, "%u:%u", sel.disk >> 20, sel.disk & 0xfffff);
-	if ((err = throttle_bpf__load(tc.sk)) || (err = throttle_bpf__attach(tc.sk))) {
+	if ((err = throttle_bpf__load(tc.sk)) || (err = bpfenv__attach(tc.sk->skeleton))) {
 		err = bpfenv__fail("loading and attaching to writeback:balance_dirty_pages", err);
 		goto out;
 	}

@@ -168,6 +168,7 @@ static int top_report(void *ctx, bool last)
 	double secs = (now - tc->t_last) / 1e9;
 	struct life_stats s, d;
 	struct top_values v;
+	unsigned long long m;
 	struct fctx fc;
 	int err, shown;
 
@@ -190,7 +191,9 @@ static int top_report(void *ctx, bool last)
 	qsort(tc->rows, tc->nrows, sizeof(*tc->rows), cmp_rows);
 	life__stats(&tc->l, &s);
 	counters__delta(&d, &s, &tc->last, sizeof(d));
-	v = (struct top_values){ d.completed, d.map_full, 0, life__skipped_interval(&tc->l) };
+	m = bpfenv__recursion_misses(sk->obj);
+	v = (struct top_values){ d.completed, d.map_full, 0, m - tc->last_missed, life__skipped_interval(&tc->l) };
+	tc->last_missed = m;
 	for (int i = 0; i < tc->nrows; i++)
 		if (!tc->rows[i].pid)
 			v.unattributed += tc->rows[i].q2c.count;

@@ -53,6 +53,7 @@ struct top_ctx {
 	int nrows, cap;
 	struct procio io;	/* each process's own /proc/PID/io */
 	struct life_stats last;
+	unsigned long long last_missed;	/* the programs' recursion misses so far */
 	struct json j;
 	uint64_t interval;
 	uint64_t t_last;	/* the last report (or the start), monotonic ns */
@@ -62,11 +63,11 @@ struct top_ctx {
 };
 
 struct top_values {
-	uint64_t completed, map_full, unattributed;
+	uint64_t completed, map_full, unattributed, missed;
 	int64_t skipped;
 };
 
-extern const struct counter top_counters[4];
+extern const struct counter top_counters[5];
 extern const struct rec top_rec, top_end_rec;
 
 /* the end of an interval, with its counters */

@@ -321,6 +321,8 @@ int why__start(struct why_ctx *wc, struct life_cfg *cfg)
 	wc->skel->rodata->targ_ncpus = ncpus > 0 ? ncpus : 0;	/* whose steal clocks a spell reads */
 	if ((env = getenv("IODIG_TEST_UNSEEN")))	/* tests: switches in skipped (why.bpf.c) */
 		wc->skel->rodata->targ_test_unseen = strtoul(env, NULL, 10);
+	if ((env = getenv("IODIG_TEST_UNSEEN_OUT")))	/* ... and switches out */
+		wc->skel->rodata->targ_test_unseen_out = strtoul(env, NULL, 10);
 	bpfenv__ustack_setup(&wc->skel->rodata->ustack_walk, o->ustack, wc->skel->maps.ustacks);
 	/* the waits', wakers' and -K's kernel stacks: a walk for each path
 	 * (kmemo.bpf.h), kept whole in kstacks; --walk-each walks at each
@@ -392,7 +394,7 @@ int why__start(struct why_ctx *wc, struct life_cfg *cfg)
 		return fail("reading records", "%s", strerror(errno));
 	if (o->call && (err = why__fn_attach(wc, o->npids == 1 ? wc->skel->rodata->filter_tgid[0] : 0)))
 		return err;
-	if ((err = why_bpf__attach(wc->skel)))
+	if ((err = bpfenv__attach(wc->skel->skeleton)))
 		return bpfenv__fail("attaching to system call and scheduler tracepoints", err);
 	if ((err = why__sc_attach(wc)))
 		return err;

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <stdbool.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -33,15 +35,44 @@ static const struct sysc *sysc_of(uint32_t nr)
 	return NULL;
 }
 
+/* The devices of pipes' and sockets' inodes (pipefs, sockfs: one each),
+ * from a pipe and a socket of iodig's own: their names are made from the
+ * inode number ("pipe:[N]"), so they are known after the fd is gone. */
+static void pseudo_devs(dev_t *pipe_dev, dev_t *sock_dev)
+{
+	static dev_t pd, sd;
+	static bool done;
+	struct stat st;
+	int fds[2], s;
+
+	if (!done) {
+		done = true;
+		if (!pipe(fds)) {
+			if (!fstat(fds[0], &st))
+				pd = st.st_dev;
+			close(fds[0]);
+			close(fds[1]);
+		}
+		if ((s = socket(AF_UNIX, SOCK_STREAM, 0)) >= 0) {
+			if (!fstat(s, &st))
+				sd = st.st_dev;
+			close(s);
+		}
+	}
+	*pipe_dev = pd;
+	*sock_dev = sd;
+}
+
 static void file_name(struct why_ctx *wc, const struct why_call *c, char *buf, size_t len)
 {
+	dev_t pd, sd, dev = makedev(c->dev >> 20, c->dev & 0xfffff);
 	char link[64], target[512];
 	struct stat st;
 	ssize_t n;
 
 	/* the bytes as they are: the text printer escapes them, JSON keeps them */
-	if (c->path[0]) {
-		snprintf(buf, len, "%.*s", WHY_PATH_LEN, c->path);
+	if (c->path[0]) {	/* (an fd's as readlink says it, unlinked too) */
+		snprintf(buf, len, "%.*s%s", WHY_PATH_LEN, c->path, c->fd >= 0 && c->unlinked ? " (deleted)" : "");
 		return;
 	}
 	if (c->fd < 0) {
@@ -53,8 +84,7 @@ static void file_name(struct why_ctx *wc, const struct why_call *c, char *buf, s
 	 * else the numbers are shown. */
 	snprintf(link, sizeof(link), "/proc/%u/fd/%d", c->pid, c->fd);
 	n = readlink(link, target, sizeof(target) - 1);
-	if (n > 0 && !stat(link, &st) && st.st_ino == c->ino &&
-	    st.st_dev == makedev(c->dev >> 20, c->dev & 0xfffff)) {
+	if (n > 0 && !stat(link, &st) && st.st_ino == c->ino && st.st_dev == dev) {
 		struct named *nm = &wc->names[wc->next_name++ % NAMES_MAX];
 
 		target[n] = '\0';
@@ -72,7 +102,10 @@ static void file_name(struct why_ctx *wc, const struct why_call *c, char *buf, s
 			return;
 		}
 	}
-	if (c->dev)
+	pseudo_devs(&pd, &sd);
+	if (c->dev && (dev == pd || dev == sd))
+		snprintf(buf, len, "%s:[%llu]", dev == pd ? "pipe" : "socket", (unsigned long long)c->ino);
+	else if (c->dev)
 		snprintf(buf, len, "dev %u:%u ino %llu", c->dev >> 20, c->dev & 0xfffff,
 			 (unsigned long long)c->ino);
 	else
@@ -198,7 +231,9 @@ static void name_places(struct why_ctx *wc, struct pending *p)
 		const struct why_wait *x = &p->c.waits[w];
 
 		p->place[w][0] = '\0';
-		if (x->ns)
+		if (x->ns && x->stack == WHY_WAIT_UNSEEN)
+			snprintf(p->place[w], WHY_PLACE_LEN, "(switch out unseen)");
+		else if (x->ns)
 			name_place(wc, ips, read_kstack(wc, wc->skel->maps.waitstacks, x->stack, ips), p->place[w]);
 	}
 }

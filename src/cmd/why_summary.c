@@ -21,7 +21,8 @@ enum { M_SYS = 1, M_FUNC = 2, M_KMEMO = 4 };
 
 struct why_values {
 	uint64_t calls, slow, shown, lost, no_storage, calls_full, linked, unlinked_io, disk_skipped,
-		 life_lost, untracked, wake_running, waker_unfollowed, any_missed, switch_in_unseen, kstacks_lost;
+		 life_lost, untracked, wake_running, waker_unfollowed, any_missed, switch_in_unseen,
+		 switch_out_unseen, kstacks_lost;
 	struct kmemo_stats km;	/* the kernel stacks' memos (kmemo.bpf.h) */
 };
 
@@ -47,6 +48,7 @@ static const struct counter why_counters[] = {
 	{ "task_changes_missed", WV(any_missed), "wakers: %llu context switches found a task's state busy "
 	  "or no room for it: a waker's time around them may be in the wrong part" },
 	{ "switch_in_unseen", WV(switch_in_unseen), NULL },
+	{ "switch_out_unseen", WV(switch_out_unseen), NULL },
 	{ "kstacks_lost", WV(kstacks_lost), "%llu waits, wakers or -K stacks shown without their kernel stack "
 	  "(a full map, or a collision in the kernel's stack map without memos)" },
 	BPFENV_KMEMO_COUNTERS(WV(km), M_KMEMO),
@@ -61,7 +63,7 @@ static void values(struct why_ctx *wc, struct why_values *v)
 	*v = (struct why_values){ s->calls, s->slow, wc->shown, s->lost, s->no_storage, wc->calls_full,
 				  wc->linked, wc->unlinked_io, wc->disk_skipped, ls.lost + s->qw_lost, ls.untracked,
 				  s->wake_running, wc->wakers_unfollowed, s->any_missed, s->switch_in_unseen,
-				  wc->kstacks_lost };
+				  s->switch_out_unseen, wc->kstacks_lost };
 }
 
 /* M_KMEMO where the kernel stacks came from memos, with their counters in v */

@@ -44,7 +44,7 @@ static bool try_fentry(char *w, size_t len)
 	err = func_bpf__load(sk);
 	if (err)
 		say_why(w, len, "BPF trampolines refused at load", err);
-	else if ((err = func_bpf__attach(sk)))
+	else if ((err = bpfenv__attach(sk->skeleton)))
 		say_why(w, len, "BPF trampolines refused at attach", err);
 	func_bpf__destroy(sk);
 	return !err;

@@ -181,6 +181,7 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 		sk->rodata->targ_wakeup_bytes = rb / 4;
 		bpf_map__set_max_entries(sk->maps.records, rb);
 	}
+	sk->rodata->targ_test_spill = getenv("IODIG_TEST_SPILL") != NULL;	/* tests (life.bpf.h) */
 	if (!cfg->own_clock)	/* the side table of BPF-made D stamps */
 		bpf_map__set_max_entries(sk->maps.clocks, 1);
 	if (!l->watch)
@@ -269,7 +270,7 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 		bpf_program__set_autoattach(sk->progs.life_getrq, false);
 		sk->bss->grants_from = UINT64_MAX;
 	}
-	err = life_bpf__attach(sk);
+	err = bpfenv__attach(sk->skeleton);
 	if (err)
 		return bpfenv__fail("attaching to tracepoints", err);
 	l->last_sweep = run__mono_ns();
@@ -357,6 +358,18 @@ int life__poll(struct life *l, int timeout_ms)
 	grants_tick(l);
 	if (run__mono_ns() - l->last_sweep > LIFE_SWEEP_MS * 1000000ULL)
 		life__sweep(l, LIFE_ABANDON_NS);
+	if (l->skel && run__mono_ns() - l->last_spilled > 200000000ULL) {
+		/* the histograms' keys spilled since: made here (histmap.h) */
+		struct life_bpf *sk = l->skel;
+		__u32 ep = sk->bss->epoch & 1;
+
+		l->last_spilled = run__mono_ns();
+		histmap__make_spilled(bpf_map__fd(ep ? sk->maps.phases1 : sk->maps.phases0),
+				      bpf_map__fd(sk->maps.phases_spill), ep, sizeof(struct life_phase_key), PH_NR,
+				      offsetof(struct life_phase_key, phase));
+		histmap__make_spilled(bpf_map__fd(ep ? sk->maps.tops1 : sk->maps.tops0), bpf_map__fd(sk->maps.tops_spill),
+				      ep, sizeof(struct life_top_key), TOP_NR, offsetof(struct life_top_key, what));
+	}
 	usyms__poll(l->us);
 	skipped__poll(&l->skipped);
 

@@ -65,6 +65,7 @@ struct life {
 				 * only while a disk is armed (life.c) */
 	struct bpf_link *grants;	/* ... its link while attached */
 	uint64_t abandoned, last_sweep;
+	uint64_t last_spilled;	/* when spilled keys were last made (life__poll) */
 	struct life_slot *slots;	/* the in-flight table, mapped */
 	struct skipped skipped;	/* completions BPF never saw (skipped.h) */
 	char sysfs_why[160];	/* why queue writes are not watched */

@@ -273,6 +273,20 @@ int bpfenv__tracefs(void)
 	return 0;
 }
 
+int bpfenv__attach(struct bpf_object_skeleton *s)
+{
+	struct bpf_program *p;
+	int err;
+
+	bpf_object__for_each_program(p, *s->obj)
+		if (bpf_program__autoload(p) && bpf_program__type(p) == BPF_PROG_TYPE_TRACEPOINT) {
+			if ((err = bpfenv__tracefs()))
+				return err;
+			break;
+		}
+	return bpf_object__attach_skeleton(s);
+}
+
 int bpfenv__tp_dir(const char *sys, const char *event, char *buf, size_t len)
 {
 	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };

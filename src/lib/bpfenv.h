@@ -26,6 +26,7 @@ void bpfenv__wait_programs(void);
 
 struct bpf_map;
 struct bpf_object;
+struct bpf_object_skeleton;
 /* Program runs the kernel skipped because a program was already running on
  * that CPU (an interrupt's tracepoint while the program ran): summed over
  * the object's loaded programs.  Such events are lost to iodig. */
@@ -126,6 +127,11 @@ void bpfenv__set_tp_leads(struct bpf_object *obj, const struct btf *vmlinux);
  * live: mounted if it is not (this kernel does not at boot), and unmounted
  * again at exit.  Returns 0 or -errno. */
 int bpfenv__tracefs(void);
+/* A skeleton's auto-attach, as <name>_bpf__attach(), with tracefs mounted
+ * first (bpfenv__tracefs) where one of its programs that load is a classic
+ * tracepoint (SEC("tp/...")): libbpf reads such an event's id from tracefs,
+ * and without it the attach fails with ENOENT.  0 or -errno. */
+int bpfenv__attach(struct bpf_object_skeleton *s);
 /* strerror(err), but where err (EACCES, EPERM) came of tracefs being out of
  * reach, what is missing, named: CAP_DAC_READ_SEARCH where it is mounted
  * root's alone, CAP_SYS_ADMIN to mount it. */

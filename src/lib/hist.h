@@ -35,6 +35,12 @@ struct hist {
  * HIST_PUT), per CPU and epoch, folded in by the drain (histmap.h). */
 #define HIST_SPILL_N	128
 #define HIST_SPILL_KEY	64
+/* An entry of a map of several histograms a key (HIST_PUT_N) holds all of
+ * a request's values: its key's idx member is HIST_SPILL_ALL, the values
+ * follow the key at HIST_SPILL_VOFF(key size), and v is the mask of those
+ * given; the drain (histmap.c) reads it as one entry a value. */
+#define HIST_SPILL_ALL	0xff
+#define HIST_SPILL_VOFF(key_size)	(((key_size) + 7) & ~7UL)
 struct hist_spill {
 	__u32 n;
 	__u32 pad;

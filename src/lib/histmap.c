@@ -16,8 +16,37 @@ struct spilled {
 	bool used;
 };
 
-/* The epoch's spill lists of every CPU, read and emptied: *n values. */
-static struct spilled *read_spill(int spill_fd, __u32 epoch, int ncpus, int *n)
+/* Entry e of a spill list onto out (room for nhist more): one value, or,
+ * where a map of nhist histograms a key spilled a request's values in one
+ * (HIST_SPILL_ALL in the key's idx byte), one for each in its mask, each
+ * with its histogram's index there.  The count put. */
+static int spill_expand(const unsigned char *key, uint64_t v, size_t key_size, unsigned nhist, size_t idx_off,
+			struct spilled *out)
+{
+	int k = 0;
+
+	if (nhist <= 1 || key[idx_off] != HIST_SPILL_ALL) {
+		memcpy(out->key, key, HIST_SPILL_KEY);
+		out->v = v;
+		out->used = false;
+		return 1;
+	}
+	for (unsigned p = 0; p < nhist && HIST_SPILL_VOFF(key_size) + 8 * (p + 1) <= HIST_SPILL_KEY; p++) {
+		if (!(v & (1u << p)))
+			continue;
+		memset(out[k].key, 0, HIST_SPILL_KEY);
+		memcpy(out[k].key, key, key_size);
+		out[k].key[idx_off] = p;
+		memcpy(&out[k].v, key + HIST_SPILL_VOFF(key_size) + 8 * p, sizeof(out[k].v));
+		out[k++].used = false;
+	}
+	return k;
+}
+
+/* The epoch's spill lists of every CPU, read (and emptied, where take):
+ * *n values. */
+static struct spilled *read_spill(int spill_fd, __u32 epoch, int ncpus, size_t key_size, unsigned nhist,
+				  size_t idx_off, bool take, int *n)
 {
 	size_t ssz = (sizeof(struct hist_spill) + 7) & ~7UL;
 	char *per = spill_fd >= 0 ? calloc(ncpus, ssz) : NULL;
@@ -31,16 +60,13 @@ static struct spilled *read_spill(int spill_fd, __u32 epoch, int ncpus, int *n)
 		unsigned m = sp->n < HIST_SPILL_N ? sp->n : HIST_SPILL_N;
 		struct spilled *o;
 
-		if (!m || !(o = realloc(out, (*n + m) * sizeof(*out))))
+		if (!m || !(o = realloc(out, (*n + (size_t)m * (nhist ? nhist : 1)) * sizeof(*out))))
 			continue;
 		out = o;
-		for (unsigned i = 0; i < m; i++) {
-			memcpy(out[*n].key, sp->e[i].key, HIST_SPILL_KEY);
-			out[*n].v = sp->e[i].v;
-			out[(*n)++].used = false;
-		}
+		for (unsigned i = 0; i < m; i++)
+			*n += spill_expand(sp->e[i].key, sp->e[i].v, key_size, nhist, idx_off, out + *n);
 	}
-	if (*n) {
+	if (*n && take) {
 		memset(per, 0, ssz * ncpus);
 		bpf_map_update_elem(spill_fd, &epoch, per, BPF_ANY);
 	}
@@ -81,7 +107,7 @@ int histmap__drain_n(int fd, int spill_fd, __u32 epoch, size_t key_size, unsigne
 		err = -ENOMEM;
 		goto out;
 	}
-	sv = read_spill(spill_fd, epoch, ncpus, &nsv);
+	sv = read_spill(spill_fd, epoch, ncpus, key_size, nhist, idx_off, true, &nsv);
 	/* Collect the keys first: deleting while walking restarts the walk. */
 	while (bpf_map_get_next_key(fd, prev, keys + n * key_size) == 0) {
 		prev = keys + n * key_size;
@@ -133,13 +159,21 @@ int histmap__drain_n(int fd, int spill_fd, __u32 epoch, size_t key_size, unsigne
 			err = fn(ctx, xkey, &sum[p]);
 		}
 	}
-	/* keys that had no room in the map at all: from their spills alone */
+	/* keys that had no room in the map at all: from their spills alone;
+	 * and made here, empty, so that the programs find them next time
+	 * (made in their context, a new key's value can find the kernel's
+	 * per-CPU allocator empty for a while: hist.bpf.h) */
+	memset(percpu, 0, vsz * ncpus);
 	for (int i = 0; i < nsv && !err; i++) {
 		if (sv[i].used)
 			continue;
 		memset(sum, 0, sizeof(*sum));
 		fold(sum, sv[i].key, key_size, sv + i, nsv - i);
 		err = fn(ctx, sv[i].key, sum);
+		memcpy(xkey, sv[i].key, key_size);
+		if (nhist > 1)
+			xkey[idx_off] = 0;
+		bpf_map_update_elem(fd, xkey, percpu, BPF_NOEXIST);
 	}
 out:
 	free(sv);
@@ -219,4 +253,31 @@ int histmap__drain_rows(int rows_fd, int fd, int spill_fd, __u32 epoch, size_t k
 	int err = drain_rows(rows_fd, key_size, nhist, idx_off, fn, ctx);
 
 	return err ? err : histmap__drain_n(fd, spill_fd, epoch, key_size, nhist, idx_off, fn, ctx);
+}
+
+int histmap__make_spilled(int fd, int spill_fd, __u32 epoch, size_t key_size, unsigned nhist, size_t idx_off)
+{
+	int ncpus = libbpf_num_possible_cpus(), made = 0, n;
+	struct bpf_map_info info = {};
+	__u32 ilen = sizeof(info);
+	struct spilled *sv;
+	char *zero = NULL;
+
+	if (spill_fd < 0 || ncpus <= 0 || key_size > HIST_SPILL_KEY || (nhist > 1 && idx_off >= key_size) ||
+	    bpf_obj_get_info_by_fd(fd, &info, &ilen))
+		return 0;
+	sv = read_spill(spill_fd, epoch, ncpus, key_size, nhist, idx_off, false, &n);
+	for (int i = 0; i < n; i++) {
+		if (nhist > 1)
+			sv[i].key[idx_off] = 0;	/* (the map's key: each value's names it) */
+		if (i && !memcmp(sv[i - 1].key, sv[i].key, key_size))
+			continue;	/* (a run of one key's values: made once) */
+		if (!zero && !(zero = calloc(ncpus, (info.value_size + 7) & ~7UL)))
+			break;
+		if (!bpf_map_update_elem(fd, sv[i].key, zero, BPF_NOEXIST))
+			made++;
+	}
+	free(sv);
+	free(zero);
+	return made;
 }

@@ -33,4 +33,12 @@ int histmap__drain_n(int fd, int spill_fd, __u32 epoch, size_t key_size, unsigne
 int histmap__drain_rows(int rows_fd, int fd, int spill_fd, __u32 epoch, size_t key_size, unsigned nhist,
 			size_t idx_off, histmap_fn fn, void *ctx);
 
+/* Between drains: the keys the programs spilled so far in epoch, the one
+ * they write (its spill list read, not emptied), made in its map fd, empty,
+ * so that they find them from now on (made in their context, a new key's
+ * value can find the kernel's allocator empty for a while: 5.10's per-CPU
+ * atomic pool, hist.bpf.h).  nhist, idx_off as histmap__drain_n()'s.
+ * Returns how many it made. */
+int histmap__make_spilled(int fd, int spill_fd, __u32 epoch, size_t key_size, unsigned nhist, size_t idx_off);
+
 #endif

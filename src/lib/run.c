@@ -27,6 +27,10 @@ void run__signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);	/* a closed terminal: the summary too */
+	/* a reader gone (iodig exec | head): the write fails with EPIPE and the
+	 * run ends as at Ctrl-C, its exit handlers run (tracefs unmounted),
+	 * where SIGPIPE would have killed it */
+	signal(SIGPIPE, SIG_IGN);
 }
 
 /* Files written beside stdout (a recording), flushed with it. */
@@ -52,10 +56,16 @@ void run__remove_output(FILE *f)
 
 int run__flush(void)
 {
+	static bool stdout_failed;
+
+	if (stdout_failed)
+		return -EIO;
 	/* errno from the failed write: a stream's error flag may date from an
 	 * earlier write (a full buffer written out by printf) */
 	if (fflush(stdout) || ferror(stdout)) {
-		fail("writing output", "%s", strerror(errno ? errno : EIO));
+		stdout_failed = true;
+		if (errno != EPIPE)	/* the reader left: it wants no more, nor a word */
+			fail("writing output", "%s", strerror(errno ? errno : EIO));
 		goto failed;
 	}
 	for (int i = 0; i < MAX_OUTPUTS; i++) {

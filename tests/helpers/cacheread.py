@@ -5,11 +5,11 @@ more pages than one filemap_get_pages batch holds), and exits."""
 import os
 import sys
 import time
+from gofile import wait_go
 
 go, chunk, files = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 print(os.getpid(), flush=True)
-while not os.path.exists(go):
-    time.sleep(0.01)
+wait_go(go)
 for f in files:
     fd = os.open(f, os.O_RDONLY)
     while os.read(fd, chunk):

@@ -5,11 +5,11 @@
 import os
 import sys
 import time
+from gofile import wait_go
 
 path, mib, go = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 print(os.getpid(), flush=True)
-while not os.path.exists(go):
-    time.sleep(0.01)
+wait_go(go)
 fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
 buf = b"x" * 65536
 spent = 0

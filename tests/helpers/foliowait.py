@@ -14,13 +14,13 @@ import ctypes
 import os
 import sys
 import time
+from gofile import wait_go
 
 dev, go, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 libc = ctypes.CDLL(None)
 libc.prctl(15, b"folioA", 0, 0, 0)
 print(os.getpid(), flush=True)
-while not os.path.exists(go):
-    time.sleep(0.01)
+wait_go(go)
 fd = os.open(dev, os.O_RDONLY)
 os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)  # no readahead: one page a read
 a2b_r, a2b_w = os.pipe()

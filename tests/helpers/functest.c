@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+#include "go.h"
 
 #define MAXCALLS 4096
 static long long times[3][MAXCALLS];	/* leaf, outer, recurse */
@@ -80,8 +81,7 @@ int main(int argc, char **argv)
 	ms = atoi(argv[3]);
 	rcalls = atoi(argv[4]);
 	depth = atoi(argv[5]);
-	while (access(argv[1], F_OK))
-		sleep_ms(10);
+	wait_go(argv[1]);
 	for (int i = 0; i < leaves; i++)
 		leaf(ms);
 	outer(ms);

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include "go.h"
 
 static char buf[4096] __attribute__((aligned(4096)));
 
@@ -55,8 +56,7 @@ int main(int argc, char **argv)
 	fclose(map);
 	printf("%d\n", getpid());
 	fflush(stdout);
-	while (access(argv[1], F_OK))
-		usleep(10000);
+	wait_go(argv[1]);
 	n = jit_caller((pread_fn)mem, fd, atoi(argv[3]));
 	sleep(1);
 	unlink(path);

@@ -10,11 +10,11 @@ import mmap
 import os
 import sys
 import time
+from gofile import wait_go
 
 go, path, modes = sys.argv[1], sys.argv[2], sys.argv[3:]
 print(os.getpid(), flush=True)
-while not os.path.exists(go):
-    time.sleep(0.01)
+wait_go(go)
 size = os.stat(path).st_size
 CH = 65536
 for mode in modes:

@@ -17,13 +17,13 @@ import ctypes
 import os
 import sys
 import time
+from gofile import wait_go
 
 go, n, burn, depth = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]) / 1000, int(sys.argv[4])
 libc = ctypes.CDLL(None)
 libc.prctl(15, b"chainread", 0, 0, 0)
 print(os.getpid(), flush=True)
-while not os.path.exists(go):
-    time.sleep(0.01)
+wait_go(go)
 
 
 def link(k, w):

@@ -17,6 +17,7 @@ import fcntl
 import os
 import sys
 import time
+from gofile import wait_go
 
 F_SETPIPE_SZ = 1031
 go, n, delay = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]) / 1000
@@ -54,8 +55,7 @@ if os.fork() == 0:
     os._exit(0)
 libc.prctl(15, b"pingA", 0, 0, 0)
 print(os.getpid(), flush=True)
-while not os.path.exists(go):
-    time.sleep(0.01)
+wait_go(go)
 os.write(w0, b"s")
 buf = b"y" * 8192
 for _ in range(n):

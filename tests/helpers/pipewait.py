@@ -19,6 +19,7 @@ import mmap  # here, not in the writer's loop: a first import read from a
 import os
 import sys
 import time
+from gofile import wait_go
 
 go, n, delay = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]) / 1000
 mode = sys.argv[4] if len(sys.argv) > 4 else ""
@@ -26,8 +27,7 @@ busy = mode == "busy"
 dev = mode[3:] if mode.startswith("io=") else None
 ctypes.CDLL(None).prctl(15, b"pipewait", 0, 0, 0)
 print(os.getpid(), flush=True)
-while not os.path.exists(go):
-    time.sleep(0.01)
+wait_go(go)
 r, w = os.pipe()
 child = os.fork()
 if child == 0:

@@ -10,11 +10,11 @@ import os
 import subprocess
 import sys
 import time
+from gofile import wait_go
 
 go, path, advice = sys.argv[1:4]
 print(os.getpid(), flush=True)
-while not os.path.exists(go):
-    time.sleep(0.01)
+wait_go(go)
 fd = os.open(path, os.O_RDONLY)
 os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
 adv = {"normal": os.POSIX_FADV_NORMAL, "random": os.POSIX_FADV_RANDOM,

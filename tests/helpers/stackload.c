@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "go.h"
 
 static char buf[4096] __attribute__((aligned(4096)));
 
@@ -64,8 +65,7 @@ int main(int argc, char **argv)
 		return 1;
 	printf("%d\n", getpid());
 	fflush(stdout);
-	while (access(argv[1], F_OK))
-		usleep(10000);
+	wait_go(argv[1]);
 	n = outer(fd, atoi(argv[3]));
 	if (argc == 4)	/* "now": exit at once, before any stack scan */
 		sleep(1);

@@ -10,7 +10,8 @@ one line per call in GO_FILE.clock: "start_ns end_ns ret preempted cpu_ns":
 the thread's involuntary context switches around the timed window (not 0:
 the helper may have been preempted outside the call, between its clock and
 the system call, so its time may exceed the call's by that much), then its
-own CPU time over the window (CLOCK_THREAD_CPUTIME_ID).
+own CPU time within the window (CLOCK_THREAD_CPUTIME_ID, read inside
+the monotonic reads: the CPU it counts lies in the window).
   cpu FILE MB N          N preads of MB MiB from FILE (cached: on CPU)
   direct DEV N [GAP_MS]  N 4 KiB O_DIRECT preads from DEV (device time),
                          GAP_MS apart (untimed)
@@ -32,8 +33,10 @@ import gc
 import mmap
 import os
 import resource
+import select
 import sys
 import time
+from gofile import wait_go
 
 CLOCK = time.CLOCK_MONOTONIC
 
@@ -42,10 +45,7 @@ def main():
     go, mode, args = sys.argv[1], sys.argv[2], sys.argv[3:]
     clock = open(go + ".clock", "w")  # before tracing: its openat is not the workload's
     print(os.getpid(), flush=True)
-    while not os.path.exists(go):
-        if not os.path.isdir(os.path.dirname(go) or "."):
-            sys.exit("whyload: the test that started it is gone")
-        time.sleep(0.01)
+    wait_go(go)
 
     # no collection between a call's two clock reads: a test holds iodig's
     # time of the call to the helper's within 2% (one run here saw 0.7 ms more
@@ -54,11 +54,11 @@ def main():
 
     def timed(call, *a):
         n0 = resource.getrusage(resource.RUSAGE_THREAD).ru_nivcsw
-        c0 = time.thread_time_ns()
         t0 = time.clock_gettime_ns(CLOCK)
+        c0 = time.thread_time_ns()
         r = call(*a)
-        t1 = time.clock_gettime_ns(CLOCK)
         c1 = time.thread_time_ns()
+        t1 = time.clock_gettime_ns(CLOCK)
         n1 = resource.getrusage(resource.RUSAGE_THREAD).ru_nivcsw
         clock.write("%d %d %d %d %d\n" % (t0, t1, r if isinstance(r, int) else len(r or b""), n1 - n0, c1 - c0))
         return r
@@ -87,17 +87,28 @@ def main():
         ms, n = int(args[0]), int(args[1])
         r, w = os.pipe()
         go_r, go_w = os.pipe()
-        if os.fork() == 0:
-            os.close(r)
-            for _ in range(n):
-                os.read(go_r, 1)
-                time.sleep(ms / 1000)
-                os.write(w, b"x")
-            os._exit(0)
+        # the writer a process of its own, spawned (vfork and exec), not
+        # forked: after a fork this process's first timed call came with up
+        # to 1 ms of copy-on-write faults on its CPU clock, outside the read
+        # (it says it is up with a byte, waited for in select(): the read
+        # of it is then quick, below any threshold a test gives why)
+        child = os.posix_spawn(sys.executable, [sys.executable, "-c", """
+import os, sys, time
+os.write(4, b"r")
+for _ in range(int(sys.argv[2])):
+    os.read(3, 1)
+    time.sleep(float(sys.argv[1]) / 1000)
+    os.write(4, b"x")
+""", str(ms), str(n)], os.environ,
+            file_actions=[(os.POSIX_SPAWN_DUP2, go_r, 3), (os.POSIX_SPAWN_DUP2, w, 4)])
+        os.close(go_r)
+        os.close(w)
+        select.select([r], [], [])
+        os.read(r, 1)
         for _ in range(n):
             os.write(go_w, b"g")
             timed(os.read, r, 1)
-        os.wait()
+        os.waitpid(child, 0)
     elif mode == "stream":
         path, mb, n = args[0], int(args[1]), int(args[2])
         fd = os.open(path, os.O_RDONLY)

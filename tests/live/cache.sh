@@ -128,6 +128,7 @@ head -c 2M /dev/urandom > "$T/mnt/x"; head -c 2M /dev/urandom > "$T/mnt/y"; sync
 X=$(ino "$T/mnt/x"); Y=$(ino "$T/mnt/y")
 assert_eq "$(pages "$T/mnt/x")/$(pages "$T/mnt/y")" 0/0 "x and y cached before, by fincore"
 JOBS=(); /usr/bin/python3 "$TOP/tests/helpers/mixedread.py" "$T/go.x" "$T/mnt/x" direct-half > "$T/pid.x" & JOBS+=($!)
+tracefs_mounted
 TR=/sys/kernel/tracing/events/filemap/mm_filemap_add_to_page_cache
 large=
 if [ -w "$TR/enable" ] && [ -r /sys/kernel/tracing/trace_pipe ]; then

@@ -125,6 +125,7 @@ for i in $(seq 100); do [ -s "$T/ra.out" ] && break; sleep 0.02; done
 # the file's pages any other task took out of the page cache are counted
 # by the kernel's own event, and fincore's figure is low by at most that
 RA=$(head -1 "$T/ra.out")
+tracefs_mounted	# bpftrace finds tracepoints there
 bpftrace -e "tracepoint:filemap:mm_filemap_delete_from_page_cache /args->i_ino == $(stat -c %i "$T/x/f") && args->s_dev == $(devt "$x") && pid != $RA/ { @ = sum(1 << args->order); }" > "$T/ev.out" 2>"$T/ev.err" & EV=$!
 PIDS+=("$EV")
 for i in $(seq 100); do grep -q Attaching "$T/ev.out" && break; sleep 0.1; done
@@ -135,7 +136,22 @@ stop_iodig
 bpftrace_stop "$EV" "$T/ev.out" || die "bpftrace: $(cat "$T/ev.err")"
 ev=$(awk '/^@:/ { print $2 }' "$T/ev.out"); ev=${ev:-0}
 cached=$(sed -n 2p "$T/ra.out" | tr -d ' ')
-assert_eq "$(doctor_kind "$T/ra.json" 1)" readahead_waste "the first finding of short reads 1 MiB apart with read_ahead_kb 4096"
+# the waste's cost is the device time of the pages read for nothing: about
+# 1.5 ms on this loop device, so a few ms of the helper's other waits (a
+# kernel lock in its fadvise or its fincore's spawn: a clean-clone run here
+# ranked lock_contention first) may come before it on a busy machine: those
+# must cost more, as doctor orders its findings, and be two at most
+rr=$(jq -r 'select(.kind == "readahead_waste") | .rank' "$T/ra.json" | head -1)
+[ -n "$rr" ] || die "no readahead_waste finding of short reads 1 MiB apart with read_ahead_kb 4096: $(jq -c '[.rank, .kind, .cost_ns]' "$T/ra.json" | tr '\n' ' ')"
+if [ "$rr" != 1 ]; then
+	above=$(jq -s -c --argjson r "$rr" '[.[] | select(.rank != null and .rank < $r) | [.kind, .cost_ns]]' "$T/ra.json")
+	rc=$(doctor_of "$T/ra.json" readahead_waste .cost_ns)
+	[ "$rr" -le 3 ] && [ "$(jq --argjson c "$rc" 'all(.[1] >= $c)' <<<"$above")" = true ] \
+		|| die "readahead_waste ranked $rr (cost $rc ns) behind $above"
+	ok "readahead_waste ranked $rr, behind costlier findings ($above against its $rc ns)"
+else
+	ok "the first finding of short reads 1 MiB apart with read_ahead_kb 4096 = readahead_waste"
+fi
 got=$(doctor_of "$T/ra.json" readahead_waste .title | sed -n 's/.*: \([0-9]*\) of [0-9]* pages read ahead never used.*/\1/p')
 [ -n "$got" ] && [ "$got" -ge $((cached - 320)) ] && [ "$got" -le $((cached - 320 + ev)) ] \
 	|| die "pages read ahead never used: $got, against fincore's $cached cached less the 320 the helper read (+ $ev evicted by others)"
@@ -170,6 +186,7 @@ echo "$P" > "$UCG/cgroup.procs" || die "moving the reader into $UCG"
 # ahead of other work on its CPU: the trace times reclaim from its begin to
 # its end, a preemption in between too, where doctor's part is runnable
 renice -n -15 -p "$P" > /dev/null || die renice
+tracefs_mounted
 I=/sys/kernel/tracing/instances/iodig-doc-$$
 mkdir "$I" || die "no tracefs instance $I"; defer "rmdir $I"
 echo mono > "$I/trace_clock" || die "tracefs trace_clock mono"

@@ -8,10 +8,7 @@ need_root_bpf
 command -v setpriv >/dev/null || skip "needs setpriv (util-linux)"
 L=$(loopdev 64); d=${L#/dev/}
 # tracefs as a service finds it (systemd mounts it at boot, mode 0700)
-if ! mountpoint -q /sys/kernel/tracing; then
-	mount -t tracefs nodev /sys/kernel/tracing || die "mounting tracefs"
-	defer "umount /sys/kernel/tracing"
-fi
+tracefs_mounted
 [ "$(stat -c %a /sys/kernel/tracing)" = 700 ] || die "tracefs mode $(stat -c %a /sys/kernel/tracing), not 700"
 chmod 1777 "$T"			# nobody writes its ready files here
 # as CAPS, user nobody: a wrapper start_iodig runs (exec keeps the pid)

@@ -8,6 +8,7 @@
 . "$(dirname "$0")/../lib.sh"
 need_root_bpf
 command -v bpftrace >/dev/null || skip "needs bpftrace"
+tracefs_mounted	# bpftrace finds tracepoints there
 L=$(loopdev 256); d=${L#/dev/}
 # (no lazy init: its bios would come between the two tracers' starts)
 mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$L" || die "mkfs.ext4"

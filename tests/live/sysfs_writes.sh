@@ -56,19 +56,9 @@ assert_eq "$(own_progs "$IODIG_PID" life_sysfs_)" 10 "watcher programs loaded by
 stop_iodig
 
 # tracefs: iodig mounts it for the syscall tracepoints and unmounts it after
-# (mounted before, by a bench script or a user: taken down for the check and
-# put back)
-was=0
-if mountpoint -q /sys/kernel/tracing && umount /sys/kernel/tracing 2>/dev/null; then
-	was=1
-	defer "mount -t tracefs nodev /sys/kernel/tracing"
-fi
-if ! mountpoint -q /sys/kernel/tracing; then
-	start_iodig "$T/t.txt" sysfs
-	mountpoint -q /sys/kernel/tracing || die "tracefs not mounted while sysfs runs"
-	stop_iodig
-	mountpoint -q /sys/kernel/tracing && die "tracefs left mounted by iodig"
-	ok "tracefs mounted while needed, unmounted after"
-else
-	die "tracefs is mounted and busy: cannot check that iodig unmounts it"
-fi
+tracefs_unmounted
+start_iodig "$T/t.txt" sysfs
+mountpoint -q /sys/kernel/tracing || die "tracefs not mounted while sysfs runs"
+stop_iodig
+mountpoint -q /sys/kernel/tracing && die "tracefs left mounted by iodig"
+ok "tracefs mounted while needed, unmounted after"

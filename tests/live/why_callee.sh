@@ -21,9 +21,11 @@ touch "$T/go.o"; wait $J || die "the helper failed"
 stop_iodig
 assert_eq "$(jq -s '[.[] | select(.type == "call" and .function == "outer")] | length' "$T/o.json")" 20 "outer() calls recorded"
 # each call against the helper's own clocks (its GO_FILE.clock: a line per
-# call, in order): a's and b's time within 2% or 100 us of the helper's
-# (its clock reads sit inside outer(), the probes' traps outside them), the
-# CPU part (less steal) within 2% or 100 us of its thread clock, self under
+# call, in order): a's and b's time within 2% or 250 us of the helper's
+# (its clock reads sit inside outer(), the probes' traps outside them; on
+# this host a's was 111 us off once in CI, and the CPU part 115 us off its
+# thread clock in 2 runs of 13: DESIGN.md, the scheduler's clock), the
+# CPU part (less steal) within 2% or 250 us of its thread clock, self under
 # 2% plus the time runnable or stolen, the parts adding up to the wall; so a
 # late wakeup (b's 7 ms sleep once took 9.35 in CI) is the helper's too.
 # And the summary's shares: the helper's over the 20 calls, within 0.02.
@@ -33,7 +35,7 @@ recs = sorted((r for r in map(json.loads, open(sys.argv[1])) if r.get("type") ==
 summ = [r for r in map(json.loads, open(sys.argv[1])) if r.get("type") == "summary"]
 clk = [tuple(map(int, l.split())) for l in open(sys.argv[2])]
 bad = []
-near = lambda got, want: abs(got - want) <= max(0.02 * want, 100000)
+near = lambda got, want: abs(got - want) <= max(0.02 * want, 250000)
 if len(recs) != len(clk):
     sys.exit("FAIL: %d records, %d calls on the helper's clock" % (len(recs), len(clk)))
 ta = tb = 0

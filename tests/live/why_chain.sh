@@ -31,10 +31,12 @@ assert_eq "$(wc -l < "$T/chains")" 4 "the 4 slow reads"
 # chain3's CPU over chain2's wait: never more than its own clock over a span
 # that holds it (from its last byte, or its fork), and at least 80% of the
 # wait with runq and steal (it ran, waited to run or had its CPU taken by
-# the host all through)
+# the host all through); the wait itself at least half chain3's 30 ms (chain2,
+# woken, may wait for a CPU while chain3 burns on: its next wait is that much
+# shorter, 24.8 ms in a loaded CI run)
 paste -d' ' "$T/chains" "$T/burn" | tr -d '[]"' | tr ',' ' ' | awk -v a="$C1" -v b="$C2" -v c="$C3" '
 	{ if ($1 != a || $2 !~ /^(anon_)?pipe_read$/ || $3 != b || $4 !~ /^(anon_)?pipe_read$/ || $5 != c ||
-	      $6 != "true" || $7 > $13 + 2000000 + $10 || $7 + $8 + $11 < 0.8 * $9 || $9 < 25000000 || $12 != "null") { bad++; print } }
+	      $6 != "true" || $7 > $13 + 2000000 + $10 || $7 + $8 + $11 < 0.8 * $9 || $9 < 15000000 || $12 != "null") { bad++; print } }
 	END { exit bad > 0 }' \
 	|| die "chains (chain1 $C1 chain2 $C2 chain3 $C3; tid, in, tid, in, tid, followed, cpu, runq, wait, resolution, steal, deeper | own CPU): $(paste -d' ' "$T/chains" "$T/burn" | tr '\n' ';')"
 ok "each read: chainread <- chain1[$C1] <- chain2[$C2] <- chain3[$C3], whose CPU over the wait is within its own clock: $(paste -d' ' "$T/chains" "$T/burn" | tr -d '[]"' | tr ',' ' ' | awk '{ printf "%s/%s ns ", $7, $13 }')"

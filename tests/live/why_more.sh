@@ -95,3 +95,37 @@ stop_iodig
 assert_eq "$(jq -s -c "[.[] | select(.type == \"call\") | .pid] | group_by(.) | map([.[0], length])" "$T/d.json")" "[[$PA,30]]" \
 	"-d ${A#/dev/}: [pid, calls] of the two readers"
 why_vs_clock "$T/d.json" "$PA" "$T/go.a.clock" 0 "O_DIRECT reads under -d" 0.5
+
+# 4. the names of the files a process read, told after it has exited: a
+# file two directories down a mounted ext4, one on /dev/shm (tmpfs), one
+# unlinked while open, a pipe and a socket.  The kernel's dentries name
+# them at the call's end (a readlink of /proc/PID/fd/N after the process
+# was gone had nothing to read); a pipe's and a socket's, which are not
+# their dentries', from their inode numbers (as readlink says them)
+mkdir -p "$T/mnt/d1/d2"; echo a > "$T/mnt/d1/d2/name"; echo b > "$T/mnt/gone"
+echo c > /dev/shm/iodig-why-name; defer "rm -f /dev/shm/iodig-why-name"
+python3 - "$T/go.names" "$T/mnt/d1/d2/name" /dev/shm/iodig-why-name "$T/mnt/gone" > "$T/pid.names" <<'PY' & J=$!
+import os, socket, sys, time
+print(os.getpid(), flush=True)
+while not os.path.exists(sys.argv[1]):
+    time.sleep(0.01)
+fds = [os.open(p, os.O_RDONLY) for p in sys.argv[2:]]
+os.unlink(sys.argv[4])
+r, w = os.pipe()
+s1, s2 = socket.socketpair()
+os.write(w, b"p"); s2.send(b"s")
+for fd in fds + [r, s1.fileno()]:
+    os.read(fd, 16)
+with open(sys.argv[1] + ".ino", "w") as f:
+    f.write("%d %d\n" % (os.fstat(r).st_ino, os.fstat(s1.fileno()).st_ino))
+PY
+for i in $(seq 50); do [ -s "$T/pid.names" ] && break; sleep 0.05; done
+P=$(cat "$T/pid.names")
+start_iodig "$T/names.json" why 0 -p "$P" --syscalls read --json
+touch "$T/go.names"; wait $J || die "the names' reader failed"
+sleep 0.3	# (the reader polls every 100 ms: gone before it read the records)
+stop_iodig
+read -r PI SI < "$T/go.names.ino"
+assert_eq "$(jq -r "select(.type == \"call\" and .pid == $P and .ret > 0) | .file" "$T/names.json" | tr '\n' '|')" \
+	"$T/mnt/d1/d2/name|/dev/shm/iodig-why-name|$T/mnt/gone (deleted)|pipe:[$PI]|socket:[$SI]|" \
+	"the files read by a process gone, as named"

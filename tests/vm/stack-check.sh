@@ -82,6 +82,8 @@ check "each with one lower, a nullb0 read request ($(sl '[.[] | select(.type == 
 # a guest tick that comes late leaves jiffies behind the clock, and the
 # delay counted from it ends early by as much: 7.1 and 7.4 ms seen on 6.12
 # in CI, so the floor is 5 ms, still 2.5 times null_blk's whole time)
+# The layer's ceiling is loose for the same reason: a guest under the
+# host's load held dm-delay's timer to 30.1 ms once (CI, 6.1).
 # null_blk's timer is a floor and its median; no upper bound: an emulated
 # timer fires late under the host's load (5.1 ms, and beside a competing
 # fio in CI 8.2 ms, one of 20).  The delay itself is the layer's (below).
@@ -89,7 +91,7 @@ r=$(sl '[.[] | select(.type == "bio") | .lower[0].d2c_ns] | sort | [.[0], .[leng
 check "each lower's D2C is null_blk's 2 ms (min, p50, max: $r ns)" \
 	'[ "$(sl "[.[] | select(.type == \"bio\") | .lower[0].d2c_ns] | sort | .[0] >= 1900000 and .[length / 2 | floor] <= 3000000")" = true ]'
 r=$(sl '[.[] | select(.type == "bio") | .layer_ns] | [min, max]')
-check "each bio's own layer added dm-delay's 10 ms, in jiffies (layer_ns min, max: $r)" '[ "$(sl "[.[] | select(.type == \"bio\") | .layer_ns] | all(. >= 5000000 and . <= 25000000)")" = true ]'
+check "each bio's own layer added dm-delay's 10 ms, in jiffies (layer_ns min, max: $r)" '[ "$(sl "[.[] | select(.type == \"bio\") | .layer_ns] | all(. >= 5000000 and . <= 50000000)")" = true ]'
 # the layer itself dominant over a lower of null_blk's time (under 5 ms);
 # one its emulated timer held late (17.3 ms, two VMs at once in CI) may
 # outweigh dm-delay's: there the larger of the two is named, as anywhere
@@ -131,9 +133,14 @@ check "each write: its encrypted bio below, sent down by dm-crypt's write thread
 	'[ "$(cr "[.[] | select(.type == \"bio\" and .op == \"write\") | [.lower_count, .lower[0].disk, .lower[0].op]] | unique")" = "[[1,\"loop4\",\"write\"]]" ] && [ "$lw" = "$w" ] && [ "$un" = 0 ]'
 tr_=$(( $(field crypt tafter 1) - $(field crypt tbefore 1) )); tw=$(( $(field crypt tafter 5) - $(field crypt tbefore 5) ))
 ct() { file crypt ct.out | jq -s -c "$1"; }
-check "top -d $cdev: the reader's and the writer's rows = its diskstats (reads $(ct "[.[] | select(.type == \"top\" and .disk == \"$cdev\") | .reads] | add") of $tr_, writes $(ct "[.[] | select(.type == \"top\" and .disk == \"$cdev\") | .writes] | add") of $tw)" \
-	'[ "$(ct "[.[] | select(.type == \"top\" and .disk == \"$cdev\") | .reads] | add")" = "$tr_" ] && [ "$tr_" = 30 ] &&
-	 [ "$(ct "[.[] | select(.type == \"top\" and .disk == \"$cdev\") | .writes] | add")" = "$tw" ] && [ "$tw" = 20 ] &&
+# a completion the kernel ran no program for (nested in another on its
+# CPU) is counted (missed): each may be one request in no row, no more
+tmiss=$(ct '[.[] | select(.type == "interval_end") | .missed] | add')
+trr=$(ct "[.[] | select(.type == \"top\" and .disk == \"$cdev\") | .reads] | add")
+trw=$(ct "[.[] | select(.type == \"top\" and .disk == \"$cdev\") | .writes] | add")
+check "top -d $cdev: the reader's and the writer's rows = its diskstats (reads $trr of $tr_, writes $trw of $tw; missed: $tmiss; map_full: $(ct '[.[] | select(.type == "interval_end") | .map_full] | add'))" \
+	'[ "$tr_" = 30 ] && [ "$tw" = 20 ] && [ "$trr" -le "$tr_" ] && [ "$trw" -le "$tw" ] &&
+	 [ $((tr_ - trr + tw - trw)) -le "$tmiss" ] &&
 	 [ "$(ct "[.[] | select(.type == \"top\" and .disk == \"$cdev\") | .comm] | unique")" = "[\"dd\"]" ]'
 echo "a dm-linear bio spanning two targets ($(kv span dev)): linked to both clones:"
 sp() { file span sp.out | jq -s -c "$1"; }
@@ -165,8 +172,14 @@ check "bcache0 has its cache ($(kv seed state), $(kv seed cache_mode)) and sits 
 	'[ "$(kv seed state)" = clean ] && [ "$(kv seed slaves)" = "loop3 nullb1 " ]'
 check "the OSD and udevadm ran (rc $(kv seed osd.rc), $(kv seed udevadm.rc))" '[ "$(kv seed osd.rc)" = 0 ] && [ "$(kv seed udevadm.rc)" = 0 ]'
 if [ "$atomic" = true ]; then
-check "writethrough: each OSD write reached the cache and the backing disk ($(sd '[.[] | select(.type == "bio" and .op == "write" and .bytes > 0) | [.lower[].disk] | sort | join("+")] | unique | join(",")'))" \
-	'[ "$(sd "[.[] | select(.type == \"bio\" and .op == \"write\" and .bytes > 0) | [.lower[].disk] | sort] | unique")" = "[[\"loop3\",\"nullb1\"]]" ]'
+# a leg's end the kernel ran no program for (nested in another completion
+# on its CPU) is counted in the summary (missed): at most that many writes
+# show one leg
+smiss=$(sd '[.[] | select(.type == "summary") | .missed] | add')
+wone=$(sd '[.[] | select(.type == "bio" and .op == "write" and .bytes > 0) | select([.lower[].disk] | sort != ["loop3","nullb1"])] | length')
+check "writethrough: each OSD write reached the cache and the backing disk ($(sd '[.[] | select(.type == "bio" and .op == "write" and .bytes > 0) | [.lower[].disk] | sort | join("+")] | group_by(.) | map([.[0], length])'); missed: $smiss; $(sd '[.[] | select(.type == "stack_summary")][0] | "lowers \(.lowers), orphaned \(.lowers_orphan)"'))" \
+	'[ "$(sd "[.[] | select(.type == \"bio\" and .op == \"write\" and .bytes > 0) | [.lower[].disk] | sort | . == [\"loop3\",\"nullb1\"] or . == [\"loop3\"] or . == [\"nullb1\"]] | all")" = true ] &&
+	 [ "$wone" -le "$smiss" ] && [ "$(sd "[.[] | select(.type == \"bio\" and .op == \"write\" and .bytes > 0)] | length")" = 60 ]'
 up=$(kv seed udevadm.pid)
 stall=$(sd "[.[] | select(.type == \"bio\" and .comm == \"ceph-osd\") | .lower[] | select(.disk == \"nullb1\" and .queue_write.comm == \"udevadm\" and .queue_write.pid == $up and .queue_write.attr == \"scheduler\") | .q2g_ns]")
 check "slow -d bcache0 names udevadm[$up] writing nullb1/queue/scheduler under the OSD's slow writes (their Q2G: $stall)" \
@@ -177,18 +190,30 @@ check "slow -d bcache0 names udevadm[$up] writing nullb1/queue/scheduler under t
 # on a busy host, where 5 ms were allowed; the writes are 200 ms apart), and began
 # before that write returned.  A stall may outlast the write: its bio can be
 # queued (Q) before the freeze began and wait in blk_queue_enter.  The lower
-# request's Q lies between its bio's Q and (bio end - lower Q2C).
+# request's Q lies between its bio's Q and (bio end - lower Q2C).  On a host
+# busy enough to hold the guest's vCPUs off for longer, the wake-up may
+# take longer too: the 20 ms grow by the most udevadm's own 200 ms sleeps
+# overslept, by its clock (the next write's start less the last's end).
 uw=$(file seed ud.out | awk '$1 == "A" { printf "%s[%.0f,%s]", n++ ? "," : "[", $4 - $3, $4 } END { print "]" }')
+late=$(file seed ud.out | awk '$1 == "A" { if (n++ && $4 - $3 - e - 200000000 > m) m = $4 - $3 - e - 200000000; e = $4 } END { printf "%.0f\n", m }')
 ow=$(file seed osd.out | awk '$1 == "W" { if ($3 > m) m = $3 } END { print m + 0 }')
-unexplained=$(sd "[.[] | select(.type == \"bio\" and .comm == \"ceph-osd\") | (.ts_ns - .q2c_ns) as \$q0 | .ts_ns as \$c | .lower[]
+unexplained_l=$(sd "[.[] | select(.type == \"bio\" and .comm == \"ceph-osd\") | (.ts_ns - .q2c_ns) as \$q0 | .ts_ns as \$c | .lower[]
 	| select(.disk == \"nullb1\" and .queue_write.comm == \"udevadm\" and .q2g_ns >= 1000000)
 	| {qlo: \$q0, qhi: (\$c - .q2c_ns), q2g: .q2g_ns}
-	| select([$uw[] as \$w | select(.qlo + .q2g <= \$w[1] + 20000000 and .qhi + .q2g >= \$w[0] and .qlo <= \$w[1])] | length == 0)] | length")
-check "each stall ends in one of udevadm's writes (by its own clock: $(jq length <<<"$uw") writes; stalls not inside one: $unexplained)" '[ "$unexplained" = 0 ] && [ "$(jq length <<<"$uw")" -ge 1 ]'
+	| select([$uw[] as \$w | select(.qlo + .q2g <= \$w[1] + 20000000 + $late and .qhi + .q2g >= \$w[0] and .qlo <= \$w[1])] | length == 0)]")
+unexplained=$(jq length <<<"$unexplained_l")
+[ "$unexplained" = 0 ] || echo "  stalls not inside a write ([Q lowest, Q highest, Q2G]; udevadm's [start, end]): $(jq -c 'map([.qlo, .qhi, .q2g])' <<<"$unexplained_l"); $uw"
+check "each stall ends in one of udevadm's writes (by its own clock: $(jq length <<<"$uw") writes, its sleeps $((late / 1000)) us late at most; stalls not inside one: $unexplained)" '[ "$unexplained" = 0 ] && [ "$(jq length <<<"$uw")" -ge 1 ]'
 check "each bio within the OSD's own slowest call ($(sd '[.[] | select(.type == "bio") | .q2c_ns] | max') <= $ow ns)" \
 	'[ "$(sd "[.[] | select(.type == \"bio\") | .q2c_ns] | max")" -le "$ow" ]'
-check "the requests on nullb1: null_blk's 20 ms each (D2C $(sd '[.[] | select(.type == "bio") | .lower[] | select(.disk == "nullb1" and .request) | .d2c_ns] | [min, max]'))" \
-	'[ "$(sd "[.[] | select(.type == \"bio\") | .lower[] | select(.disk == \"nullb1\" and .request) | .d2c_ns] | all(. >= 19500000 and . <= 40000000)")" = true ]'
+# null_blk's timer is the floor; above it, a vCPU the host holds off (the
+# timer fires late, or the kernel's issue stamp is a plug's cached clock
+# taken before a pause: 46 ms once in a loaded run on 6.12) adds to D2C:
+# most requests take the 20 ms, and none longer than the OSD's own slowest
+# call, by its clock
+d2c=$(sd '[.[] | select(.type == "bio") | .lower[] | select(.disk == "nullb1" and .request) | .d2c_ns] | sort')
+check "the requests on nullb1: null_blk's 20 ms each (D2C min, p50, max: $(jq -c '[.[0], .[length / 2 | floor], .[-1]]' <<<"$d2c"); the OSD's slowest call $ow ns)" \
+	'[ "$(jq "length >= 60 - $smiss and .[0] >= 19500000 and .[length / 2 | floor] <= 25000000 and .[-1] <= $ow" <<<"$d2c")" = true ]'
 echo "  text: $(file seed st.out | grep 'queue frozen by udevadm' | head -1)"
 check "text: the bcache0 write, the nullb1 write below, its Q2G and udevadm named" \
 	'file seed st.out | grep -q " bcache0 .*<- .*nullb1 write .*Q2G [0-9.]*[mu]*s: queue frozen by udevadm\[[0-9]*\]: nullb1/queue/scheduler = "'
