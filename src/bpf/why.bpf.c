@@ -852,13 +852,11 @@ static __always_inline void off_end(struct why_task *w, __u64 at)
 static __always_inline void unseen_run_steal(struct why_task *w, __u32 had_cpu1, __u64 had, __u64 in,
 					     __u64 now, __u64 ran)
 {
-	__u64 st = w->steal_at, wall = now - in, lost;
+	__u64 wall = now - in;
 
-	if (!w->ran_at || ran <= w->ran_at || had_cpu1 != w->steal_cpu || st <= had ||
-	    ran - w->ran_at >= wall)
+	if (!w->ran_at || ran <= w->ran_at || ran - w->ran_at >= wall)
 		return;
-	lost = wall - (ran - w->ran_at);
-	w->steal_at = st - (lost < st - had ? lost : st - had);
+	w->steal_at -= stolen_since(had_cpu1, had, w->steal_cpu, w->steal_at, wall - (ran - w->ran_at));
 }
 
 /* Running, yet thought runnable since w->since: its switch in was not seen
@@ -919,15 +917,11 @@ static __always_inline void switched_out_unseen(struct why_task *w, __u64 now, s
 	 * switch in, says how long it ran (since its last switch in seen), and
 	 * its wall time beyond that is what the host took, at most what the
 	 * CPU's steal clock grew by since the run's last charge. */
-	if (w->ran_in && ran > w->ran_in && ran - w->ran_in < out - w->since && w->steal_cpu == cpu1 &&
-	    st > w->steal_at) {
-		lost = out - w->since - (ran - w->ran_in);
-		lost = lost < st - w->steal_at ? lost : st - w->steal_at;
-	}
-	if (lost)
-		charge_st(w, out, WP_RUNQ, cpu1, w->steal_at + lost);
-	else
-		charge_at(w, out, WP_RUNQ, true);
+	if (w->ran_in && ran > w->ran_in && ran - w->ran_in < out - w->since)
+		lost = stolen_since(w->steal_cpu, w->steal_at, cpu1, st, out - w->since - (ran - w->ran_in));
+	/* with lost 0 the charge takes no steal: the run queue's part,
+	 * next, is off CPU and reads no steal clock */
+	charge_st(w, out, WP_RUNQ, cpu1, w->steal_at + lost);
 }
 
 /* Woken off its CPU while thought running: it went to sleep with no switch

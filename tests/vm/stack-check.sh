@@ -176,10 +176,12 @@ if [ "$atomic" = true ]; then
 # on its CPU) is counted in the summary (missed): at most that many writes
 # show one leg
 smiss=$(sd '[.[] | select(.type == "summary") | .missed] | add')
-wone=$(sd '[.[] | select(.type == "bio" and .op == "write" and .bytes > 0) | select([.lower[].disk] | sort != ["loop3","nullb1"])] | length')
-check "writethrough: each OSD write reached the cache and the backing disk ($(sd '[.[] | select(.type == "bio" and .op == "write" and .bytes > 0) | [.lower[].disk] | sort | join("+")] | group_by(.) | map([.[0], length])'); missed: $smiss; $(sd '[.[] | select(.type == "stack_summary")][0] | "lowers \(.lowers), orphaned \(.lowers_orphan)"'))" \
-	'[ "$(sd "[.[] | select(.type == \"bio\" and .op == \"write\" and .bytes > 0) | [.lower[].disk] | sort | . == [\"loop3\",\"nullb1\"] or . == [\"loop3\"] or . == [\"nullb1\"]] | all")" = true ] &&
-	 [ "$wone" -le "$smiss" ] && [ "$(sd "[.[] | select(.type == \"bio\" and .op == \"write\" and .bytes > 0)] | length")" = 60 ]'
+# each OSD data write's lower disks, sorted: read four ways below
+wl=$(sd '[.[] | select(.type == "bio" and .op == "write" and .bytes > 0) | [.lower[].disk] | sort]')
+wone=$(jq '[.[] | select(. != ["loop3","nullb1"])] | length' <<<"$wl")
+check "writethrough: each OSD write reached the cache and the backing disk ($(jq -c 'map(join("+")) | group_by(.) | map([.[0], length])' <<<"$wl"); missed: $smiss; $(sd '[.[] | select(.type == "stack_summary")][0] | "lowers \(.lowers), orphaned \(.lowers_orphan)"'))" \
+	'[ "$(jq "map(. == [\"loop3\",\"nullb1\"] or . == [\"loop3\"] or . == [\"nullb1\"]) | all" <<<"$wl")" = true ] &&
+	 [ "$wone" -le "$smiss" ] && [ "$(jq length <<<"$wl")" = 60 ]'
 up=$(kv seed udevadm.pid)
 stall=$(sd "[.[] | select(.type == \"bio\" and .comm == \"ceph-osd\") | .lower[] | select(.disk == \"nullb1\" and .queue_write.comm == \"udevadm\" and .queue_write.pid == $up and .queue_write.attr == \"scheduler\") | .q2g_ns]")
 check "slow -d bcache0 names udevadm[$up] writing nullb1/queue/scheduler under the OSD's slow writes (their Q2G: $stall)" \
@@ -195,7 +197,7 @@ check "slow -d bcache0 names udevadm[$up] writing nullb1/queue/scheduler under t
 # take longer too: the 20 ms grow by the most udevadm's own 200 ms sleeps
 # overslept, by its clock (the next write's start less the last's end).
 uw=$(file seed ud.out | awk '$1 == "A" { printf "%s[%.0f,%s]", n++ ? "," : "[", $4 - $3, $4 } END { print "]" }')
-late=$(file seed ud.out | awk '$1 == "A" { if (n++ && $4 - $3 - e - 200000000 > m) m = $4 - $3 - e - 200000000; e = $4 } END { printf "%.0f\n", m }')
+late=$(file seed ud.out | awk '$1 == "A" { o = $4 - $3 - e - 200000000; if (n++ && o > m) m = o; e = $4 } END { printf "%.0f\n", m }')
 ow=$(file seed osd.out | awk '$1 == "W" { if ($3 > m) m = $3 } END { print m + 0 }')
 unexplained_l=$(sd "[.[] | select(.type == \"bio\" and .comm == \"ceph-osd\") | (.ts_ns - .q2c_ns) as \$q0 | .ts_ns as \$c | .lower[]
 	| select(.disk == \"nullb1\" and .queue_write.comm == \"udevadm\" and .q2g_ns >= 1000000)
