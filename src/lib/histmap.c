@@ -85,6 +85,20 @@ static void fold(struct hist *h, const void *key, size_t key_size, struct spille
 		}
 }
 
+/* Key (its value index made 0 where a value holds nhist histograms, the
+ * map's own key) made in the map with an empty value, unless it is there:
+ * 0 when made. */
+static int make_empty(int fd, const unsigned char *key, size_t key_size, unsigned nhist, size_t idx_off,
+		      const void *zero)
+{
+	unsigned char xkey[HIST_SPILL_KEY];
+
+	memcpy(xkey, key, key_size);
+	if (nhist > 1)
+		xkey[idx_off] = 0;
+	return bpf_map_update_elem(fd, xkey, zero, BPF_NOEXIST);
+}
+
 int histmap__drain_n(int fd, int spill_fd, __u32 epoch, size_t key_size, unsigned nhist, size_t idx_off,
 		     histmap_fn fn, void *ctx)
 {
@@ -170,10 +184,7 @@ int histmap__drain_n(int fd, int spill_fd, __u32 epoch, size_t key_size, unsigne
 		memset(sum, 0, sizeof(*sum));
 		fold(sum, sv[i].key, key_size, sv + i, nsv - i);
 		err = fn(ctx, sv[i].key, sum);
-		memcpy(xkey, sv[i].key, key_size);
-		if (nhist > 1)
-			xkey[idx_off] = 0;
-		bpf_map_update_elem(fd, xkey, percpu, BPF_NOEXIST);
+		make_empty(fd, sv[i].key, key_size, nhist, idx_off, percpu);
 	}
 out:
 	free(sv);
@@ -274,7 +285,7 @@ int histmap__make_spilled(int fd, int spill_fd, __u32 epoch, size_t key_size, un
 			continue;	/* (a run of one key's values: made once) */
 		if (!zero && !(zero = calloc(ncpus, (info.value_size + 7) & ~7UL)))
 			break;
-		if (!bpf_map_update_elem(fd, sv[i].key, zero, BPF_NOEXIST))
+		if (!make_empty(fd, sv[i].key, key_size, nhist, idx_off, zero))
 			made++;
 	}
 	free(sv);
