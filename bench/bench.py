@@ -137,6 +137,20 @@ def vm_hwm_kb(pid):
     return 0
 
 
+RUNNING = []  # tools started and not yet stopped: killed if the bench stops early
+
+
+def foreign_programs():
+    """BPF programs loaded before the bench starts (bpftool's list): one
+    left attached to a block tracepoint costs every request of every run."""
+    try:
+        out = subprocess.run(["bpftool", "prog", "list", "-j"], capture_output=True, text=True).stdout
+        return [f"{p.get('id')} {p.get('type')} {p.get('name', '')}" for p in json.loads(out or "[]")
+                if p.get("type") in ("tracepoint", "raw_tracepoint", "tracing", "kprobe", "perf_event")]
+    except (OSError, ValueError):
+        return []
+
+
 class Tool:
     def __init__(self, spec):
         self.name, ready, self.cmd = spec.split("=", 2)
@@ -147,6 +161,7 @@ class Tool:
         t0 = time.monotonic()
         self.p = subprocess.Popen(self.cmd, shell=True, stdout=subprocess.PIPE,
                                   stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        RUNNING.append(self)
         live = threading.Event()
 
         def reader():
@@ -163,7 +178,15 @@ class Tool:
     def stop(self):
         self.rss.append(vm_hwm_kb(self.pid) / 1024.0)
         os.killpg(self.p.pid, signal.SIGINT)
-        self.p.wait(30)
+        # bpftrace prints its maps at exit, a stack map's stacks each
+        # symbolized: on a busy round that took over 30 s (2026-12-02)
+        try:
+            self.p.wait(120)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.p.pid, signal.SIGKILL)
+            self.p.wait()
+            print(f"  {self.name}: still running 120 s after SIGINT, killed", file=sys.stderr)
+        RUNNING.remove(self)
 
 
 LINEPONG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "bench", "linepong")
@@ -179,6 +202,12 @@ def line_ns():
 def main():
     dev, secs, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     tools = [Tool(s) for s in sys.argv[4:]]
+    # (2026-12-02: a bpftrace that a failed bench left behind cost each bio
+    # 4 us in every bench after it)
+    if foreign_programs() and os.environ.get("BENCH_FOREIGN") != "ok":
+        raise SystemExit("BPF programs are loaded already (bpftool prog list: " +
+                         ", ".join(foreign_programs()[:5]) + "): they would cost every run; "
+                         "stop them, or set BENCH_FOREIGN=ok")
     subprocess.run(["sysctl", "-qw", "kernel.bpf_stats_enabled=1"], check=True)
     fio(dev, 1)  # warm up
     subprocess.run(["sysctl", "-qw", "kernel.bpf_stats_enabled=0"], check=True)
@@ -229,4 +258,8 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    finally:
+        for t in RUNNING:
+            os.killpg(t.p.pid, signal.SIGKILL)
