@@ -24,7 +24,8 @@ the monotonic reads: the CPU it counts lies in the window).
                          times over (a working set the cache may not hold)
   meta DIR N             N times: openat(DIR/aI, O_CREAT) then rename to bI
   sync FILE KB N         N times: a KB KiB write appended to FILE, then its
-                         fdatasync, timed (a database's log)
+                         fdatasync, both timed (a database's log; the write
+                         too may wait for the journal's commit)
   fault FILE PAGES N     N preads of PAGES pages of FILE (cached) into a
                          fresh private anonymous buffer each time: each
                          page of it faults in once, inside the read
@@ -139,7 +140,7 @@ for _ in range(int(sys.argv[2])):
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         buf = b"l" * (kb << 10)
         for _ in range(n):
-            os.write(fd, buf)
+            timed(os.write, fd, buf)
             timed(os.fdatasync, fd)
     elif mode == "fault":
         path, pages, n = args[0], int(args[1]), int(args[2])

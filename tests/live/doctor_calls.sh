@@ -68,8 +68,16 @@ stop_iodig
 kill $SPIN; wait $SPIN 2>/dev/null
 first "$T/r.json" cpu_starved runq "preads beside a spinner on their CPU"
 want=$(clock_sum runq '$2 - $1 - $5')
-within "$(doctor_of "$T/r.json" cpu_starved .cost_ns)" "$((want * 8 / 10))" "$((want * 105 / 100 + 1000000))" \
-	"runnable (ns) against the calls' wall less their CPU, by the helper's clocks"
+# The helper's window around a call also holds one wait for the CPU after
+# it: on a kernel without full preemption (this host's 6.18: PREEMPT_NONE)
+# the tick's resched during the copy is taken on the return to user, after
+# sys_exit, so outside the call (a CI run on a slow day: 1.47 s of calls
+# in 1.90 s of windows).  So at least: of each call's wall less CPU, all but
+# one of its waits (the window's involuntary switches, $4; their mean), and
+# 0.8 of that, as before.
+least=$(clock_sum runq '($4 > 0 ? ($2 - $1 - $5) * ($4 - 1) / $4 : 0)')
+within "$(doctor_of "$T/r.json" cpu_starved .cost_ns)" "$((least * 8 / 10))" "$((want * 105 / 100 + 1000000))" \
+	"runnable (ns) against the calls' wall less their CPU, less one wait after each call, by the helper's clocks"
 
 # ---- the journal ----
 ordered_fs "$T/m"
@@ -88,7 +96,7 @@ case "$(doctor_of "$T/j.json" journal_wait .title)" in
 esac
 want=$(clock_sum log '$2 - $1')
 within "$(doctor_of "$T/j.json" journal_wait .cost_ns)" "$((want / 10))" "$want" \
-	"time in the journal (ns), against the fdatasync calls' own wall time"
+	"time in the journal (ns), against the writes' and fdatasync calls' own wall time"
 ok "$(doctor_of "$T/j.json" journal_wait .title)"
 
 # ---- lock contention ----
