@@ -71,7 +71,7 @@ want=$(clock_sum runq '$2 - $1 - $5')
 # The helper's window around a call also holds one wait for the CPU after
 # it: on a kernel without full preemption (this host's 6.18: PREEMPT_NONE)
 # the tick's resched during the copy is taken on the return to user, after
-# sys_exit, so outside the call (a CI run on a slow day: 1.47 s of calls
+# sys_exit, so outside the call (a run here on a slow day: 1.47 s of calls
 # in 1.90 s of windows).  So at least: of each call's wall less CPU, all but
 # one of its waits (the window's involuntary switches, $4; their mean), and
 # 0.8 of that, as before.
