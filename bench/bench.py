@@ -204,9 +204,10 @@ def main():
     tools = [Tool(s) for s in sys.argv[4:]]
     # (2026-12-02: a bpftrace that a failed bench left behind cost each bio
     # 4 us in every bench after it)
-    if foreign_programs() and os.environ.get("BENCH_FOREIGN") != "ok":
+    foreign = foreign_programs()
+    if foreign and os.environ.get("BENCH_FOREIGN") != "ok":
         raise SystemExit("BPF programs are loaded already (bpftool prog list: " +
-                         ", ".join(foreign_programs()[:5]) + "): they would cost every run; "
+                         ", ".join(foreign[:5]) + "): they would cost every run; "
                          "stop them, or set BENCH_FOREIGN=ok")
     subprocess.run(["sysctl", "-qw", "kernel.bpf_stats_enabled=1"], check=True)
     fio(dev, 1)  # warm up
