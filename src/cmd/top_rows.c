@@ -11,7 +11,7 @@ const char *const top_by_names[3] = { "process", "cgroup", "disk" };
 const struct counter top_counters[5] = {
 	{ "completed", TV(completed), NULL },
 	{ "unattributed", TV(unattributed), "unattributed: %llu requests not seen at submission "
-	  "(started before tracing, or a flush): pid 0" },
+	  "(started before tracing, a flush, or a slot another bio in flight took): pid 0" },
 	{ "map_full", TV(map_full), "lost: %llu requests with no room for their row (the table full, or the kernel could not allocate one)" },
 	{ "missed", TV(missed), "missed: %llu events the kernel ran no program for, one being already on "
 	  "that CPU (a completion nested in another): their requests may be in no row" },
