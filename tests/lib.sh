@@ -261,11 +261,22 @@ tracefs_mounted() {
 
 # tracefs_unmounted: tracefs taken down for a check of a machine without it
 # (mounted before, by a bench script, a user or tracefs_mounted), and put
-# back at the test's end
+# back at the test's end.  Where debugfs is mounted, a walk into
+# /sys/kernel/debug/tracing mounts tracefs there again by itself, and iodig
+# looks there too (a CI run failed sysfs_writes so, 2026-12-02): debugfs
+# goes as well, and comes back at the end.
 tracefs_unmounted() {
-	mountpoint -q /sys/kernel/tracing || return 0
-	umount /sys/kernel/tracing || die "tracefs is mounted and busy: cannot check a machine without it"
-	defer "mount -t tracefs nodev /sys/kernel/tracing"
+	if mountpoint -q /sys/kernel/tracing; then
+		umount /sys/kernel/tracing || die "tracefs is mounted and busy: cannot check a machine without it"
+		defer "mount -t tracefs nodev /sys/kernel/tracing"
+	fi
+	if [ "$(stat -f -c %T /sys/kernel/debug 2>/dev/null)" = debugfs ]; then
+		grep -q ' /sys/kernel/debug/tracing ' /proc/self/mounts && { umount /sys/kernel/debug/tracing ||
+			die "tracefs is mounted at /sys/kernel/debug/tracing and busy: cannot check a machine without it"; }
+		umount /sys/kernel/debug || die "debugfs is busy: its tracing would mount tracefs again"
+		defer "mount -t debugfs none /sys/kernel/debug"
+	fi
+	return 0
 }
 
 # throttled_fs MIB: an ext4 loop device mounted at $T/m whose bdi is held to
