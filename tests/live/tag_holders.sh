@@ -1,6 +1,6 @@
 # iodig slow names who held the tags a request waited for: a slow device
 # (each read 5 ms, a FUSE file behind the loop device, one read at a time)
-# with nr_requests lowered to 4, flooded by fio (32 reads in flight, threads
+# with nr_requests lowered to 4, flooded by fio (4 threads of 8 reads in flight,
 # of one process) while another process reads 30 blocks one at a time.  Each
 # of the reader's requests that waited 1 ms or more before its allocation
 # names fio's pid as holding all the tags when it began to wait: 3 or 4 of
@@ -24,8 +24,13 @@ assert_eq "$(own_links "$E" life_getrq)" 0 "export: block_getrq links before any
 # (long enough for a loaded host to start iodig and the reader in; stopped
 # once the reader is done: a flood that ended before the reader's last read,
 # seen once, left its reads nothing to wait for)
-fio --name=flood --thread --filename="$S" --readonly --direct=1 --ioengine=libaio --iodepth=32 --rw=randread \
-	--bs=4k --size=32M --time_based --runtime=60 > "$T/fio.out" 2>&1 &
+# Four threads of 8 reads each, not one of 32: io_submit() sleeps in the
+# tag wait, so one submitting thread has one request waiting at a time, and
+# while it reaps completions no tag is asked for; a reader's request then
+# found a tag free (3 of 30 waited in a CI run, 2 of 3 runs here; 7 the
+# third).  With four, a freed tag has a flood thread waiting for it.
+fio --name=flood --thread --numjobs=4 --filename="$S" --readonly --direct=1 --ioengine=libaio --iodepth=8 \
+	--rw=randread --bs=4k --size=32M --time_based --runtime=60 > "$T/fio.out" 2>&1 &
 F=$!
 defer "kill -INT $F"
 # the flood is on once iodig has seen fio's requests wait for tags
