@@ -196,7 +196,11 @@ static bool can_see(const char *path)
 }
 
 /* Can tracefs be read: yes, it is mounted but root's alone (mode 0700, the
- * default, and no CAP_DAC_READ_SEARCH), or it is not mounted. */
+ * default, and no CAP_DAC_READ_SEARCH), or it is not mounted and iodig may
+ * not mount it (no CAP_SYS_ADMIN).  Not mounted where iodig may mount it
+ * (bpfenv__tracefs(), at attach) is no reason for a failure: a program the
+ * verifier refused, loaded before that mount on a machine that mounts no
+ * tracefs at boot (this project's), was blamed on tracefs. */
 static int tracefs_state(void)
 {
 	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
@@ -211,7 +215,7 @@ static int tracefs_state(void)
 		if (!statfs(roots[i], &sf) && sf.f_type == TRACEFS_MAGIC)
 			return TRACEFS_SHUT;
 	}
-	return TRACEFS_NONE;
+	return bpfenv__has_cap(CAP_SYS_ADMIN_) ? TRACEFS_OK : TRACEFS_NONE;
 }
 
 /* Debian's kernels (6.1 at least) add kernel.perf_event_paranoid = 3, their

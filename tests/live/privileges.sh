@@ -78,3 +78,16 @@ as ""
 "$IODIG" lat 1 1 2>"$T/e" >/dev/null; assert_eq "$?" 1 "lat with no capability: exit"
 grep -q "missing CAP_BPF and CAP_PERFMON" "$T/e" && [ "$(wc -l < "$T/e")" = 1 ] || die "lat said: $(cat "$T/e")"
 ok "with no capability: one line naming CAP_BPF and CAP_PERFMON"
+
+# tracefs not mounted: a service without CAP_SYS_ADMIN cannot mount it, and
+# says so in one line; root mounts it itself, so that is no reason for any
+# of root's failures (a program the verifier refused, loaded before that
+# mount, was once blamed on tracefs), and takes it down again at its end
+tracefs_unmounted
+as "$SVC"
+"$IODIG" exec 2>"$T/e" >/dev/null; assert_eq "$?" 1 "exec as the service, tracefs not mounted: exit"
+grep -q "tracefs is not mounted, and mounting it needs CAP_SYS_ADMIN" "$T/e" && [ "$(wc -l < "$T/e")" = 1 ] \
+	|| die "exec as the service, tracefs not mounted, said: $(cat "$T/e")"
+timeout --preserve-status -s INT 3 "$TOP/iodig" exec >/dev/null 2>"$T/e" || die "exec as root, tracefs not mounted: $(cat "$T/e")"
+mountpoint -q /sys/kernel/tracing && die "exec as root left tracefs mounted"
+ok "tracefs not mounted: the service is told to mount it, root mounts it and takes it down again"
