@@ -185,7 +185,9 @@ bpftrace_stop() {
 
 # stop_iodig: SIGINT, wait, the exit status must be 0
 stop_iodig() {
-	kill -INT "$IODIG_PID"
+	# (quiet: an iodig that ended by itself, as func -p does when its
+	# process exits, is gone already, and wait still gives its status)
+	kill -INT "$IODIG_PID" 2>/dev/null
 	wait "$IODIG_PID"
 	local rc=$?
 	PIDS=("${PIDS[@]/$IODIG_PID}")
