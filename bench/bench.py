@@ -199,16 +199,24 @@ def line_ns():
     return float(subprocess.run([LINEPONG], capture_output=True, text=True, check=True).stdout)
 
 
-def main():
-    dev, secs, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    tools = [Tool(s) for s in sys.argv[4:]]
-    # (2026-12-02: a bpftrace that a failed bench left behind cost each bio
-    # 4 us in every bench after it)
+def refuse_foreign():
+    """Stops the bench where tracing programs are loaded already (2026-12-02:
+    a bpftrace that a failed bench left behind cost each bio 4 us in every
+    bench after it; 2026-12-03: a hand-started lat --phases under pair.sh)."""
     foreign = foreign_programs()
     if foreign and os.environ.get("BENCH_FOREIGN") != "ok":
         raise SystemExit("BPF programs are loaded already (bpftool prog list: " +
                          ", ".join(foreign[:5]) + "): they would cost every run; "
                          "stop them, or set BENCH_FOREIGN=ok")
+
+
+def main():
+    if sys.argv[1:] == ["--refuse-foreign"]:  # bench/pair.sh, which runs no bench.py
+        refuse_foreign()
+        return
+    dev, secs, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    tools = [Tool(s) for s in sys.argv[4:]]
+    refuse_foreign()
     subprocess.run(["sysctl", "-qw", "kernel.bpf_stats_enabled=1"], check=True)
     fio(dev, 1)  # warm up
     subprocess.run(["sysctl", "-qw", "kernel.bpf_stats_enabled=0"], check=True)

@@ -13,6 +13,8 @@
 set -eu
 cd "$(dirname "$0")/.."
 args=$1 rounds=$2 A=$3 B=$4
+# no pairs beside tracing programs loaded already (bench.py says which)
+/usr/bin/python3 bench/bench.py --refuse-foreign || exit 1
 . bench/lib.sh
 out=$(mktemp -d); res=$out/res
 for i in $(seq "$rounds"); do
