@@ -252,6 +252,21 @@ while not os.path.exists(sys.argv[1]):
 	die "the bulk writer wrote no 8 MiB in 10 s"
 }
 
+# io_cgroup: a new cgroup in the hierarchy that carries the io (v2) or
+# blkio (v1) controller, as $CG, removed at the test's end
+io_cgroup() {
+	if grep -qw io /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+		CG=/sys/fs/cgroup/iodig-test-$$
+		echo +io > /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
+	elif [ -d /sys/fs/cgroup/blkio ]; then
+		CG=/sys/fs/cgroup/blkio/iodig-test-$$
+	else
+		skip "no cgroup hierarchy with the io/blkio controller"
+	fi
+	mkdir "$CG" || die "mkdir $CG"
+	defer "rmdir $CG"
+}
+
 # tracefs_mounted: /sys/kernel/tracing mounted for the test's own use of
 # tracefs (instances, trace_pipe; this kernel does not mount it at boot),
 # and unmounted at the test's end if the test mounted it

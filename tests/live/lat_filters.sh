@@ -26,17 +26,7 @@ assert_eq "$(jcount "$T/d.json" ".disk != \"${a}p1\"")" "0" "nothing else"
 assert_seen "$(jcount "$T/dp.json" ".disk == \"${a}p1\"")" "$(lsk "$T/dp.json")" "$p" "-d /dev/${a}p1: the same, labelled by name, not path"
 assert_seen "$(jq -s '[.[] | select(.type == "request")] | length' "$T/sp.json")" "$(ssk "$T/sp.json")" "$p" "snoop -d ${a}p1: the partition's requests"
 
-# cgroup: the hierarchy that carries the io (v2) or blkio (v1) controller
-if grep -qw io /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
-	CG=/sys/fs/cgroup/iodig-test-$$
-	echo +io > /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
-elif [ -d /sys/fs/cgroup/blkio ]; then
-	CG=/sys/fs/cgroup/blkio/iodig-test-$$
-else
-	skip "no cgroup hierarchy with the io/blkio controller"
-fi
-mkdir "$CG" || die "mkdir $CG"
-defer "rmdir $CG"
+io_cgroup
 start_iodig "$T/c.json" lat -c "$CG" -D --json
 start_iodig "$T/cs.json" snoop -c "$CG" --json
 start_iodig "$T/cp.json" lat --phases -c "$CG" --json
