@@ -7,9 +7,10 @@
 # Less, too, a request whose slot another bio in flight took (Q writes its
 # slot blindly: DESIGN.md, "one request-life engine"; dd's bios live on its
 # kernel stack, one address a process): top counts it as unattributed, in
-# pid 0's row, and lat --phases as untracked, not in the phases.  About 1 request in
-# 100,000 here (2026-12-03: 8 of 17 runs of this test's first part 30 times
-# over), so the counts are held exact with it, not allowed a margin.
+# pid 0's row, and lat --phases as untracked, not in the phases.  About 1
+# request in 100,000 here (2026-12-03: 8 of 17 runs of this test's first
+# part 30 times over), so the counts are held exact with it, not allowed a
+# margin.
 . "$(dirname "$0")/../lib.sh"
 need_root_bpf
 # held_short GOT SKIPPED UNTRACKED WANT WHAT: the 3 disks' counts GOT +
@@ -76,8 +77,9 @@ held_short "$got" "$sk" "$ut" "$want" "lat --phases: Q2C counts of 3 disks' read
 # lists hold on this machine's CPUs.  The counts are still the disks'.
 # Only the dd's I/O, by their cgroup (-c): the spill lists are every
 # disk's, and the machine's own disk, whose key no program makes either,
-# once filled one CPU's list with 122 of its requests in a burst (a debug
-# dump of the lists; once in 45 runs here, and in a CI run, map_full).
+# filled one CPU's list with up to 122 of its requests in a burst (a debug
+# dump of the lists' keys, 2026-12-03): the likely cause of this part's
+# map_full once in 45 runs here and in a CI run, before the cgroup.
 settle "$A"; settle "$B"; settle "$C"
 io_cgroup
 incg() { bash -c "echo \$\$ > $CG/cgroup.procs && exec $*"; }

@@ -22,6 +22,7 @@ stop_iodig
 assert_eq "$(jq -s '[.[] | select(.type == "call" and .function == "outer")] | length' "$T/o.json")" 20 "outer() calls recorded"
 # each call against the helper's own clocks (its GO_FILE.clock: a line per
 # call, in order): a's and b's time within 2% or 250 us of the helper's
+# (less, at most, outer()'s self time: below)
 # (its clock reads sit inside outer(), the probes' traps outside them; on
 # this host a's was 111 us off once in CI, and the CPU part 115 us off its
 # thread clock in 2 runs of 13: DESIGN.md, the scheduler's clock), the
@@ -36,6 +37,12 @@ summ = [r for r in map(json.loads, open(sys.argv[1])) if r.get("type") == "summa
 clk = [tuple(map(int, l.split())) for l in open(sys.argv[2])]
 bad = []
 near = lambda got, want: abs(got - want) <= max(0.02 * want, 250000)
+# a child's time by its probes lies inside the helper's clocks around its
+# call; what the helper's window holds beyond them is outer()'s own time
+# (a host's steal or a wait for the CPU between a clock read and a probe:
+# a CI run had a() 272 us short with 528 us stolen in the call), which
+# iodig counts as self, itself held below (2% + runnable + steal)
+inside = lambda got, want, self_ns: want - self_ns - max(0.02 * want, 250000) <= got <= want + max(0.02 * want, 250000)
 if len(recs) != len(clk):
     sys.exit("FAIL: %d records, %d calls on the helper's clock" % (len(recs), len(clk)))
 ta = tb = 0
@@ -45,7 +52,8 @@ for r, (t0, t1, t2, cpu) in zip(recs, clk):
     ta += t1 - t0
     tb += t2 - t1
     if not (r["ts_ns"] <= t0 and t2 <= r["ts_ns"] + r["wall_ns"]) or k["a"]["calls"] != 1 or k["b"]["calls"] != 1 \
-       or not near(k["a"]["ns"], t1 - t0) or not near(k["b"]["ns"], t2 - t1) or not near(p["on_cpu_ns"], cpu) \
+       or not inside(k["a"]["ns"], t1 - t0, r["self_ns"]) or not inside(k["b"]["ns"], t2 - t1, r["self_ns"]) \
+       or not near(p["on_cpu_ns"], cpu) \
        or r["self_ns"] > 0.02 * r["wall_ns"] + p["runnable_ns"] + p["steal_ns"] or sum(p.values()) != r["wall_ns"]:
         bad.append("iodig %s; helper a %d b %d cpu %d" % (json.dumps({"ts": r["ts_ns"], "wall": r["wall_ns"], "parts": p,
                    "a": k["a"]["ns"], "b": k["b"]["ns"], "self": r["self_ns"]}), t1 - t0, t2 - t1, cpu))
