@@ -267,6 +267,12 @@ io_cgroup() {
 	defer "rmdir $CG"
 }
 
+# in_cgroup CMD [ARGS...]: CMD run in $CG (io_cgroup) from its first
+# instruction, so all of its I/O is charged there
+in_cgroup() {
+	bash -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' in_cgroup "$CG" "$@"
+}
+
 # tracefs_mounted: /sys/kernel/tracing mounted for the test's own use of
 # tracefs (instances, trace_pipe; this kernel does not mount it at boot),
 # and unmounted at the test's end if the test mounted it

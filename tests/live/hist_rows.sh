@@ -82,20 +82,19 @@ held_short "$got" "$sk" "$ut" "$want" "lat --phases: Q2C counts of 3 disks' read
 # map_full once in 45 runs here and in a CI run, before the cgroup.
 settle "$A"; settle "$B"; settle "$C"
 io_cgroup
-incg() { bash -c "echo \$\$ > $CG/cgroup.procs && exec $*"; }
 s0=$(( $(done_rw "$a") + $(done_rw "$b") + $(done_rw "$c") )); a0=$(done_rw "$a")
 IODIG_TEST_SPILL=1 start_iodig "$T/sp.json" lat --phases --json -c "$CG"
 IODIG_TEST_SPILL=1 start_iodig "$T/spd.json" lat -D --json -c "$CG"
 P=()
 for i in 0 1 2 3; do
-	incg dd if="$A" of=/dev/null bs=4k count=5 skip=$((i * 5)) iflag=direct status=none & P+=($!)
+	in_cgroup dd if="$A" of=/dev/null bs=4k count=5 skip=$((i * 5)) iflag=direct status=none & P+=($!)
 done
 for d in "$B" "$C"; do
-	incg dd if=/dev/zero of="$d" bs=4k count=20 oflag=direct status=none & P+=($!)
+	in_cgroup dd if=/dev/zero of="$d" bs=4k count=20 oflag=direct status=none & P+=($!)
 done
 wait "${P[@]}" || die "a dd failed"
 sleep 0.6
-incg dd if="$A" of=/dev/null bs=4k count=400 skip=1000 iflag=direct status=none || die "dd failed"
+in_cgroup dd if="$A" of=/dev/null bs=4k count=400 skip=1000 iflag=direct status=none || die "dd failed"
 settle "$A"; settle "$B"; settle "$C"
 stop_all_iodig
 want=$(( $(done_rw "$a") + $(done_rw "$b") + $(done_rw "$c") - s0 ))

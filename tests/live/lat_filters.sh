@@ -32,7 +32,8 @@ start_iodig "$T/cs.json" snoop -c "$CG" --json
 start_iodig "$T/cp.json" lat --phases -c "$CG" --json
 start_iodig "$T/tc.json" top --json -n 0 --by cgroup -d "$b" 1
 w0=$(diskstat $b 5)
-bash -c "echo \$\$ > $CG/cgroup.procs && exec fio --name=in --filename=$B --direct=1 --rw=randwrite --bs=4k --size=40M --number_ios=1200 --ioengine=psync --output-format=json" > "$T/fio-in.json" || die "fio in cgroup"
+in_cgroup fio --name=in --filename="$B" --direct=1 --rw=randwrite --bs=4k --size=40M --number_ios=1200 --ioengine=psync \
+	--output-format=json > "$T/fio-in.json" || die "fio in cgroup"
 fio --name=out --filename=$B --direct=1 --rw=randwrite --bs=4k --size=40M --number_ios=700 --ioengine=psync >/dev/null || die fio
 stop_all_iodig
 w=$(( $(diskstat $b 5) - w0 ))

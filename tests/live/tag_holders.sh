@@ -1,7 +1,7 @@
 # iodig slow names who held the tags a request waited for: a slow device
 # (each read 5 ms, a FUSE file behind the loop device, one read at a time)
-# with nr_requests lowered to 4, flooded by fio (4 threads of 8 reads in flight,
-# of one process) while another process reads 30 blocks one at a time.  Each
+# with nr_requests lowered to 4, flooded by fio (4 threads of one process,
+# 8 reads in flight each) while another process reads 30 blocks one at a time.  Each
 # of the reader's requests that waited 1 ms or more before its allocation
 # names fio's pid as holding all the tags when it began to wait: 3 or 4 of
 # the 4 there are.  export's block_getrq program is attached only once

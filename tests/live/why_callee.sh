@@ -36,13 +36,14 @@ recs = sorted((r for r in map(json.loads, open(sys.argv[1])) if r.get("type") ==
 summ = [r for r in map(json.loads, open(sys.argv[1])) if r.get("type") == "summary"]
 clk = [tuple(map(int, l.split())) for l in open(sys.argv[2])]
 bad = []
-near = lambda got, want: abs(got - want) <= max(0.02 * want, 250000)
+tol = lambda want: max(0.02 * want, 250000)
+near = lambda got, want: abs(got - want) <= tol(want)
 # a child's time by its probes lies inside the helper's clocks around its
 # call; what the helper's window holds beyond them is outer()'s own time
 # (a host's steal or a wait for the CPU between a clock read and a probe:
 # a CI run had a() 272 us short with 528 us stolen in the call), which
 # iodig counts as self, itself held below (2% + runnable + steal)
-inside = lambda got, want, self_ns: want - self_ns - max(0.02 * want, 250000) <= got <= want + max(0.02 * want, 250000)
+inside = lambda got, want, self_ns: want - self_ns - tol(want) <= got <= want + tol(want)
 if len(recs) != len(clk):
     sys.exit("FAIL: %d records, %d calls on the helper's clock" % (len(recs), len(clk)))
 ta = tb = 0
