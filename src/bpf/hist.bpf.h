@@ -231,6 +231,24 @@ static __always_inline bool hist_key_eq(const void *a, const void *b, __u32 size
 	return true;
 }
 
+/* The row at *atp of the epoch's rows: a lookup on a constant map in each
+ * branch, and a different asm after each, so that the compiler does not
+ * make the two one call on a map picked at run time (it did, with a
+ * ternary), which the verifier cannot inline: a helper call through the
+ * map's ops, in every request's C. */
+#define HIST_ROW_AT(prefix, ep, atp) ({						\
+	typeof(*(prefix##0).value) *__ra;					\
+										\
+	if ((ep) & 1) {								\
+		__ra = bpf_map_lookup_elem(&prefix##1, atp);			\
+		asm volatile("%0 = %0" : "+r"(__ra));				\
+	} else {								\
+		__ra = bpf_map_lookup_elem(&prefix##0, atp);			\
+		asm volatile("" : "+r"(__ra));					\
+	}									\
+	__ra;									\
+})
+
 /* vals into the row of *keyp in this epoch's rows (prefix##0 or 1, of
  * nrows, a power of 2): true when it had one, or took a free one. */
 #define HIST_ROWS_PUT(prefix, ep, keyp, nrows, probes, n, mask, whole, vals) ({ \
@@ -239,9 +257,7 @@ static __always_inline bool hist_key_eq(const void *a, const void *b, __u32 size
 										\
 	for (int __j = 0; __j < (probes) && !__mine; __j++) {			\
 		__u32 __at = (__h + __j) & ((nrows) - 1);			\
-		typeof(*(prefix##0).value) *__r = (ep) & 1 ?			\
-			bpf_map_lookup_elem(&prefix##1, &__at) :		\
-			bpf_map_lookup_elem(&prefix##0, &__at);			\
+		typeof(*(prefix##0).value) *__r = HIST_ROW_AT(prefix, ep, &__at); \
 										\
 		if (!__r || __r->v.busy)					\
 			continue;						\
