@@ -54,7 +54,11 @@ measure why-traced file ./iodig why 1000 --comm syscost --ready-file "$tmp/ready
 measure why-all file ./iodig why 1000 --ready-file "$tmp/ready"
 measure why-all-walk file ./iodig why 1000 --walk-each --ready-file "$tmp/ready"
 # WHY_BEFORE=BINARY: another build of iodig in the same run (before and after)
-[ -n "${WHY_BEFORE:-}" ] && measure why-all-before file "$WHY_BEFORE" why 1000 --ready-file "$tmp/ready"
+if [ -n "${WHY_BEFORE:-}" ]; then
+	measure why-untraced-before file "$WHY_BEFORE" why --comm nobody_iodig --ready-file "$tmp/ready"
+	measure why-traced-before file "$WHY_BEFORE" why 1000 --comm syscost --ready-file "$tmp/ready"
+	measure why-all-before file "$WHY_BEFORE" why 1000 --ready-file "$tmp/ready"
+fi
 # a spell all through: a traced thread asleep in a call (a read of a FIFO
 # nobody writes, begun once why is attached), so every task is followed
 mkfifo "$tmp/fifo"; cp /bin/cat "$tmp/spellwait"
@@ -70,7 +74,7 @@ command -v perf >/dev/null && measure perf-trace 3 perf trace -s -a -o "$tmp/per
 echo "| ns added | write | pwrite64 | writev | getppid | context switch |"
 echo "|---|---:|---:|---:|---:|---:|"
 printf "| (no tracing: ns per call / switch) |"; awk '{printf " %.0f |", $2}' "$tmp/none"; echo
-for l in why-untraced-nqw why-untraced-ev why-untraced why-traced why-all why-all-walk why-all-before why-spell syscount syscount-L offcputime perf-trace; do
+for l in why-untraced-nqw why-untraced-ev why-untraced why-traced why-all why-all-walk why-untraced-before why-traced-before why-all-before why-spell syscount syscount-L offcputime perf-trace; do
 	[ -s "$tmp/$l" ] || continue
 	case $l in
 	why-untraced-nqw) name="iodig why --comm OTHER --no-queue-writes";;
@@ -79,6 +83,8 @@ for l in why-untraced-nqw why-untraced-ev why-untraced why-traced why-all why-al
 	why-traced) name="iodig why --comm syscost (caller traced)";;
 	why-all) name="iodig why (every process traced)";;
 	why-all-walk) name="iodig why --walk-each (every process traced, each stack walked)";;
+	why-untraced-before) name="iodig why --comm OTHER, the build in WHY_BEFORE";;
+	why-traced-before) name="iodig why --comm syscost, the build in WHY_BEFORE";;
 	why-all-before) name="iodig why, the build in WHY_BEFORE (every process traced)";;
 	why-spell) name="iodig why --comm OTHER --syscalls read --no-queue-writes, OTHER asleep in a call (a spell)";;
 	syscount) name="libbpf-tools syscount";;
@@ -94,7 +100,7 @@ echo "Ctrl-C to exit (the summary out, every link gone):"
 echo
 echo "| run | ms |"
 echo "|---|---:|"
-for l in why-untraced-nqw why-untraced-ev why-untraced why-traced why-all why-all-walk why-all-before why-spell; do
+for l in why-untraced-nqw why-untraced-ev why-untraced why-traced why-all why-all-walk why-untraced-before why-traced-before why-all-before why-spell; do
 	[ -s "$tmp/$l.exit" ] && echo "| $l | $(cat "$tmp/$l.exit") |"
 done
 # the same runs again with the kernel's BPF stats on (they cost a little
@@ -106,7 +112,11 @@ measure why-untraced-stats file ./iodig why --comm nobody_iodig --ready-file "$t
 measure why-traced-stats file ./iodig why 1000 --comm syscost --ready-file "$tmp/ready"
 measure why-all-stats file ./iodig why 1000 --ready-file "$tmp/ready"
 measure why-all-walk-stats file ./iodig why 1000 --walk-each --ready-file "$tmp/ready"
-[ -n "${WHY_BEFORE:-}" ] && measure why-all-before-stats file "$WHY_BEFORE" why 1000 --ready-file "$tmp/ready"
+if [ -n "${WHY_BEFORE:-}" ]; then
+	measure why-untraced-before-stats file "$WHY_BEFORE" why --comm nobody_iodig --ready-file "$tmp/ready"
+	measure why-traced-before-stats file "$WHY_BEFORE" why 1000 --comm syscost --ready-file "$tmp/ready"
+	measure why-all-before-stats file "$WHY_BEFORE" why 1000 --ready-file "$tmp/ready"
+fi
 after_ready=$spell measure why-spell-stats file ./iodig why 1000 --comm spellwait --syscalls read --no-queue-writes --ready-file "$tmp/ready"
 kill $spid
 command -v syscount >/dev/null && measure syscount-stats 3 syscount
@@ -117,7 +127,7 @@ echo "BPF run time per run of why's programs (kernel.bpf_stats_enabled, the same
 echo
 echo "| run | sys_enter | sys_exit | sched_switch | sched_wakeup | sched_waking |"
 echo "|---|---:|---:|---:|---:|---:|"
-for l in why-untraced-nqw why-untraced why-traced why-all why-all-walk why-all-before why-spell syscount syscount-L; do
+for l in why-untraced-nqw why-untraced why-traced why-all why-all-walk why-untraced-before why-traced-before why-all-before why-spell syscount syscount-L; do
 	[ -s "$tmp/$l-stats.progs" ] || continue
 	python3 - "$tmp/$l-stats.progs" "$l" <<'PY'
 import json, sys
