@@ -26,9 +26,9 @@ BENCH_JSON=$tmp/m.json /usr/bin/python3 bench/bench.py "$dev" "$secs" "$rounds" 
 	"top=^Tracing block I/O=exec ./iodig top -b 1 >/dev/null" \
 	"export=^Serving=exec ./iodig export --listen 127.0.0.1:$port" \
 	"record=^Recording=exec ./iodig record -o $tmp/rec --keep 2 --max-mb 64" \
-	"bpftrace top stand-in=^Attaching=exec bpftrace -e 'tracepoint:block:block_io_start { @b[pid, comm] = sum(args->bytes); @n[pid, comm] = count(); } interval:s:1 { print(@b); print(@n); clear(@b); clear(@n); }'" \
+	"bpftrace top stand-in=^Attaching=exec $BT_TOP_STANDIN" \
 	"stacks=^Counting stacks=exec ./iodig stacks -n 5 >/dev/null" \
-	"bpftrace kstack+ustack=^Attaching=exec bpftrace -e 'tracepoint:block:block_bio_queue { @[kstack, ustack, comm] = count(); }'"
+	"bpftrace kstack+ustack=^Attaching=exec $BT_KUSTACK"
 echo
 /usr/bin/python3 - "$tmp/m.json" <<'PY'
 import json, sys

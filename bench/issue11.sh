@@ -18,11 +18,11 @@ before=()
 	"before: stacks=^Counting stacks=exec $other stacks -n 5 >/dev/null")
 /usr/bin/python3 bench/bench.py "$dev" "$secs" "$rounds" \
 	"iodig top=^Tracing block I/O=exec ./iodig top -b 1 >/dev/null" \
-	"bpftrace per-process bytes (top stand-in)=^Attaching=exec bpftrace -e 'tracepoint:block:block_io_start { @b[pid, comm] = sum(args->bytes); @n[pid, comm] = count(); } interval:s:1 { print(@b); print(@n); clear(@b); clear(@n); }'" \
+	"bpftrace per-process bytes (top stand-in)=^Attaching=exec $BT_TOP_STANDIN" \
 	"iodig stacks=^Counting stacks=exec ./iodig stacks -n 5 >/dev/null" \
 	"iodig slow 10=^Tracing=exec ./iodig slow 10 --no-queue-writes >/dev/null" \
 	"iodig slow 10 -K -U=^Tracing=exec ./iodig slow 10 -K -U --no-queue-writes >/dev/null" \
-	"bpftrace kstack+ustack count (biostacks stand-in)=^Attaching=exec bpftrace -e 'tracepoint:block:block_bio_queue { @[kstack, ustack, comm] = count(); }'" \
+	"bpftrace kstack+ustack count (biostacks stand-in)=^Attaching=exec $BT_KUSTACK" \
 	"${before[@]}"
 
 echo

@@ -32,8 +32,8 @@ for b in before now; do
 done
 BENCH_JSON=$tmp/m.json /usr/bin/python3 bench/bench.py "$dev" "$secs" "$rounds" "${specs[@]}" \
 	"libbpf-tools biolatency -D=Tracing block device=exec stdbuf -oL biolatency -D" \
-	"bpftrace top stand-in=^Attaching=exec bpftrace -e 'tracepoint:block:block_io_start { @b[pid, comm] = sum(args->bytes); @n[pid, comm] = count(); } interval:s:1 { print(@b); print(@n); clear(@b); clear(@n); }'" \
-	"bpftrace kstack+ustack=^Attaching=exec bpftrace -e 'tracepoint:block:block_bio_queue { @[kstack, ustack, comm] = count(); }'"
+	"bpftrace top stand-in=^Attaching=exec $BT_TOP_STANDIN" \
+	"bpftrace kstack+ustack=^Attaching=exec $BT_KUSTACK"
 echo
 /usr/bin/python3 - "$tmp/m.json" "$secs" <<'PY'
 import json, sys

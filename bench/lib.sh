@@ -12,6 +12,13 @@ n=${dev#/dev/}
 echo "kernel $(uname -r), $(nproc) CPUs, device $n on /dev/shm; $(date -u +%F)"
 echo
 
+# Goal 2's peers (issue #23), the same programs in every bench that names
+# them (goals.sh, issue11.sh, issue23.sh): top's bpftrace stand-in (bytes
+# and requests by process, printed each second) and bpftrace's stacks of
+# each bio (biostacks' kstack+ustack count)
+BT_TOP_STANDIN="bpftrace -e 'tracepoint:block:block_io_start { @b[pid, comm] = sum(args->bytes); @n[pid, comm] = count(); } interval:s:1 { print(@b); print(@n); clear(@b); clear(@n); }'"
+BT_KUSTACK="bpftrace -e 'tracepoint:block:block_bio_queue { @[kstack, ustack, comm] = count(); }'"
+
 # iodig_bg ARGS...: ./iodig ARGS in the background, output dropped, back once
 # it is attached (its --ready-file); its pid in $p
 iodig_bg() {
