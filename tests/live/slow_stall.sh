@@ -34,10 +34,10 @@ jq -e -s '[.[] | select(.type == "summary")][0] | .lost == 0 and .queue_writes_w
 # reports must be real, by an outside clock: bpftrace's own Q-to-G time of
 # the bio at that sector (block_bio_queue to block_getrq), within 5% or
 # 50 us; and at most 2 in the run.  None may name a queue write (below).
-bpftrace -e "tracepoint:block:block_bio_queue /args->dev == $(devt "$L")/ { @q[args->sector] = nsecs; }
-	tracepoint:block:block_getrq /@q[args->sector]/ { \$d = nsecs - @q[args->sector];
-		if (\$d > 1000000) { printf(\"QG %d %d\\n\", args->sector, \$d); } delete(@q[args->sector]); }" \
-	> "$T/bt.out" 2> "$T/bt.err" & BT=$!
+bpftrace -e 'tracepoint:block:block_bio_queue /args->dev == $1/ { @q[args->sector] = nsecs; }
+	tracepoint:block:block_getrq /@q[args->sector]/ { $d = nsecs - @q[args->sector];
+		if ($d > 1000000) { printf("QG %d %d\n", args->sector, $d); } delete(@q[args->sector]); }' \
+	"$(devt "$L")" > "$T/bt.out" 2> "$T/bt.err" & BT=$!
 for i in $(seq 100); do grep -q Attaching "$T/bt.out" && break; sleep 0.1; done
 grep -q Attaching "$T/bt.out" || die "bpftrace did not attach: $(cat "$T/bt.err")"
 st0=$(awk '/^cpu / { print $9 }' /proc/stat)
