@@ -325,8 +325,11 @@ struct life_stats {
 	__u64 untracked;	/* followed: requests allocated while followed
 				 * whose bio's slot another bio had taken (with
 				 * -p or --comm: bios that took a live slot);
-				 * slow: records whose submitter was lost, its
-				 * slot taken by a later bio */
+				 * slow: requests looked at at C (watched, or
+				 * near the threshold) whose slot a later bio
+				 * had taken: submitter lost, and Q where the
+				 * kernel stamps no bio, so it may have been
+				 * slow unreported */
 	__u64 partial;		/* requests missing Q, G or D: started before
 				 * tracing, internal (flush), never issued */
 	__u64 merges;		/* bios merged into an existing request */

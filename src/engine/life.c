@@ -201,7 +201,7 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 		bpf_map__set_max_entries(sk->maps.grants, 1);
 		bpf_map__set_max_entries(sk->maps.grant_idx, 1);
 	}
-	bpf_program__set_autoload(sk->progs.life_issue, block && cfg->own_clock);
+	bpf_program__set_autoload(sk->progs.life_issue, block && (cfg->own_clock || l->watch));
 	bpf_program__set_autoload(sk->progs.life_queue, block && !l->kernel_q);
 	bpf_program__set_autoload(sk->progs.life_split, block);
 	bpf_program__set_autoload(sk->progs.life_backmerge, block && !l->watch);
