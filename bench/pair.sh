@@ -3,7 +3,8 @@
 # attached at once, so that every request runs both builds' programs under
 # the same noise (a loaded host swings single runs by ±50 ns a request),
 # beside fio randread 4k (libaio, iodepth 16) for 3 s a round.  Each build's
-# own --stats gives its Q, G and C ns a run (G 0 where it has none).  @B@ in
+# own --stats gives its Q, G, I (block_rq_issue) and C ns a run (0 where it
+# has none).  @B@ in
 # the arguments becomes 1 or 2, the build's place, for what two runs cannot
 # share (record's -o, export's port).  The build attached first pays
 # more (it brings the request's lines in), so the order is swapped every
@@ -30,19 +31,20 @@ for i in $(seq "$rounds"); do
 	for f in 1 2; do
 		[ $f = 1 ] && b=$first || b=$second
 		awk -v b="$b" -v f=$f -v r="$i" '/life_queue:/ {q = $(NF-3)} /life_getrq:/ {g = $(NF-3)}
-			/life_complete:/ {c = $(NF-3)} END {print r, f, b, q, c, g + 0}' "$out/$f" >> "$res"
+			/life_issue:/ {d = $(NF-3)} /life_complete:/ {c = $(NF-3)} END {print r, f, b, q, c, g + 0, d + 0}' "$out/$f" >> "$res"
 	done
 done
 python3 - "$res" "$A" "$B" <<'PY'
 import statistics as st, sys
 rows = [l.split() for l in open(sys.argv[1])]
 a, b = sys.argv[2], sys.argv[3]
-get = lambda who, r: [(int(x[3]), int(x[5]), int(x[4])) for x in rows if x[2] == who and int(x[0]) == r][0]
+get = lambda who, r: [(int(x[3]), int(x[5]), int(x[6]) if len(x) > 6 else 0, int(x[4])) for x in rows if x[2] == who and int(x[0]) == r][0]
 n = max(int(x[0]) for x in rows)
 for who in (a, b):
     v = [get(who, r) for r in range(1, n + 1)]
-    print("%-30s Q %4d  G %4d  C %4d  all %4d  (median of %d)" % (who, st.median(q for q, g, c in v),
-          st.median(g for q, g, c in v), st.median(c for q, g, c in v), st.median(sum(x) for x in v), n))
+    print("%-30s Q %4d  G %4d  I %4d  C %4d  all %4d  (median of %d)" % (who, st.median(x[0] for x in v),
+          st.median(x[1] for x in v), st.median(x[2] for x in v), st.median(x[3] for x in v),
+          st.median(sum(x) for x in v), n))
 d = [sum(get(a, r)) - sum(get(b, r)) for r in range(1, n + 1)]
 pairs = [(d[i] + d[i + 1]) / 2 for i in range(0, n - 1, 2)]
 print("A - B, a request, each pair of rounds (one in each order):", " ".join("%.0f" % p for p in pairs))

@@ -723,8 +723,9 @@ __noinline int tags_emit(__u64 dev_depth, __u64 q, __u64 gt, __u64 c, __u64 bio)
 	return 0;
 }
 
-/* Watched: G reads the slot Q wrote on this CPU (or, on kernel Q stamps,
- * writes it) and watches the request if it waited long already.
+/* Watched: G marks the slot Q wrote on this CPU as its request's (or, on
+ * kernel Q stamps, writes it and watches the request if it waited long
+ * already; the issue decides in both).
  * Followed with --own-clock: G. */
 SEC("tp_btf/block_getrq")
 int BLOCK_PROG(life_getrq, block_getrq, struct bio *bio)
@@ -744,15 +745,20 @@ int BLOCK_PROG(life_getrq, block_getrq, struct bio *bio)
 	}
 	if (!bio_wanted(bio))
 		return 0;
-	now = bpf_ktime_get_ns();
 	if (!targ_kernel_q) {
 		b = bio_entry(key);
 		if (b && !b->g) {
-			b->g = now;
-			q = b->q;
+			/* a mark, no clock read: C reads the kernel's G
+			 * stamp, and the issue decides (life_issue) */
+			b->g = 1;
+			return 0;
 		}
-		goto decide;
+		/* no Q stamp: Q2G unknown, so C must look */
+		__sync_fetch_and_add(&stats.unstamped, 1);
+		watch_add(key);
+		return 0;
 	}
+	now = bpf_ktime_get_ns();
 	q = bio_q_stamp(bio, now);
 	if (!q) {
 		__u32 zero = 0;
@@ -765,7 +771,6 @@ int BLOCK_PROG(life_getrq, block_getrq, struct bio *bio)
 	}
 	slot_claim(key, q, now,
 		   (q ? SEEN_Q : 0) | (sq_used ? SEEN_SPLIT : 0));
-decide:
 	/* no Q stamp: Q2G unknown, so C must look */
 	if (!q)
 		__sync_fetch_and_add(&stats.unstamped, 1);
@@ -845,7 +850,7 @@ int BLOCK_PROG(life_insert, block_rq_insert, struct request *rq)
  * let it go as fast (slow_complete: 1 to 3 a run).  The issue comes after both, in
  * the submitter's context for a plugged request (its slot still in this
  * CPU's cache), so the request is watched here too if Q was half of WATCH
- * ago.  Followed with --own-clock: D.
+ * before its start_time_ns.  Followed with --own-clock: D.
  */
 SEC("tp_btf/block_rq_issue")
 int BLOCK_PROG(life_issue, block_rq_issue, struct request *rq)
@@ -854,13 +859,13 @@ int BLOCK_PROG(life_issue, block_rq_issue, struct request *rq)
 	struct life_bio *b;
 
 	if (targ_watch) {
-		struct bio *first = rq->bio;
-
-		if (!first || !rq_wanted(rq, gendisk_dev(rq_gendisk(rq))))
-			return 0;
+		/* the kernel's G stamp, just made, not a clock read (a helper
+		 * call, and it returns through this host's SRSO thunk); no
+		 * slot is found for another disk's bio, nor a filter needed,
+		 * and a bio whose slot was lost G watched already */
 		b = rq_entry(rq, &key);
-		if (!b || bpf_ktime_get_ns() - b->q >= targ_watch_ns / 2)
-			watch_add(ptr_val(first));
+		if (b && (__s64)(rq->start_time_ns - b->q) >= (__s64)(targ_watch_ns / 2))
+			watch_add(ptr_val(rq->bio));
 		return 0;
 	}
 	b = rq_entry(rq, &key);
