@@ -24,11 +24,12 @@
  * brought over, about 200 ns here, plus as much again when the submitter
  * next writes that slot.  So a slot is written in the submitting context
  * (at Q, or at G when the kernel stamps bios at Q itself: compat.bpf.h) and
- * read there again at G, never freed, and never read for a request that
- * completes fast: C decides from struct request alone, G2C < MIN - WATCH,
- * unless G put the request on the watch list because it had waited WATCH
- * before G (Q2G), or a front merge put a new bio ahead of the one G saw.
- * Only then, or near MIN, are the slot and the bio read.
+ * read there again at G and at the issue, never freed, and never read for a
+ * request that completes fast: C decides from struct request alone, G2C <
+ * MIN - WATCH, unless the issue put the request on the watch list because
+ * it had waited WATCH/2 from Q to the kernel's G stamp (Q2G), or a front
+ * merge put a new bio ahead of the one G saw.  Only then, or near MIN, are
+ * the slot and the bio read.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -840,17 +841,20 @@ int BLOCK_PROG(life_insert, block_rq_insert, struct request *rq)
 }
 
 /*
- * Watched: G's look is not the last before struct request's G stamp.  A
- * request put on its submitter's plug waits there until the plug is
- * flushed, and newer kernels stamp start_time_ns at the flush (the change
- * Yu Kuai posted in linux-block's thread "10x I/O await times in 6.12",
- * April 2025; on this 6.18 host start_time_ns came 0.1-1.16 ms after
- * block_getrq): a submitter preempted or robbed of its vCPU between G and
- * the flush held its request there unseen by G, and C's surely_fast()
- * let it go as fast (slow_complete: 1 to 3 a run).  The issue comes after both, in
+ * Watched: what is watched is decided here, not at G, which is not the
+ * last step before struct request's G stamp.  A request put on its
+ * submitter's plug waits there until the plug is flushed, and newer
+ * kernels stamp start_time_ns at the flush (the change Yu Kuai posted in
+ * linux-block's thread "10x I/O await times in 6.12", April 2025; on this
+ * 6.18 host start_time_ns came 0.1-1.16 ms after block_getrq): a submitter
+ * robbed of its vCPU between G and the flush held its request there,
+ * unseen by G, and C's surely_fast() let it go as fast (two slow beside
+ * bpftrace: slow 0.5 missed a write slow 0.1 and bpftrace timed at 1.26
+ * ms).  The issue comes after start_time_ns is set, on every kernel, in
  * the submitter's context for a plugged request (its slot still in this
- * CPU's cache), so the request is watched here too if Q was half of WATCH
- * before its start_time_ns.  Followed with --own-clock: D.
+ * CPU's cache): the request is watched if Q came half of WATCH or more
+ * before start_time_ns, the stamp surely_fast() measures from.
+ * Followed with --own-clock: D.
  */
 SEC("tp_btf/block_rq_issue")
 int BLOCK_PROG(life_issue, block_rq_issue, struct request *rq)
@@ -892,8 +896,8 @@ int BLOCK_PROG(life_requeue, block_rq_requeue, struct request *rq)
 /*
  * Watched: can this request be let go without a look at what the
  * submitting CPU wrote?  Yes when Q2C < MIN for sure: G2C < MIN - WATCH, and
- * Q2G < WATCH, which G would otherwise have said, like a front merge, on
- * the watch list.
+ * Q2G < WATCH, which the issue (or G, where the slot is lost, or a front
+ * merge) would otherwise have said on the watch list.
  */
 static __always_inline bool surely_fast(struct request *rq, __u64 c)
 {
