@@ -860,19 +860,17 @@ SEC("tp_btf/block_rq_issue")
 int BLOCK_PROG(life_issue, block_rq_issue, struct request *rq)
 {
 	__u64 key, *d;
-	struct life_bio *b;
+	struct life_bio *b = rq_entry(rq, &key);
 
 	if (targ_watch) {
 		/* the kernel's G stamp, just made, not a clock read (a helper
 		 * call, and it returns through this host's SRSO thunk); no
 		 * slot is found for another disk's bio, nor a filter needed,
 		 * and a bio whose slot was lost G watched already */
-		b = rq_entry(rq, &key);
 		if (b && (__s64)(rq->start_time_ns - b->q) >= (__s64)(targ_watch_ns / 2))
 			watch_add(ptr_val(rq->bio));
 		return 0;
 	}
-	b = rq_entry(rq, &key);
 	if (b && (d = clock_of(key)))
 		*d = bpf_ktime_get_ns();
 	return 0;
