@@ -168,6 +168,25 @@ start_iodig() {
 	die "iodig $* not ready after 10 s"
 }
 
+# bpftrace_attached PID ERR TRACEPOINT...: wait (up to 10 s) until the
+# kernel lists bpftrace PID's perf events on each tracepoint named (bpftrace
+# prints "Attaching" before it attaches); ERR is its stderr, for the failure
+bpftrace_attached() {
+	local pid=$1 err=$2 tp all i
+	shift 2
+	for i in $(seq 100); do
+		all=1
+		for tp in "$@"; do
+			bpftool perf list -j | jq -e --argjson p "$pid" --arg tp "$tp" \
+				'any(.[]; .pid == $p and .tracepoint == $tp)' >/dev/null || { all=0; break; }
+		done
+		[ $all = 1 ] && return 0
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	die "bpftrace did not attach to $*: $(cat "$err")"
+}
+
 # bpftrace_stop PID OUT: SIGINT to a bpftrace writing OUT, and again while
 # OUT holds no more than its "Attaching" line: bpftrace 0.17 once let a
 # SIGINT go by in CI and slept on (a second one ended it).  Never again once

@@ -29,25 +29,13 @@ q=/sys/block/$n/queue
 defer "echo $(cat $q/nr_requests) > $q/nr_requests"
 echo 4 > $q/nr_requests || die "nr_requests 4 refused"
 TNS=300000
-# bt_attached PID OUT TRACEPOINT...: until the kernel lists PID's perf
-# events on each (bpftrace says "Attaching" before it attaches)
-bt_attached() {
-	local pid=$1 out=$2 tp all
-	shift 2
-	for i in $(seq 100); do
-		all=1
-		for tp in "$@"; do
-			bpftool perf list -j | jq -e --argjson p "$pid" --arg tp "$tp" \
-				'any(.[]; .pid == $p and .tracepoint == $tp)' >/dev/null || { all=0; break; }
-		done
-		[ $all = 1 ] && return 0
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	die "bpftrace did not attach to $*: $(cat "$out" "$out.err")"
-}
+# the order holds only if no perf event is on block_bio_queue already (a
+# bpftrace left over from a killed run put bpftrace's Q before iodig's: a
+# local run then found 200 records that did not bracket)
+others=$(bpftool perf list -j | jq -c '[.[] | select(.tracepoint == "block_bio_queue") | .pid] | unique')
+[ "$others" = "[]" ] || die "perf events on block_bio_queue already (pids $others): bpftrace's Q program would run before iodig's"
 bpftrace -e 'tracepoint:block:block_rq_complete { @n = count(); }' > "$T/first.out" 2> "$T/first.out.err" & B0=$!
-bt_attached $B0 "$T/first.out" block_rq_complete
+bpftrace_attached $B0 "$T/first.out.err" block_rq_complete
 start_iodig "$T/s.json" slow 0.3 -d "$n" --json
 # @c: requests over a quarter of the threshold, [sector, C]: ns
 BPFTRACE_MAP_KEYS_MAX=65536 bpftrace -e 'tracepoint:block:block_bio_queue /args->dev == $1/ { @q[args->sector] = nsecs; }
@@ -56,7 +44,7 @@ BPFTRACE_MAP_KEYS_MAX=65536 bpftrace -e 'tracepoint:block:block_bio_queue /args-
 		if ($d > (uint64)$2 / 4) { @c[args->sector, $c] = $d; }
 		delete(@q[args->sector]); }' \
 	"$(devt "$L")" $TNS > "$T/bt.out" 2> "$T/bt.out.err" & BT=$!
-bt_attached $BT "$T/bt.out" block_bio_queue block_rq_complete
+bpftrace_attached $BT "$T/bt.out.err" block_bio_queue block_rq_complete
 fio --name=w --filename="$L" --direct=1 --rw=randwrite --bs=4k --size=64M --time_based \
     --runtime=3 --ioengine=libaio --iodepth=16 > "$T/fio.out" || die "fio: $(cat "$T/fio.out")"
 bpftrace_stop "$BT" "$T/bt.out" || die "bpftrace: $(cat "$T/bt.out.err")"

@@ -42,8 +42,7 @@ bpftrace -e 'tracepoint:block:block_bio_queue /args->dev == $1/ { @q[args->secto
 	tracepoint:block:block_rq_issue /args->dev == $1 && @q[args->sector]/ { $d = nsecs - @q[args->sector];
 		if ($d > 1000000) { printf("QG %d %d\n", args->sector, $d); } delete(@q[args->sector]); }' \
 	"$(devt "$L")" > "$T/bt.out" 2> "$T/bt.err" & BT=$!
-for i in $(seq 100); do grep -q Attaching "$T/bt.out" && break; sleep 0.1; done
-grep -q Attaching "$T/bt.out" || die "bpftrace did not attach: $(cat "$T/bt.err")"
+bpftrace_attached $BT "$T/bt.err" block_bio_queue block_rq_issue
 st0=$(awk '/^cpu / { print $9 }' /proc/stat)
 start_iodig "$T/c.json" slow 2 -d "$n" --json
 fio_bg
