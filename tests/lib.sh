@@ -321,11 +321,13 @@ tracefs_unmounted() {
 	return 0
 }
 
-# throttled_fs MIB: an ext4 loop device mounted at $T/m whose bdi is held to
-# a strict 1 MiB of dirty pages (max_bytes: 6.2+), a tracefs instance whose
-# writeback:balance_dirty_pages event keeps that bdi's calls (enabled by
-# "echo 1 > $E/enable"), and tests/helpers/dirtier.py waiting for $T/go to
-# write MIB MiB to $T/m/f.  Sets A (the device), a (its name), dev
+# throttled_fs MIB [ASLEEP_MS]: an ext4 loop device mounted at $T/m whose bdi
+# is held to a strict 1 MiB of dirty pages (max_bytes: 6.2+), a tracefs
+# instance whose writeback:balance_dirty_pages event keeps that bdi's calls
+# (enabled by "echo 1 > $E/enable"), and tests/helpers/dirtier.py waiting
+# for $T/go to write MIB MiB to $T/m/f (and on, until its write() calls took
+# ASLEEP_MS ms: how hard the kernel throttles a writer depends on what it
+# learnt of the device's writeback before, in an earlier test).  Sets A (the device), a (its name), dev
 # (major:minor), I, E, J (the writer's job) and P (its pid).
 throttled_fs() {
 	local B i
@@ -344,7 +346,7 @@ throttled_fs() {
 	defer "rmdir $I"
 	E="$I/events/writeback/balance_dirty_pages"
 	echo "bdi == \"$dev\"" > "$E/filter" || die "tracefs filter"
-	"$TOP/tests/helpers/dirtier.py" "$T/m/f" "$1" "$T/go" > "$T/d.out" &
+	"$TOP/tests/helpers/dirtier.py" "$T/m/f" "$1" "$T/go" ${2:-} > "$T/d.out" &
 	J=$!
 	for i in $(seq 50); do [ -s "$T/d.out" ] && break; sleep 0.05; done
 	P=$(head -1 "$T/d.out")

@@ -23,9 +23,11 @@ the monotonic reads: the CPU it counts lies in the window).
   loop FILE MB PASSES    preads of MB MiB through the whole of FILE, PASSES
                          times over (a working set the cache may not hold)
   meta DIR N             N times: openat(DIR/aI, O_CREAT) then rename to bI
-  sync FILE KB N         N times: a KB KiB write appended to FILE, then its
+  sync FILE KB N [GAP_MS]
+                         N times: a KB KiB write appended to FILE, then its
                          fdatasync, both timed (a database's log; the write
-                         too may wait for the journal's commit)
+                         too may wait for the journal's commit), GAP_MS apart
+                         (untimed: another writer's data gathers meanwhile)
   fault FILE PAGES N     N preads of PAGES pages of FILE (cached) into a
                          fresh private anonymous buffer each time: each
                          page of it faults in once, inside the read
@@ -137,9 +139,12 @@ for _ in range(int(sys.argv[2])):
             timed(os.rename, "%s/a%d" % (d, i), "%s/b%d" % (d, i))
     elif mode == "sync":
         path, kb, n = args[0], int(args[1]), int(args[2])
+        gap = int(args[3]) / 1000 if len(args) > 3 else 0
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         buf = b"l" * (kb << 10)
-        for _ in range(n):
+        for i in range(n):
+            if i and gap:
+                time.sleep(gap)
             timed(os.write, fd, buf)
             timed(os.fdatasync, fd)
     elif mode == "fault":

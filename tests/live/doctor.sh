@@ -176,7 +176,7 @@ assert_eq "$(doctor_kind "$T/l.json" 1)" lost_events "the first finding with a 4
 ok "$(doctor_of "$T/l.json" lost_events .title)"
 
 # ---- dirty throttling ----
-throttled_fs 96
+throttled_fs 96 150
 start_iodig "$T/d.json" doctor -d "$a" --json 60
 echo 1 > "$E/enable" || die "tracefs enable"
 touch "$T/go"

@@ -81,7 +81,7 @@ within "$(doctor_of "$T/r.json" cpu_starved .cost_ns)" "$((least * 8 / 10))" "$(
 
 # ---- the journal ----
 ordered_fs "$T/m"
-load log sync "$T/m/log" 4 40
+load log sync "$T/m/log" 4 40 20  # 20 ms apart: the bulk writer's data gathers (why_waits)
 P=$(cat "$T/pid.log")
 start_iodig "$T/j.json" doctor -p "$P" --json 120
 touch "$T/go.log"; wait $JOB_log || die "whyload sync failed"
