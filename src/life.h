@@ -352,8 +352,9 @@ struct life_stats {
 				 * it blindly (life_block.bpf.c's bio_follow) */
 	__u64 watch_full;	/* slow: the watch list was full (every request
 				 * is then looked at closely) */
-	__u64 unstamped;	/* slow: requests G found with no Q stamp, the
-				 * kernel's or ours (their Q2G is unknown) */
+	__u64 unstamped;	/* slow: requests G (on kernel Q stamps) or the
+				 * issue found with no Q stamp, the kernel's or
+				 * ours (their Q2G is unknown) */
 	__u64 abandoned;	/* in flight longer than LIFE_ABANDON_NS: swept
 				 * (user side: the device was torn down, the bio
 				 * ended without a request, ...) */

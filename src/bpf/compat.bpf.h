@@ -58,6 +58,23 @@ static __always_inline __u32 req_op_write(void)
 }
 
 /*
+ * A passthrough request (SG_IO, NVMe admin commands): made by a driver, no
+ * bio of it went through block_bio_queue or block_getrq.  Its ops are the
+ * last of the enum: REQ_OP_DRV_IN, REQ_OP_DRV_OUT (34, 35; enum req_op
+ * since 6.0), and before 5.14 also REQ_OP_SCSI_IN, REQ_OP_SCSI_OUT (32, 33;
+ * dropped by Christoph Hellwig's "block: remove REQ_OP_SCSI_{IN,OUT}",
+ * linux-block, June 2021), below them: where enum req_op is absent, 32.
+ */
+static __always_inline bool rq_passthrough(struct request *rq)
+{
+	__u32 first = 32;
+
+	if (bpf_core_enum_value_exists(enum req_op, REQ_OP_DRV_IN))
+		first = bpf_core_enum_value(enum req_op, REQ_OP_DRV_IN);
+	return (rq->cmd_flags & REQ_OP_MASK_) >= first;
+}
+
+/*
  * A data request sent through the flush machinery (REQ_PREFLUSH/REQ_FUA on a
  * queue with a volatile cache) completes twice: once with RQF_FLUSH_SEQ when
  * its data is written, and once more when the flush sequence is done, which

@@ -519,13 +519,20 @@ static __always_inline int merged(struct bio *bio)
 SEC("tp_btf/block_bio_backmerge")
 int BLOCK_PROG(life_backmerge, block_bio_backmerge, struct bio *bio) { return merged(bio); }
 
-/* Watched: the new first bio is one G never saw, so watch it. */
+/* Watched: the new first bio is not the one that got the request, so its
+ * slot (Q wrote it on this CPU just now) is forgotten, to be passed over
+ * at the issue and C, and the request watched. */
 SEC("tp_btf/block_bio_frontmerge")
 int BLOCK_PROG(life_frontmerge, block_bio_frontmerge, struct bio *bio)
 {
 	if (targ_watch) {
+		__u64 key = ptr_val(bio);
+		struct life_slot *s = targ_kernel_q ? NULL : slot_get(key);
+
+		if (s && s->bio == key)
+			s->bio = 0;
 		__sync_fetch_and_add(&stats.merges, 1);
-		watch_add(ptr_val(bio));
+		watch_add(key);
 		return 0;
 	}
 	return merged(bio);
@@ -724,9 +731,9 @@ __noinline int tags_emit(__u64 dev_depth, __u64 q, __u64 gt, __u64 c, __u64 bio)
 	return 0;
 }
 
-/* Watched: G marks the slot Q wrote on this CPU as its request's (or, on
- * kernel Q stamps, writes it and watches the request if it waited long
- * already; the issue decides in both).
+/* Watched, on kernel Q stamps: G writes the slot (there is no Q program)
+ * and watches the request if it waited long already; the issue decides
+ * too.  Elsewhere watched runs no G (life_issue).
  * Followed with --own-clock: G. */
 SEC("tp_btf/block_getrq")
 int BLOCK_PROG(life_getrq, block_getrq, struct bio *bio)
@@ -744,21 +751,8 @@ int BLOCK_PROG(life_getrq, block_getrq, struct bio *bio)
 		}
 		return 0;
 	}
-	if (!bio_wanted(bio))
+	if (!targ_kernel_q || !bio_wanted(bio))
 		return 0;
-	if (!targ_kernel_q) {
-		b = bio_entry(key);
-		if (b && !b->g) {
-			/* a mark, no clock read: C reads the kernel's G
-			 * stamp, and the issue decides (life_issue) */
-			b->g = 1;
-			return 0;
-		}
-		/* no Q stamp: Q2G unknown, so C must look */
-		__sync_fetch_and_add(&stats.unstamped, 1);
-		watch_add(key);
-		return 0;
-	}
 	now = bpf_ktime_get_ns();
 	q = bio_q_stamp(bio, now);
 	if (!q) {
@@ -787,9 +781,11 @@ int BLOCK_PROG(life_getrq, block_getrq, struct bio *bio)
  * head of rq->bio (bio->bi_next = the old head), so walk a few links: 16
  * (with 4, writeback of 4 KiB bios merged into a 512 KiB request lost its
  * head after 4 front merges: a CI run saw the request "not seen at Q").
- * Watched, slots are overwritten, never freed, so the one wanted is the one
- * G stamped: Q writes every bio's slot with no G (a front-merged head), and
- * on kernel Q stamps, a slot left from a bio's earlier life has another Q.
+ * Watched, slots are overwritten, never freed: a front-merged head's slot
+ * is forgotten (life_frontmerge), so the first slot naming its bio is the
+ * one of the bio that got the request (merged bios follow it), and on
+ * kernel Q stamps the one G stamped: a slot left from a bio's earlier life
+ * has another Q.
  */
 #define LIFE_FRONT_MERGES 16
 
@@ -811,8 +807,8 @@ static __always_inline struct life_slot *rq_slot(struct request *rq, __u64 *key,
 		if (s) {
 			if (own)
 				line_own(&s->bio);
-			if (s->bio == *key && (!targ_watch ||
-			    (s->b.g && (!targ_kernel_q || bio_q_stamp_is(bio, s->b.q)))))
+			if (s->bio == *key && (!targ_watch || !targ_kernel_q ||
+			    (s->b.g && bio_q_stamp_is(bio, s->b.q))))
 				return s;
 		}
 		bio = bio->bi_next;
@@ -864,11 +860,20 @@ int BLOCK_PROG(life_issue, block_rq_issue, struct request *rq)
 
 	if (targ_watch) {
 		/* the kernel's G stamp, just made, not a clock read (a helper
-		 * call, and it returns through this host's SRSO thunk); no
-		 * slot is found for another disk's bio, nor a filter needed,
-		 * and a bio whose slot was lost G watched already */
-		if (b && (__s64)(rq->start_time_ns - b->q) >= (__s64)(targ_watch_ns / 2))
+		 * call, and it returns through this host's SRSO thunk).  Q
+		 * wrote no slot for another disk's bio, so the filter is read
+		 * only where none is found; on kernel Q stamps G watched
+		 * those already. */
+		if (b) {
+			if ((__s64)(rq->start_time_ns - b->q) >= (__s64)(targ_watch_ns / 2))
+				watch_add(ptr_val(rq->bio));
+		} else if (!targ_kernel_q && rq->bio && !rq_passthrough(rq) &&
+			   rq_wanted(rq, gendisk_dev(rq_gendisk(rq)))) {
+			/* its slot taken by another bio since Q (or Q
+			 * never ran): Q2G unknown, so C must look */
+			__sync_fetch_and_add(&stats.unstamped, 1);
 			watch_add(ptr_val(rq->bio));
+		}
 		return 0;
 	}
 	if (b && (d = clock_of(key)))

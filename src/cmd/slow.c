@@ -121,6 +121,8 @@ int slow__main(int argc, char **argv, bool snoop, const char *synopsis, const ch
 	cfg.min_ns = o.min_ns;
 	cfg.own_clock = o.own_clock;
 	cfg.sysfs = !snoop && !o.no_queue_writes;
+	/* left running for the next stall: G only while a disk is armed */
+	cfg.lazy_grants = !snoop;
 	cfg.comm = o.comm;
 	cfg.rb_bytes = o.rb_bytes;
 	cfg.kstack = o.kstack;

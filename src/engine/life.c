@@ -194,7 +194,9 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 		bpf_map__set_max_entries(sk->maps.qstacks, 1);
 	bpfenv__stackmap_trim(sk->maps.stacks, cfg->kstack, sk->rodata->kmemo_on, cfg->ustack, sk->rodata->ustack_walk);
 	/* Load only what this mode runs. */
-	bpf_program__set_autoload(sk->progs.life_getrq, block && (cfg->own_clock || l->watch ||
+	/* watched, G runs only where the kernel stamps bios at Q (the issue
+	 * does the rest: life_issue) */
+	bpf_program__set_autoload(sk->progs.life_getrq, block && (cfg->own_clock || (l->watch && l->kernel_q) ||
 								    sk->rodata->targ_tags));
 	if (!sk->rodata->targ_tags)
 	{
@@ -265,7 +267,7 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 	 * the commands that run all the time; doctor, which judges a short
 	 * run, keeps it from the start (CI run 34: with it lazy, a third of a
 	 * 2 s run's tag waits began before G was attached and named no one) */
-	l->lazy_grants = block && cfg->lazy_grants && sk->rodata->targ_tags && !cfg->own_clock && !l->watch;
+	l->lazy_grants = block && cfg->lazy_grants && sk->rodata->targ_tags && !cfg->own_clock && !l->kernel_q;
 	if (l->lazy_grants) {
 		bpf_program__set_autoattach(sk->progs.life_getrq, false);
 		sk->bss->grants_from = UINT64_MAX;
