@@ -187,6 +187,83 @@ bpftrace_attached() {
 	die "bpftrace did not attach to $*: $(cat "$err")"
 }
 
+# The bracketing clock (tests/live/slow_complete.sh says why it is exact):
+# bracket_first before iodig starts, bracket_clock TNS DEV... once it is
+# attached; the load; bracket_stop, stop_iodig; then bracket_check JSON TNS:
+# every request of the DEVs bpftrace timed (block_bio_queue to
+# block_rq_complete, by disk and sector) at TNS ns or more has a record in
+# JSON whose Q and C lie outside bpftrace's, and no record bpftrace timed is
+# shorter.  Needs 10 such requests; sets BR_DUE (how many) and BR_IO, the
+# records as [disk, sector, Q, C, ns, dominant].
+bracket_first() {
+	local others
+	# the order holds only if no perf event is on block_bio_queue already
+	# (a bpftrace left over from a killed run put bpftrace's Q before
+	# iodig's: a local run then found 200 records that did not bracket)
+	# (perf events: fd_type tracepoint; iodig's tp_btf ones are raw_tracepoint)
+	others=$(bpftool perf list -j | jq -c '[.[] | select(.tracepoint == "block_bio_queue" and .fd_type == "tracepoint") | .pid] | unique')
+	[ "$others" = "[]" ] || die "perf events on block_bio_queue already (pids $others): bpftrace's Q program would run before iodig's"
+	bpftrace -e 'tracepoint:block:block_rq_complete { @n = count(); }' > "$T/br0.out" 2> "$T/br0.out.err" & BR0=$!
+	bpftrace_attached $BR0 "$T/br0.out.err" block_rq_complete
+}
+
+bracket_clock() {
+	local tns=$1 d f="" key='args->dev, args->sector'
+	shift
+	BR_NAMES=
+	for d in "$@"; do
+		f="$f${f:+ || }args->dev == $(devt "$d")"
+		BR_NAMES="$BR_NAMES $(devt "$d")=${d#/dev/}"
+	done
+	# @c: requests over a quarter of the threshold, [dev, sector, C]: ns
+	BPFTRACE_MAP_KEYS_MAX=65536 bpftrace -e "tracepoint:block:block_bio_queue /$f/ { @q[$key] = nsecs; }
+		tracepoint:block:block_rq_complete /($f) && @q[$key]/ {
+			\$c = nsecs; \$d = \$c - @q[$key];
+			if (\$d > $((tns / 4))) { @c[$key, \$c] = \$d; }
+			delete(@q[$key]); }" > "$T/bt.out" 2> "$T/bt.out.err" & BRT=$!
+	bpftrace_attached $BRT "$T/bt.out.err" block_bio_queue block_rq_complete
+}
+
+bracket_stop() {
+	bpftrace_stop "$BRT" "$T/bt.out" || die "bpftrace: $(cat "$T/bt.out.err")"
+	bpftrace_stop "$BR0" "$T/br0.out"
+	grep -q '^Lost' "$T/bt.out" && die "bpftrace lost events: $(grep ^Lost "$T/bt.out")"
+	return 0
+}
+
+bracket_check() {
+	local json=$1 tns=$2 brackets by_key missed short verified
+	awk -F'[][, :]+' -v names="$BR_NAMES" 'BEGIN { n = split(names, a, " "); for (i = 1; i <= n; i++) { split(a[i], kv, "="); nm[kv[1]] = kv[2] } }
+		$1 == "@c" { printf "%s[\"%s\",%s,%.0f,%s,%s]", k++ ? "," : "[", nm[$2], $3, $4 - $5, $4, $5 } END { print k ? "]" : "[]" }' \
+		"$T/bt.out" > "$T/bt.json"
+	BR_IO=$T/io.json
+	jq -s -c '[.[] | select(.type == "request") | [.disk, .sector, .ts_ns - .q2c_ns, .ts_ns, .q2c_ns, .dominant]]' "$json" > "$BR_IO"
+	# a record brackets bpftrace's time of the same request: the same disk
+	# and sector, its Q no later, its C no earlier (and within 10 ms: a
+	# sector comes back about every 0.2 s under these loads); each side by
+	# disk and sector, so a check looks only at the other side's same ones
+	brackets='(.[0] == $b[0] and .[1] == $b[1] and .[2] <= $b[2] and .[3] >= $b[3] and .[3] - $b[3] <= 10000000)'
+	by_key='def by_key: group_by(.[0:2]) | map({key: (.[0][0:2] | tostring), value: .}) | from_entries;
+		def same($ix): $ix[.[0:2] | tostring] // [];'
+	jq -c --argjson t "$tns" '[.[] | select(.[4] >= $t)]' "$T/bt.json" > "$T/due.json"
+	BR_DUE=$(jq length "$T/due.json")
+	[ "$BR_DUE" -ge 10 ] || die "only $BR_DUE requests of $tns ns or more by bpftrace's clock: the load made too few to tell"
+	missed=$(jq -c --slurpfile io "$BR_IO" "$by_key (\$io[0] | by_key) as \$ix |
+		[.[] | . as \$b | select(any(same(\$ix)[]; $brackets) | not)]" "$T/due.json")
+	[ "$missed" = "[]" ] || die "requests bpftrace timed at $tns ns or more with no record bracketing its time ([disk, sector, Q, C, ns]): $missed; summary $(jq -c 'select(.type == "summary")' "$json")"
+	ok "each of the $BR_DUE requests bpftrace timed at $tns ns or more has its record, bracketing bpftrace's Q and C"
+	short=$(jq -c --slurpfile bt "$T/bt.json" "$by_key (\$bt[0] | by_key) as \$ix |
+		[.[] | . as \$r | select(any(same(\$ix)[]; . as \$b | \$r | $brackets) | not) |
+		select(any(same(\$ix)[]; .[3] <= \$r[3] and \$r[3] - .[3] <= 10000000))]" "$BR_IO")
+	[ "$short" = "[]" ] || die "records shorter than bpftrace's time of their request: $short"
+	verified=$(jq -c --slurpfile bt "$T/bt.json" "$by_key (\$bt[0] | by_key) as \$ix |
+		[.[] | . as \$r | select(any(same(\$ix)[]; . as \$b | \$r | $brackets))] | length" "$BR_IO")
+	ok "$verified of $(jq length "$BR_IO") records bracket bpftrace's time of their request (the others bpftrace timed under $((tns / 4)) ns, or on other disks)"
+	# for the caller: the dominant phase of each due request's record
+	jq -c --slurpfile io "$BR_IO" "$by_key (\$io[0] | by_key) as \$ix |
+		[.[] | . as \$b | same(\$ix)[] | select($brackets) | .[5]]" "$T/due.json" > "$T/due.phases"
+}
+
 # bpftrace_stop PID OUT: SIGINT to a bpftrace writing OUT, and again while
 # OUT holds no more than its "Attaching" line: bpftrace 0.17 once let a
 # SIGINT go by in CI and slept on (a second one ended it).  Never again once

@@ -136,8 +136,7 @@ RA=$(head -1 "$T/ra.out")
 tracefs_mounted	# bpftrace finds tracepoints there
 bpftrace -e "tracepoint:filemap:mm_filemap_delete_from_page_cache /args->i_ino == $(stat -c %i "$T/x/f") && args->s_dev == $(devt "$x") && pid != $RA/ { @ = sum(1 << args->order); }" > "$T/ev.out" 2>"$T/ev.err" & EV=$!
 PIDS+=("$EV")
-for i in $(seq 100); do grep -q Attaching "$T/ev.out" && break; sleep 0.1; done
-grep -q Attaching "$T/ev.out" || die "bpftrace did not attach: $(cat "$T/ev.err")"
+bpftrace_attached $EV "$T/ev.err" mm_filemap_delete_from_page_cache
 start_iodig "$T/ra.json" doctor -p "$RA" --json 120
 touch "$T/go.ra"; wait $J || die "the readahead pattern failed"
 stop_iodig

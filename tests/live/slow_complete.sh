@@ -29,22 +29,9 @@ q=/sys/block/$n/queue
 defer "echo $(cat $q/nr_requests) > $q/nr_requests"
 echo 4 > $q/nr_requests || die "nr_requests 4 refused"
 TNS=300000
-# the order holds only if no perf event is on block_bio_queue already (a
-# bpftrace left over from a killed run put bpftrace's Q before iodig's: a
-# local run then found 200 records that did not bracket)
-others=$(bpftool perf list -j | jq -c '[.[] | select(.tracepoint == "block_bio_queue") | .pid] | unique')
-[ "$others" = "[]" ] || die "perf events on block_bio_queue already (pids $others): bpftrace's Q program would run before iodig's"
-bpftrace -e 'tracepoint:block:block_rq_complete { @n = count(); }' > "$T/first.out" 2> "$T/first.out.err" & B0=$!
-bpftrace_attached $B0 "$T/first.out.err" block_rq_complete
+bracket_first
 start_iodig "$T/s.json" slow 0.3 -d "$n" --json
-# @c: requests over a quarter of the threshold, [sector, C]: ns
-BPFTRACE_MAP_KEYS_MAX=65536 bpftrace -e 'tracepoint:block:block_bio_queue /args->dev == $1/ { @q[args->sector] = nsecs; }
-	tracepoint:block:block_rq_complete /args->dev == $1 && @q[args->sector]/ {
-		$c = nsecs; $d = $c - @q[args->sector];
-		if ($d > (uint64)$2 / 4) { @c[args->sector, $c] = $d; }
-		delete(@q[args->sector]); }' \
-	"$(devt "$L")" $TNS > "$T/bt.out" 2> "$T/bt.out.err" & BT=$!
-bpftrace_attached $BT "$T/bt.out.err" block_bio_queue block_rq_complete
+bracket_clock $TNS "$L"
 # a busy loop at nice 19 on each CPU while fio runs: it takes the CPU from
 # fio and the loop worker now and then (alone, this host's noise made 7 to
 # 433 requests of 0.3 ms or more in a run, and a run with fewer than 10
@@ -54,39 +41,11 @@ for c in $(seq "$(nproc)"); do nice -n 19 timeout 4 sh -c 'while :; do :; done' 
 fio --name=w --filename="$L" --direct=1 --rw=randwrite --bs=4k --size=64M --time_based \
     --runtime=3 --ioengine=libaio --iodepth=16 --iodepth_batch_submit=8 > "$T/fio.out" || die "fio: $(cat "$T/fio.out")"
 wait "${burn[@]}" || true
-bpftrace_stop "$BT" "$T/bt.out" || die "bpftrace: $(cat "$T/bt.out.err")"
+bracket_stop
 stop_iodig
-bpftrace_stop "$B0" "$T/first.out"
-grep -q '^Lost' "$T/bt.out" && die "bpftrace lost events: $(grep ^Lost "$T/bt.out")"
-# [sector, Q, C, ns] each: bpftrace's, and iodig's records' (with the dominant phase)
-awk -F'[][, :]+' '$1 == "@c" { printf "%s[%s,%.0f,%s,%s]", n++ ? "," : "[", $2, $3 - $4, $3, $4 } END { print n ? "]" : "[]" }' \
-	"$T/bt.out" > "$T/bt.json"
-jq -s -c '[.[] | select(.type == "request") | [.sector, .ts_ns - .q2c_ns, .ts_ns, .q2c_ns, .dominant]]' "$T/s.json" > "$T/io.json"
-# a record brackets bpftrace's time of the same request: the same sector,
-# its Q no later, its C no earlier (and within 10 ms: a sector comes back
-# about every 0.2 s under this load)
-brackets='(.[0] == $b[0] and .[1] <= $b[1] and .[2] >= $b[2] and .[2] - $b[2] <= 10000000)'
-# each side by sector, so a check looks only at the other side's same sector
-by_sector='def by_sector: group_by(.[0]) | map({key: (.[0][0] | tostring), value: .}) | from_entries;
-	def same($ix): $ix[.[0] | tostring] // [];'
-jq -c --argjson t $TNS '[.[] | select(.[3] >= $t)]' "$T/bt.json" > "$T/due.json"
-due=$(jq length "$T/due.json")
-[ "$due" -ge 10 ] || die "only $due requests of $TNS ns or more by bpftrace's clock: the load made too few to tell"
-missed=$(jq -c --slurpfile io "$T/io.json" "$by_sector (\$io[0] | by_sector) as \$ix |
-	[.[] | . as \$b | select(any(same(\$ix)[]; $brackets) | not)]" "$T/due.json")
+bracket_check "$T/s.json" $TNS
+jq -e '(map(select(. == "Q2G")) | length) >= 3 and (map(select(. != "Q2G")) | length) >= 3' "$T/due.phases" >/dev/null ||
+	die "fewer than 3 of the due requests waited before G, or fewer than 3 after: $(jq -c 'group_by(.) | map([.[0], length])' "$T/due.phases")"
+ok "by dominant phase, the due requests' records: $(jq -c 'group_by(.) | map([.[0], length])' "$T/due.phases")"
 sum=$(jq -c 'select(.type == "summary")' "$T/s.json")
-[ "$missed" = "[]" ] || die "requests bpftrace timed at $TNS ns or more with no record bracketing its time ([sector, Q, C, ns]): $missed; summary $sum"
-ok "each of the $due requests bpftrace timed at $TNS ns or more has its record, bracketing bpftrace's Q and C"
-# and each record that bpftrace timed (over a quarter of the threshold) is no shorter
-short=$(jq -c --slurpfile bt "$T/bt.json" "$by_sector (\$bt[0] | by_sector) as \$ix |
-	[.[] | . as \$r | select(any(same(\$ix)[]; . as \$b | \$r | $brackets) | not) |
-	select(any(same(\$ix)[]; .[2] <= \$r[2] and \$r[2] - .[2] <= 10000000))]" "$T/io.json")
-[ "$short" = "[]" ] || die "records shorter than bpftrace's time of their request: $short"
-verified=$(jq -c --slurpfile bt "$T/bt.json" "$by_sector (\$bt[0] | by_sector) as \$ix |
-	[.[] | . as \$r | select(any(same(\$ix)[]; . as \$b | \$r | $brackets))] | length" "$T/io.json")
-ok "$verified of $(jq length "$T/io.json") records bracket bpftrace's time of their request (the others bpftrace timed under $((TNS / 4)) ns)"
-jq -e --slurpfile io "$T/io.json" "$by_sector (\$io[0] | by_sector) as \$ix |
-	[.[] | . as \$b | same(\$ix)[] | select($brackets) | .[4]] | (map(select(. == \"Q2G\")) | length) >= 3 and (map(select(. != \"Q2G\")) | length) >= 3" "$T/due.json" >/dev/null ||
-	die "fewer than 3 of the due requests waited before G, or fewer than 3 after: $(jq -c '[.[] | .[4]] | group_by(.) | map([.[0], length])' "$T/io.json")"
-ok "by dominant phase: $(jq -c '[.[] | .[4]] | group_by(.) | map([.[0], length])' "$T/io.json")"
 echo "$sum" | jq -e '.lost == 0 and .watch_full == 0 and .missed == 0 and .untracked == 0' >/dev/null || die "summary: $sum"

@@ -19,8 +19,7 @@ settle "$d"
 devt=$(devt "$d")
 bpftrace -e "tracepoint:block:block_bio_queue /args->dev == $devt/ { @[kstack] = count(); }" > "$T/bt.out" 2>"$T/bt.err" & B=$!
 PIDS+=("$B")
-for i in $(seq 100); do grep -q Attaching "$T/bt.out" && break; sleep 0.1; done
-grep -q Attaching "$T/bt.out" || die "bpftrace did not attach: $(cat "$T/bt.err")"
+bpftrace_attached $B "$T/bt.err" block_bio_queue
 # beside it the same stacks walked at every bio (--walk-each)
 start_iodig "$T/w.json" stacks -d "$d" -K -n 0 --json --walk-each
 W=$IODIG_PID WOUT=$IODIG_OUT
@@ -93,8 +92,7 @@ ok "--walk-each: the same $ns stacks and counts as bpftrace's, each of its $(jq 
 echo 2 > "/sys/block/$d/queue/nomerges"; defer "echo 0 > /sys/block/$d/queue/nomerges"
 bpftrace -e "tracepoint:block:block_bio_queue /args->dev == $devt && comm == \"fio\"/ { @[kstack] = count(); }" > "$T/bt2.out" 2>"$T/bt2.err" & B=$!
 PIDS+=("$B")
-for i in $(seq 100); do grep -q Attaching "$T/bt2.out" && break; sleep 0.1; done
-grep -q Attaching "$T/bt2.out" || die "bpftrace did not attach: $(cat "$T/bt2.err")"
+bpftrace_attached $B "$T/bt2.err" block_bio_queue
 start_iodig "$T/sn.json" snoop -K -d "$d" --json
 r="--rate_iops=4000 --iodepth=4 --direct=1 --bs=4k"
 fio --name=aio $f $r --rw=randread --ioengine=libaio || die "fio libaio"

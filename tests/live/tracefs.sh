@@ -52,8 +52,7 @@ unshare -m --propagation private sh -c 'mount -t tracefs nodev /sys/kernel/traci
 	 tracepoint:filemap:mm_filemap_add_to_page_cache /pid == $P && (args->i_ino != $INO || args->s_dev != $DEV)/ { @other = sum(1 << args->order); }" \
 	> "$T/ev.out" 2>"$T/ev.err" & EV=$!
 PIDS+=("$EV")
-for i in $(seq 100); do grep -q Attaching "$T/ev.out" && break; sleep 0.1; done
-grep -q Attaching "$T/ev.out" || die "bpftrace did not attach: $(cat "$T/ev.err")"
+bpftrace_attached $EV "$T/ev.err" mm_filemap_delete_from_page_cache mm_filemap_add_to_page_cache
 mountpoint -q /sys/kernel/tracing && die "bpftrace's tracefs mounted here, not in its own namespace"
 start_iodig "$T/why.json" why 0 -p "$P" --syscalls pread64 --json
 touch "$T/go"; wait $J || die "the reader failed"
