@@ -14,6 +14,7 @@ int main(int argc, char **argv)
 	const struct cmd *c;
 	int rc;
 
+	run__hold_signals();	/* before anything: a SIGINT during set-up is kept */
 	bpfenv__btf_roots(btf_roots, btf_roots_n);
 	if (argc < 2) {
 		cmds__usage(stderr);

@@ -18,6 +18,31 @@ static void on_signal(int sig)
 	stopping = 1;
 }
 
+/* SIGINT and SIGTERM, where they were ignored at start (run__hold_signals) */
+static sigset_t held;
+
+/*
+ * A shell with no job control starts a background job with SIGINT ignored,
+ * and a signal that comes while it is ignored is gone; iodig's handler
+ * comes only once tracing is live, so a SIGINT sent during the set-up was
+ * lost and the run went on until the next one (seen: `iodig slow 10 &`,
+ * then kill -INT).  Blocked, it waits instead (a blocked signal is never
+ * taken for ignored), and run__signals() lets it in: the run ends as soon
+ * as it is live.  Where SIGINT has its default action (a terminal's
+ * Ctrl-C) nothing changes: it ends the set-up at once, as before.
+ */
+void run__hold_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM };
+	struct sigaction sa;
+
+	sigemptyset(&held);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (!sigaction(sigs[i], NULL, &sa) && sa.sa_handler == SIG_IGN)
+			sigaddset(&held, sigs[i]);
+	sigprocmask(SIG_BLOCK, &held, NULL);
+}
+
 void run__signals(void)
 {
 	struct sigaction sa;
@@ -27,6 +52,7 @@ void run__signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);	/* a closed terminal: the summary too */
+	sigprocmask(SIG_UNBLOCK, &held, NULL);	/* one sent meanwhile: now */
 	/* a reader gone (iodig exec | head): the write fails with EPIPE and the
 	 * run ends as at Ctrl-C, its exit handlers run (tracefs unmounted),
 	 * where SIGPIPE would have killed it */

@@ -18,6 +18,10 @@ struct run_loop {
 	void *ctx;
 };
 
+/* At start: SIGINT and SIGTERM blocked where ignored (a background job of a
+ * shell with no job control), so one sent during set-up is not lost... */
+void run__hold_signals(void);
+/* ... and once tracing is live: handled (the run ends with its summary) */
 void run__signals(void);
 bool run__stopping(void);
 /* Ends the run as a signal would: the loop prints its last report. */

@@ -98,3 +98,31 @@ for sig in INT TERM HUP; do
 	assert_eq "$(ids_left prog "$pids")" 0 "lat programs left after SIG$sig"
 	assert_eq "$(ids_left link "$lids")" 0 "links left after SIG$sig"
 done
+
+# SIGINT during the set-up, from a shell with no job control (this script):
+# its background job starts with SIGINT ignored, and iodig's handler comes
+# only once tracing is live; the signal, sent once iodig has blocked it
+# (before that it would be ignored, as the shell asked), must end the run
+# as soon as it is live: its summary, exit 0, nothing left (it was lost,
+# and the run went on until the next signal)
+"$IODIG" slow 10 > "$T/early.txt" 2>&1 & E=$!
+PIDS+=("$E")
+for i in $(seq 200); do
+	b=$(awk '/^SigBlk:/ { print $2 }' /proc/$E/status 2>/dev/null)
+	[ -n "$b" ] && [ $((0x$b & 2)) != 0 ] && break
+	sleep 0.005
+done
+[ $((0x${b:-0} & 2)) != 0 ] || die "iodig did not block SIGINT at start (SigBlk ${b:-none})"
+c=$(awk '/^SigCgt:/ { print $2 }' /proc/$E/status)
+kill -INT $E
+for i in $(seq 100); do kill -0 $E 2>/dev/null || break; sleep 0.1; done
+if kill -0 $E 2>/dev/null; then
+	kill -INT $E
+	die "a SIGINT sent during the set-up was lost: iodig ran on for 10 s"
+fi
+wait $E; rc=$?
+PIDS=()
+assert_eq "$rc" 0 "exit status after a SIGINT during the set-up"
+grep -q "requests completed" "$T/early.txt" || die "no summary after a SIGINT during the set-up: $(cat "$T/early.txt")"
+ok "a SIGINT during the set-up (handler not yet set: SigCgt $c) ended the run once live, with its summary"
+
