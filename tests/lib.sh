@@ -193,8 +193,9 @@ bpftrace_attached() {
 # every request of the DEVs bpftrace timed (block_bio_queue to
 # block_rq_complete, by disk and sector) at TNS ns or more has a record in
 # JSON whose Q and C lie outside bpftrace's, and no record bpftrace timed is
-# shorter.  Needs 10 such requests; sets BR_DUE (how many) and BR_IO, the
-# records as [disk, sector, Q, C, ns, dominant].
+# shorter.  Needs 10 such requests; sets BR_IO, the records as [disk,
+# sector, Q, C, ns, dominant], and writes $T/due.phases, the dominant phase
+# of each such request's record.
 bracket_first() {
 	local others
 	# the order holds only if no perf event is on block_bio_queue already
@@ -232,7 +233,7 @@ bracket_stop() {
 }
 
 bracket_check() {
-	local json=$1 tns=$2 brackets by_key missed short verified
+	local json=$1 tns=$2 brackets by_key due missed short verified
 	awk -F'[][, :]+' -v names="$BR_NAMES" 'BEGIN { n = split(names, a, " "); for (i = 1; i <= n; i++) { split(a[i], kv, "="); nm[kv[1]] = kv[2] } }
 		$1 == "@c" { printf "%s[\"%s\",%s,%.0f,%s,%s]", k++ ? "," : "[", nm[$2], $3, $4 - $5, $4, $5 } END { print k ? "]" : "[]" }' \
 		"$T/bt.out" > "$T/bt.json"
@@ -246,12 +247,12 @@ bracket_check() {
 	by_key='def by_key: group_by(.[0:2]) | map({key: (.[0][0:2] | tostring), value: .}) | from_entries;
 		def same($ix): $ix[.[0:2] | tostring] // [];'
 	jq -c --argjson t "$tns" '[.[] | select(.[4] >= $t)]' "$T/bt.json" > "$T/due.json"
-	BR_DUE=$(jq length "$T/due.json")
-	[ "$BR_DUE" -ge 10 ] || die "only $BR_DUE requests of $tns ns or more by bpftrace's clock: the load made too few to tell"
+	due=$(jq length "$T/due.json")
+	[ "$due" -ge 10 ] || die "only $due requests of $tns ns or more by bpftrace's clock: the load made too few to tell"
 	missed=$(jq -c --slurpfile io "$BR_IO" "$by_key (\$io[0] | by_key) as \$ix |
 		[.[] | . as \$b | select(any(same(\$ix)[]; $brackets) | not)]" "$T/due.json")
 	[ "$missed" = "[]" ] || die "requests bpftrace timed at $tns ns or more with no record bracketing its time ([disk, sector, Q, C, ns]): $missed; summary $(jq -c 'select(.type == "summary")' "$json")"
-	ok "each of the $BR_DUE requests bpftrace timed at $tns ns or more has its record, bracketing bpftrace's Q and C"
+	ok "each of the $due requests bpftrace timed at $tns ns or more has its record, bracketing bpftrace's Q and C"
 	short=$(jq -c --slurpfile bt "$T/bt.json" "$by_key (\$bt[0] | by_key) as \$ix |
 		[.[] | . as \$r | select(any(same(\$ix)[]; . as \$b | \$r | $brackets) | not) |
 		select(any(same(\$ix)[]; .[3] <= \$r[3] and \$r[3] - .[3] <= 10000000))]" "$BR_IO")
@@ -404,8 +405,9 @@ tracefs_unmounted() {
 # (enabled by "echo 1 > $E/enable"), and tests/helpers/dirtier.py waiting
 # for $T/go to write MIB MiB to $T/m/f (and on, until its write() calls took
 # ASLEEP_MS ms: how hard the kernel throttles a writer depends on what it
-# learnt of the device's writeback before, in an earlier test).  Sets A (the device), a (its name), dev
-# (major:minor), I, E, J (the writer's job) and P (its pid).
+# learnt of the device's writeback before, in an earlier test).  Sets A (the
+# device), a (its name), dev (major:minor), I, E, J (the writer's job) and P
+# (its pid).
 throttled_fs() {
 	local B i
 	A=$(loopdev 256); a=${A#/dev/}; dev=$(cat /sys/block/$a/dev)

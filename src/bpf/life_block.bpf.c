@@ -24,12 +24,12 @@
  * brought over, about 200 ns here, plus as much again when the submitter
  * next writes that slot.  So a slot is written in the submitting context
  * (at Q, or at G when the kernel stamps bios at Q itself: compat.bpf.h) and
- * read there again at G and at the issue, never freed, and never read for a
- * request that completes fast: C decides from struct request alone, G2C <
- * MIN - WATCH, unless the issue put the request on the watch list because
- * it had waited WATCH/2 from Q to the kernel's G stamp (Q2G), or a front
- * merge put a new bio ahead of the one G saw.  Only then, or near MIN, are
- * the slot and the bio read.
+ * read there again at the issue, never freed, and never read for a request
+ * that completes fast: C decides from struct request alone, G2C < MIN -
+ * WATCH, unless the issue put the request on the watch list because it had
+ * waited WATCH/2 from Q to the kernel's G stamp (Q2G) or had no slot, or a
+ * front merge put a new bio ahead of the one that got the request.  Only
+ * then, or near MIN, are the slot and the bio read.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -733,7 +733,8 @@ __noinline int tags_emit(__u64 dev_depth, __u64 q, __u64 gt, __u64 c, __u64 bio)
 
 /* Watched, on kernel Q stamps: G writes the slot (there is no Q program)
  * and watches the request if it waited long already; the issue decides
- * too.  Elsewhere watched runs no G (life_issue).
+ * too.  Elsewhere, watched, G only notes tag grants (attached while a disk
+ * is armed: life.c) and the issue does the rest (life_issue).
  * Followed with --own-clock: G. */
 SEC("tp_btf/block_getrq")
 int BLOCK_PROG(life_getrq, block_getrq, struct bio *bio)

@@ -103,8 +103,8 @@ done
 # its background job starts with SIGINT ignored, and iodig's handler comes
 # only once tracing is live; the signal, sent once iodig has blocked it
 # (before that it would be ignored, as the shell asked), must end the run
-# as soon as it is live: its summary, exit 0, nothing left (it was lost,
-# and the run went on until the next signal)
+# as soon as it is live: its summary, exit 0 (it was lost, and the run went
+# on until the next signal)
 "$IODIG" slow 10 > "$T/early.txt" 2>&1 & E=$!
 PIDS+=("$E")
 for i in $(seq 200); do

@@ -35,7 +35,7 @@ bracket_clock $TNS "$L"
 # a busy loop at nice 19 on each CPU while fio runs: it takes the CPU from
 # fio and the loop worker now and then (alone, this host's noise made 7 to
 # 433 requests of 0.3 ms or more in a run, and a run with fewer than 10
-# proves nothing; with these, 1159-2112 in four runs)
+# proves nothing; with these and 8 requests a call, 755-1637 a run)
 burn=()
 for c in $(seq "$(nproc)"); do nice -n 19 timeout 4 sh -c 'while :; do :; done' & burn+=($!); done
 fio --name=w --filename="$L" --direct=1 --rw=randwrite --bs=4k --size=64M --time_based \
