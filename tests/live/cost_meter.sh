@@ -7,16 +7,7 @@
 . "$(dirname "$0")/../lib.sh"
 need_root_bpf
 command -v bpftool >/dev/null || die "needs bpftool"
-A=$(loopdev 256); a=${A#/dev/}; dev=$(cat /sys/block/$a/dev)
-mkfs.ext4 -q "$A" || die mkfs
-mkdir "$T/m" && mount "$A" "$T/m" || die mount
-defer "umount $T/m"
-B=/sys/class/bdi/$dev
-defer "echo $(cat "$B/strict_limit") > $B/strict_limit; echo $(cat "$B/max_ratio") > $B/max_ratio"
-echo 1 > "$B/strict_limit" && echo 1048576 > "$B/max_bytes" || die "setting $B"
-"$TOP/tests/helpers/dirtier.py" "$T/m/f" 32 "$T/go" > "$T/d.out" &
-J=$!
-for i in $(seq 50); do [ -s "$T/d.out" ] && break; sleep 0.05; done
+throttled_fs 32	# (its tracefs instance's event stays off)
 start_iodig "$T/t.txt" throttle --stats -d "$a"
 touch "$T/go"
 wait $J || die "the writer failed"
