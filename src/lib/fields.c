@@ -399,7 +399,7 @@ static size_t put_fixed(char *b, double d, int prec)	/* b: 48 bytes at least */
 	static const double p10[] = { 1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9 };
 	static const uint64_t u10[] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
 					100000000, 1000000000 };
-	double a, fl, fr;
+	double a, fr;
 	uint64_t r, whole, frac;
 	size_t n = 0;
 
@@ -408,11 +408,11 @@ static size_t put_fixed(char *b, double d, int prec)	/* b: 48 bytes at least */
 	a = fabs(d) * p10[prec];
 	if (a >= 0x1p40)
 		return 0;
-	fl = floor(a);
-	fr = a - fl;
+	r = (uint64_t)a;	/* floor: 0 <= a < 2^40 (no libm call) */
+	fr = a - (double)r;
 	if (fabs(fr - 0.5) < 0x1p-10)
 		return 0;
-	r = (uint64_t)fl + (fr > 0.5);
+	r += fr > 0.5;
 	if (signbit(d))		/* printf keeps the sign of what rounds to 0 */
 		b[n++] = '-';
 	/* by a constant where the columns have it (a division by a variable
@@ -422,7 +422,13 @@ static size_t put_fixed(char *b, double d, int prec)	/* b: 48 bytes at least */
 	else
 		whole = r / u10[prec], frac = r % u10[prec];
 	n += text__u64(b + n, whole);
-	if (prec) {
+	if (prec == 3) {
+		b[n] = '.';
+		b[n + 1] = '0' + frac / 100;
+		b[n + 2] = '0' + frac / 10 % 10;
+		b[n + 3] = '0' + frac % 10;
+		n += 4;
+	} else if (prec) {
 		b[n++] = '.';
 		for (int i = prec - 1; i >= 0; i--, frac /= 10)
 			b[n + i] = '0' + frac % 10;
@@ -513,14 +519,14 @@ static inline char *put_bytes(char *o, const char *s, size_t n)
 	return o + n;
 }
 
+/* n spaces; up to 16 are written as 16 (a loop of stores would be made a
+ * memset call by the compiler), so o must have 16 bytes of room */
 static inline char *put_spaces(char *o, size_t n)
 {
-	if (n > 16) {
+	if (n > 16)
 		memset(o, ' ', n);
-		return o + n;
-	}
-	for (size_t i = 0; i < n; i++)
-		o[i] = ' ';
+	else
+		__builtin_memcpy(o, "                ", 16);
 	return o + n;
 }
 
@@ -585,14 +591,17 @@ static size_t format_quick(char *out, size_t len, const char *fmt, const struct 
 	pad = vlen < (size_t)width ? width - vlen : 0;
 	tail = v->k == V_NULL ? 0 : q->tail;
 	total = start + pad + vlen + tail;
-	if (!total || total >= len)
+	if (!total || total + 32 >= len)	/* + the room of put_spaces and a number's copy */
 		return 0;
 	/* by hand: most pieces are a few bytes or none, where a call to
 	 * memcpy or memset costs more than the bytes (10% of snoop's reader) */
 	o = put_bytes(o, fmt, start);
 	if (!left)
 		o = put_spaces(o, pad);
-	o = put_bytes(o, val, vlen);
+	if (val == num && vlen <= 32)	/* a number: whole words, num has room */
+		__builtin_memcpy(o, num, 32), o += vlen;
+	else
+		o = put_bytes(o, val, vlen);
 	if (left)
 		o = put_spaces(o, pad);
 	o = put_bytes(o, fmt + after, tail);
@@ -601,7 +610,7 @@ static size_t format_quick(char *out, size_t len, const char *fmt, const struct 
 }
 
 /* The value in fmt's conversion, into out (a string); its length. */
-static size_t format(char *out, size_t len, const char *fmt, const struct qfmt *q, const struct fval *v,
+static inline __attribute__((always_inline)) size_t format(char *out, size_t len, const char *fmt, const struct qfmt *q, const struct fval *v,
 		     bool safe, int nullw, const int *width_of)
 {
 	struct qfmt parsed;
@@ -625,7 +634,7 @@ void fields__format(char *out, size_t len, const char *fmt, const struct fval *v
 }
 
 /* The field's text value: tget's or the JSON one, scaled, per second. */
-static void text_value(const struct field *f, const void *row, const struct fctx *c, struct fval *v,
+static inline __attribute__((always_inline)) void text_value(const struct field *f, const void *row, const struct fctx *c, struct fval *v,
 		       char *buf, size_t len)
 {
 	if (f->tget) {
@@ -695,19 +704,28 @@ void fields__head(FILE *out, const struct rec *r, const struct fctx *c)
  */
 struct text_plan {
 	uint16_t ncol, n;		/* columns, then tail fields to n */
-	uint16_t idx[];
+	struct plan_col {
+		const struct field *f;
+		struct qfmt q;		/* f->fmt parsed (qfmt_of's lookup a field a row: 2.4%) */
+	} col[];
 };
+
+static void plan_add(struct text_plan *p, const struct field *f)
+{
+	p->col[p->n].f = f;
+	qfmt_parse(f->fmt, &p->col[p->n++].q);
+}
 
 static void text_plan_fill(struct text_plan *p, const struct rec *r, const struct fctx *c)
 {
 	*p = (struct text_plan){ 0 };
 	for (size_t i = 0; i < r->n; i++)
 		if (column(&r->f[i], c))
-			p->idx[p->n++] = (uint16_t)i;
+			plan_add(p, &r->f[i]);
 	p->ncol = p->n;
 	for (size_t i = 0; i < r->n; i++)
 		if ((r->f[i].flags & FL_TAIL) && r->f[i].fmt && kept(&r->f[i], c))
-			p->idx[p->n++] = (uint16_t)i;
+			plan_add(p, &r->f[i]);
 }
 
 /* The table's plan in this mode, or NULL: then the caller fills its own. */
@@ -722,7 +740,7 @@ static const struct text_plan *text_plan_of(const struct rec *r, const struct fc
 		return NULL;
 	if (found)
 		return *at;
-	if (!(p = malloc(sizeof(*p) + r->n * sizeof(p->idx[0]))))
+	if (!(p = malloc(sizeof(*p) + r->n * sizeof(p->col[0]))))
 		return NULL;
 	text_plan_fill(p, r, c);
 	*at = p;
@@ -740,13 +758,13 @@ void fields__text(FILE *out, const struct rec *r, const void *row, const struct 
 	struct fval v;
 
 	if (!p) {	/* none kept: this row's own */
-		struct text_plan *own = alloca(sizeof(*own) + r->n * sizeof(own->idx[0]));
+		struct text_plan *own = alloca(sizeof(*own) + r->n * sizeof(own->col[0]));
 
 		text_plan_fill(own, r, c);
 		p = own;
 	}
 	for (unsigned j = 0; j < p->n; j++) {
-		const struct field *f = &r->f[p->idx[j]];
+		const struct field *f = p->col[j].f;
 		bool tail = j >= p->ncol;
 		int w = f->width && !tail ? f->width(c) : 0;
 
@@ -759,7 +777,7 @@ void fields__text(FILE *out, const struct rec *r, const void *row, const struct 
 		}
 		if (!tail && j)		/* between columns */
 			line[off++] = ' ';
-		off += format(line + off, TXT, f->fmt, qfmt_of(f->fmt), &v, f->flags & FL_SAFE, f->hw,
+		off += format(line + off, TXT, f->fmt, &p->col[j].q, &v, f->flags & FL_SAFE, f->hw,
 			      f->width && !tail ? &w : NULL);
 	}
 	line[off++] = '\n';
