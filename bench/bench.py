@@ -10,8 +10,8 @@ exec to tracing live.  Prints a Markdown table.
 IOPS traced comes from a run of its own with bpf_stats off, as users run
 the tool: the meter costs every program run two clock reads and a per-CPU
 update, most of it outside what it times (getppid(2) beside why's two
-raw syscall tracepoints: +120 to +220 ns a call with it on, docs/
-PERFORMANCE.md, "The meter's own cost").  The ratio from the timed run is
+raw syscall tracepoints: 82 to 223 ns more a call with it on than off,
+docs/PERFORMANCE.md, "The meter's own cost").  The ratio from the timed run is
 printed too (bpf_stats on), as earlier tables had it.
 
 bpf_stats times a program's run and nothing around it: not the dispatch that
