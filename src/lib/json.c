@@ -55,6 +55,10 @@ static void put_u64(struct json *j, uint64_t v)
 {
 	char b[20];
 
+	if (j->len + sizeof(b) <= sizeof(j->buf)) {	/* in place: no copy (12 a snoop record) */
+		j->len += text__u64(j->buf + j->len, v);
+		return;
+	}
 	put(j, b, text__u64(b, v));
 }
 
