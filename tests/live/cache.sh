@@ -25,6 +25,20 @@ read_start() {
 }
 # file JSON INO FIELD: FIELD of the file's rows, over the intervals
 file() { jq -s "[.[] | select(.type == \"cache\" and .ino == $2) | .$3] | add // 0" "$1"; }
+# warm_read WHAT N ACC HITS MISSES CACHED EVICTED: a read of N pages of a file
+# fincore saw CACHED of just before.  Misses are the pages it did not see,
+# plus those evicted during the read.  Each access is counted, except where
+# a miss's folio, still under I/O, ends a batch: the kernel leaves that
+# call untraced (docs/DESIGN.md, cache), short by the pages before it in
+# the batch, at most 15 of a 64 KiB read (a CI run: 500 of 512).  So
+# accesses fall short only by 15 pages a miss; hits + misses = accesses.
+warm_read() {
+	local what=$1 n=$2 acc=$3 h=$4 m=$5 cached=$6 ev=$7
+	[ "$m" -ge $((n - cached)) ] && [ "$m" -le $((n - cached + ev)) ] && [ $((h + m)) = "$acc" ] \
+		&& [ "$acc" -le "$n" ] && [ $((n - acc)) -le $((15 * m)) ] \
+		|| die "$what: accesses $acc hits $h misses $m evicted $ev, fincore had $cached of $n cached"
+	ok "$what: $acc of $n pages asked for, hits $h, misses $m = the $((n - cached)) fincore did not see cached + up to the $ev evicted during it"
+}
 
 # 1. cold, then warm: one file, --by file, a run for each pass
 drop "$T/mnt/a"
@@ -60,17 +74,15 @@ start_iodig "$T/c2.txt" cache --by file
 cached=$(pages "$T/mnt/a")
 touch "$T/go.2"; wait "${JOBS[@]}" || die "reader failed"
 stop_all_iodig
-assert_eq "$(file "$T/c2.json" "$A" accesses)" 512 "second pass: pages asked for (64 KiB reads)"
 # what fincore saw cached hits; only a page evicted during the pass (counted
 # as evicted: DAMON reclaim on this host, docs/DESIGN.md) may miss besides
-h=$(file "$T/c2.json" "$A" hits); m=$(file "$T/c2.json" "$A" misses); ev=$(file "$T/c2.json" "$A" evicted)
-[ "$h" -le "$cached" ] && [ "$h" -ge $((cached - ev)) ] && [ $((h + m)) = 512 ] \
-	|| die "second pass: hits $h misses $m evicted $ev, fincore had $cached cached"
-ok "second pass: hits = $h of the $cached pages fincore saw cached, misses $m (evicted during it: $ev)"
+acc=$(file "$T/c2.json" "$A" accesses); h=$(file "$T/c2.json" "$A" hits)
+m=$(file "$T/c2.json" "$A" misses); ev=$(file "$T/c2.json" "$A" evicted)
+warm_read "second pass (64 KiB reads)" 512 "$acc" "$h" "$m" "$cached" "$ev"
 # (the ratio is printed to 6 significant digits: 506/512 is 0.988281)
-assert_eq "$(jq -s -r "[.[] | select(.type == \"cache\" and .ino == $A)][0] | [.dev, ((.hit_ratio - $h / 512) | fabs < 0.000001)] | @tsv" "$T/c2.json")" \
-	"$(( $(stat -c %d "$T/mnt/a") >> 8 )):$(( $(stat -c %d "$T/mnt/a") & 255 ))	true" "the file's dev and hit ratio ($h / 512)"
-grep -qE "^ +512 +$h +$m +[0-9.]+% .* ([0-9]+:[0-9]+ ino $A|.*/mnt/a)\$" "$T/c2.txt" || die "text: $(cat "$T/c2.txt")"
+assert_eq "$(jq -s -r "[.[] | select(.type == \"cache\" and .ino == $A)][0] | [.dev, ((.hit_ratio - $h / $acc) | fabs < 0.000001)] | @tsv" "$T/c2.json")" \
+	"$(( $(stat -c %d "$T/mnt/a") >> 8 )):$(( $(stat -c %d "$T/mnt/a") & 255 ))	true" "the file's dev and hit ratio ($h / $acc)"
+grep -qE "^ +$acc +$h +$m +[0-9.]+% .* ([0-9]+:[0-9]+ ino $A|.*/mnt/a)\$" "$T/c2.txt" || die "text: $(cat "$T/c2.txt")"
 ok "text: the file's row"
 
 # 2. two readers at once, --by process: one reads a cold (dropped), one b
@@ -102,10 +114,8 @@ if [ "$cm/$ch" != 512/0 ] && [ "$missed" -gt 0 ]; then
 else
 	assert_eq "$cm/$ch" "512/0" "cold reader: misses/hits (runs missed: $missed)"
 fi
-h=$(proc "$T/p.json" "$W" hits); bev=$(file "$T/pf.json" "$(ino "$T/mnt/b")" evicted)
-[ "$(proc "$T/p.json" "$W" accesses)" = 256 ] && [ "$h" -le "$warm" ] && [ "$h" -ge $((warm - bev)) ] \
-	|| die "warm reader: $(jq -c "select(.type == \"cache\" and .pid == $W)" "$T/p.json"), fincore had $warm, b's pages evicted meanwhile $bev"
-ok "warm reader: 256 pages asked for, $h hits of the $warm cached (b's pages evicted meanwhile: $bev)"
+warm_read "warm reader" 256 "$(proc "$T/p.json" "$W" accesses)" "$(proc "$T/p.json" "$W" hits)" "$(proc "$T/p.json" "$W" misses)" \
+	"$warm" "$(file "$T/pf.json" "$(ino "$T/mnt/b")" evicted)"
 assert_eq "$(jq -s -r "[.[] | select(.type == \"cache\" and .pid == $C) | .comm] | unique | join(\",\")" "$T/p.json")" python3 "the reader's name"
 
 # 3. dirtied: 100 pages written to a new file, by the writer
