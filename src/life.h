@@ -358,6 +358,11 @@ struct life_stats {
 	__u64 abandoned;	/* in flight longer than LIFE_ABANDON_NS: swept
 				 * (user side: the device was torn down, the bio
 				 * ended without a request, ...) */
+	__u64 watch_kept;	/* slow: watched requests whose slot a later bio
+				 * took after the issue, their Q and submitter
+				 * then read from the watch list (not untracked).
+				 * Last: recordings made before it lack it
+				 * (req_summary__of) */
 };
 
 /* The block layer times a request out after 30 s by default; twice that

@@ -193,9 +193,13 @@ bpftrace_attached() {
 # every request of the DEVs bpftrace timed (block_bio_queue to
 # block_rq_complete, by disk and sector) at TNS ns or more has a record in
 # JSON whose Q and C lie outside bpftrace's, and no record bpftrace timed is
-# shorter.  Needs 10 such requests; sets BR_IO, the records as [disk,
-# sector, Q, C, ns, dominant], and writes $T/due.phases, the dominant phase
-# of each such request's record.
+# shorter.  Except where slow lost a request's slot to a later bio of the
+# same hash (p ~ 2% for a 10 ms request at 300k/s: docs/DESIGN.md): with no
+# kernel Q stamp its Q is lost too, so it has a partial record timed from G,
+# and the summary counts it in untracked; such records, at most untracked,
+# are held to bpftrace's C only.  Needs 10 such requests; sets BR_IO, the
+# records as [disk, sector, Q, C, ns, dominant, partial], and writes
+# $T/due.phases, the dominant phase of each such request's record.
 bracket_first() {
 	local others
 	# the order holds only if no perf event is on block_bio_queue already
@@ -233,12 +237,12 @@ bracket_stop() {
 }
 
 bracket_check() {
-	local json=$1 tns=$2 brackets by_key due missed short verified
+	local json=$1 tns=$2 brackets by_key due missed short verified unq untracked
 	awk -F'[][, :]+' -v names="$BR_NAMES" 'BEGIN { n = split(names, a, " "); for (i = 1; i <= n; i++) { split(a[i], kv, "="); nm[kv[1]] = kv[2] } }
 		$1 == "@c" { printf "%s[\"%s\",%s,%.0f,%s,%s]", k++ ? "," : "[", nm[$2], $3, $4 - $5, $4, $5 } END { print k ? "]" : "[]" }' \
 		"$T/bt.out" > "$T/bt.json"
 	BR_IO=$T/io.json
-	jq -s -c '[.[] | select(.type == "request") | [.disk, .sector, .ts_ns - .q2c_ns, .ts_ns, .q2c_ns, .dominant]]' "$json" > "$BR_IO"
+	jq -s -c '[.[] | select(.type == "request") | [.disk, .sector, .ts_ns - .q2c_ns, .ts_ns, .q2c_ns, .dominant, .partial]]' "$json" > "$BR_IO"
 	# a record brackets bpftrace's time of the same request: the same disk
 	# and sector, its Q no later, its C no earlier (and within 10 ms: a
 	# sector comes back about every 0.2 s under these loads); each side by
@@ -251,10 +255,16 @@ bracket_check() {
 	[ "$due" -ge 10 ] || die "only $due requests of $tns ns or more by bpftrace's clock: the load made too few to tell"
 	missed=$(jq -c --slurpfile io "$BR_IO" "$by_key (\$io[0] | by_key) as \$ix |
 		[.[] | . as \$b | select(any(same(\$ix)[]; $brackets) | not)]" "$T/due.json")
-	[ "$missed" = "[]" ] || die "requests bpftrace timed at $tns ns or more with no record bracketing its time ([disk, sector, Q, C, ns]): $missed; summary $(jq -c 'select(.type == "summary")' "$json")"
-	ok "each of the $due requests bpftrace timed at $tns ns or more has its record, bracketing bpftrace's Q and C"
+	# a partial record from G (its Q later than bpftrace's), its C bracketing
+	unq=$(jq -c --slurpfile io "$BR_IO" "$by_key (\$io[0] | by_key) as \$ix |
+		[.[] | . as \$b | select(any(same(\$ix)[]; .[6] == true and .[2] >= \$b[2] and .[3] >= \$b[3] and .[3] - \$b[3] <= 10000000) | not)]" <<< "$missed")
+	[ "$unq" = "[]" ] || die "requests bpftrace timed at $tns ns or more with no record bracketing its time ([disk, sector, Q, C, ns]): $unq; summary $(jq -c 'select(.type == "summary")' "$json")"
+	untracked=$(jq -s '[.[] | select(.type == "summary")][0].untracked' "$json")
+	[ "$(jq length <<< "$missed")" -le "$untracked" ] ||
+		die "$(jq length <<< "$missed") requests bpftrace timed at $tns ns or more have only a partial record ($missed), more than the $untracked the summary counts untracked"
+	ok "each of the $due requests bpftrace timed at $tns ns or more has its record, bracketing bpftrace's Q and C$([ "$missed" = "[]" ] || echo "; $(jq length <<< "$missed") of them, their slot taken (untracked: $untracked), partial from G, bracketing its C: $missed")"
 	short=$(jq -c --slurpfile bt "$T/bt.json" "$by_key (\$bt[0] | by_key) as \$ix |
-		[.[] | . as \$r | select(any(same(\$ix)[]; . as \$b | \$r | $brackets) | not) |
+		[.[] | select(.[6] != true) | . as \$r | select(any(same(\$ix)[]; . as \$b | \$r | $brackets) | not) |
 		select(any(same(\$ix)[]; .[3] <= \$r[3] and \$r[3] - .[3] <= 10000000))]" "$BR_IO")
 	[ "$short" = "[]" ] || die "records shorter than bpftrace's time of their request: $short"
 	verified=$(jq -c --slurpfile bt "$T/bt.json" "$by_key (\$bt[0] | by_key) as \$ix |

@@ -53,6 +53,7 @@ const volatile bool targ_owners = false;	/* a write's data's dirtier (top, and r
 const volatile bool targ_tags = false;	/* note allocations, name who got tags (life.h) */
 const volatile bool targ_own_clock = false;
 const volatile bool targ_test_spill = false;
+const volatile bool targ_test_taken = false;	/* tests: a watched request's slot taken after the issue */
 /* top --by cgroup: rows keyed by cgroup too; else C reads no cgroup (five
  * dependent loads from the bio, for a key member no other row uses) */
 const volatile bool targ_top_cgroups = false;
@@ -124,13 +125,20 @@ struct {
 	__type(value, struct life_qstack);
 } qstacks SEC(".maps");
 
-/* Watched: requests C must look at closely, by their first bio. */
+/* Watched: requests C must look at closely, by their first bio, with
+ * what their slot said when they were put on the list (Q and the
+ * submitter; zero where none was found): a slot is overwritten by any bio
+ * of the same hash, and one taken after the issue would leave C with
+ * neither (a CI run lost five 4.5 ms stalls so).  Written only for the few
+ * requests watched. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, LIFE_WATCH_MAX);
 	__type(key, __u64);
-	__type(value, __u8);
+	__type(value, struct life_bio);
 } watch SEC(".maps");
+
+static const struct life_bio no_bio;
 
 /* A write with FUA or PREFLUSH on a disk without them goes through the
  * flush machinery (blk-flush.c): its data step completes (block_rq_complete
@@ -277,26 +285,32 @@ static __always_inline __u64 current_who(__u64 *comm)
  * to be 0 when there are none. */
 /* Watched: a slot written, not followed, by the submitter (its ids and
  * name: current_who()). */
-static __always_inline void slot_claim(__u64 bio, __u64 q, __u64 g, __u16 seen)
+static __always_inline struct life_slot *slot_claim(__u64 bio, __u64 q, __u64 g, __u16 seen)
 {
 	struct life_slot *s = slot_get(bio);
 
 	if (!s)
-		return;
+		return NULL;
 	_Static_assert(__builtin_offsetof(struct life_slot, b.comm) % 8 == 0, "comm written by words");
 	slot_write(s, bio, current_who((__u64 *)s->b.comm), q, g, seen | SEEN_WHO, 0);
+	return s;
 }
 
-static __always_inline void watch_add(__u64 bio)
+/* b: the request's slot as found (&no_bio: none).  An entry already there
+ * (a front merge's, which knew no Q) takes b's Q and submitter. */
+static __always_inline void watch_add(__u64 bio, const struct life_bio *b)
 {
-	__u8 one = 1;
+	struct life_bio *e;
 
 	__sync_fetch_and_add(&watching, 1);
-	if (bpf_map_update_elem(&watch, &bio, &one, BPF_NOEXIST)) {
-		__sync_fetch_and_add(&watching, -1);
-		if (!bpf_map_lookup_elem(&watch, &bio))
-			__sync_fetch_and_add(&stats.watch_full, 1);
-	}
+	if (!bpf_map_update_elem(&watch, &bio, b, BPF_NOEXIST))
+		return;
+	__sync_fetch_and_add(&watching, -1);
+	e = bpf_map_lookup_elem(&watch, &bio);
+	if (!e)
+		__sync_fetch_and_add(&stats.watch_full, 1);
+	else if (!e->q && b->q)
+		*e = *b;
 }
 
 static __always_inline void watch_del(__u64 bio)
@@ -532,7 +546,7 @@ int BLOCK_PROG(life_frontmerge, block_bio_frontmerge, struct bio *bio)
 		if (s && s->bio == key)
 			s->bio = 0;
 		__sync_fetch_and_add(&stats.merges, 1);
-		watch_add(key);
+		watch_add(key, &no_bio);
 		return 0;
 	}
 	return merged(bio);
@@ -740,6 +754,7 @@ SEC("tp_btf/block_getrq")
 int BLOCK_PROG(life_getrq, block_getrq, struct bio *bio)
 {
 	__u64 key = ptr_val(bio), now, q = 0;
+	struct life_slot *s;
 	struct life_bio *b;
 	bool sq_used = false;
 
@@ -765,15 +780,15 @@ int BLOCK_PROG(life_getrq, block_getrq, struct bio *bio)
 			sq_used = true;
 		}
 	}
-	slot_claim(key, q, now,
-		   (q ? SEEN_Q : 0) | (sq_used ? SEEN_SPLIT : 0));
+	s = slot_claim(key, q, now,
+		       (q ? SEEN_Q : 0) | (sq_used ? SEEN_SPLIT : 0));
 	/* no Q stamp: Q2G unknown, so C must look */
 	if (!q)
 		__sync_fetch_and_add(&stats.unstamped, 1);
 	/* Half of WATCH here, all of it at C: struct request's G stamp is
 	 * taken a little after this one, when its accounting starts. */
 	if (!q || now - q >= targ_watch_ns / 2)
-		watch_add(key);
+		watch_add(key, s ? &s->b : &no_bio);
 	return 0;
 }
 
@@ -857,7 +872,8 @@ SEC("tp_btf/block_rq_issue")
 int BLOCK_PROG(life_issue, block_rq_issue, struct request *rq)
 {
 	__u64 key, *d;
-	struct life_bio *b = rq_entry(rq, &key);
+	struct life_slot *s = rq_slot(rq, &key, false);
+	struct life_bio *b = s ? &s->b : NULL;
 
 	if (targ_watch) {
 		/* the kernel's G stamp, just made, not a clock read (a helper
@@ -866,14 +882,17 @@ int BLOCK_PROG(life_issue, block_rq_issue, struct request *rq)
 		 * only where none is found; on kernel Q stamps G watched
 		 * those already. */
 		if (b) {
-			if ((__s64)(rq->start_time_ns - b->q) >= (__s64)(targ_watch_ns / 2))
-				watch_add(ptr_val(rq->bio));
+			if ((__s64)(rq->start_time_ns - b->q) >= (__s64)(targ_watch_ns / 2)) {
+				watch_add(ptr_val(rq->bio), b);
+				if (targ_test_taken)	/* as a later bio of its hash would */
+					s->bio = 0;
+			}
 		} else if (!targ_kernel_q && rq->bio && !rq_passthrough(rq) &&
 			   rq_wanted(rq, gendisk_dev(rq_gendisk(rq)))) {
 			/* its slot taken by another bio since Q (or Q
 			 * never ran): Q2G unknown, so C must look */
 			__sync_fetch_and_add(&stats.unstamped, 1);
-			watch_add(ptr_val(rq->bio));
+			watch_add(ptr_val(rq->bio), &no_bio);
 		}
 		return 0;
 	}
@@ -915,6 +934,20 @@ static __always_inline bool surely_fast(struct request *rq, __u64 c)
 	return !bpf_map_lookup_elem(&watch, &key);
 }
 
+/* Watched, its slot taken by a later bio: what the slot said when the
+ * request was put on the watch list, copied (unwatch frees the entry). */
+static __always_inline struct life_bio *watch_kept(struct bio *first, struct life_bio *kept)
+{
+	__u64 k = ptr_val(first);
+	struct life_bio *w = bpf_map_lookup_elem(&watch, &k);
+
+	if (!w || !w->q)
+		return NULL;
+	*kept = *w;
+	__sync_fetch_and_add(&stats.watch_kept, 1);
+	return kept;
+}
+
 /* Off the watch list once looked at: the first bio, and the one G saw. */
 static __always_inline void unwatch(struct bio *first, __u64 key)
 {
@@ -931,7 +964,7 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 	struct life_req r = {};
 	struct flush_data fdata = {};
 	struct life_pcpu *pc;
-	struct life_bio *b;
+	struct life_bio *b, kept;
 	__u32 wb_pid = 0;
 	struct life_slot *s;
 	struct bio *first;
@@ -989,6 +1022,8 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 		return 0;
 	s = rq_slot(rq, &key, !targ_watch);
 	b = s ? &s->b : NULL;
+	if (!b && targ_watch && first)
+		b = watch_kept(first, &kept);
 	if (b) {
 		r.q = b->q;
 		r.i = b->i;
@@ -1004,7 +1039,7 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 			g = b->g;
 			d = dp ? *dp : 0;
 		}
-		if (!targ_watch)
+		if (!targ_watch && s)
 			s->bio = 0;
 	} else {
 		/* Not followed from Q: started before tracing, or an internal

@@ -219,6 +219,7 @@ static bool rotational(uint32_t dev)
 static int from_file(struct doc_opts *o, struct diagnose *d, struct req_printer *pr)
 {
 	struct recfile r;
+	struct req_summary sum;
 	bool tables = false;
 	int err = recfile__open(&r, o->from);
 	char why[96];
@@ -243,8 +244,8 @@ static int from_file(struct doc_opts *o, struct diagnose *d, struct req_printer 
 			reqflags__from_text(&pr->rf, data, size);
 		else if (type == RECF_DISKS)
 			disks__from_text(data, size);
-		else if (type == RECF_SUMMARY && size >= sizeof(struct req_summary))
-			diagnose__summary(d, data);
+		else if (type == RECF_SUMMARY && req_summary__of(data, size, &sum))
+			diagnose__summary(d, &sum);
 		else if (tables && type < RECF_META)
 			printer__record(pr, data, size);
 	}

@@ -73,6 +73,7 @@ int cmd_replay(int argc, char **argv)
 	struct recfile r, r_err;
 	const struct life_req *rq;
 	struct life_req old;
+	struct req_summary sum;
 	bool tables = false, header = false, summary = false;
 	uint64_t records = 0;
 	struct perfetto pf = { 0 };
@@ -144,8 +145,8 @@ int cmd_replay(int argc, char **argv)
 				printer__header(&pr);
 				header = true;
 			}
-			if (type == RECF_SUMMARY && size == sizeof(struct req_summary)) {
-				printer__summary(&pr, data);
+			if (type == RECF_SUMMARY && req_summary__of(data, size, &sum)) {
+				printer__summary(&pr, &sum);
 				summary = true;
 			} else if (type < RECF_META) {
 				printer__record(&pr, data, size);

@@ -239,8 +239,7 @@ int report__file(const char *src, const char *out_path, void (*top)(struct rep *
 			if ((err = frames__from_text(&p.pr.kcache, &p.pr.ucache, data, size)))
 				break;
 			p.stacks = true;
-		} else if (type == RECF_SUMMARY && size == sizeof(p.sum)) {
-			memcpy(&p.sum, data, sizeof(p.sum));
+		} else if (type == RECF_SUMMARY && req_summary__of(data, size, &p.sum)) {
 			p.have_sum = true;
 		} else if ((type == REC_SYSFS_START || type == REC_SYSFS_END) && size >= sizeof(struct life_sysfs)) {
 			printer__remember(&p.pr, data);

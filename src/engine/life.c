@@ -182,6 +182,7 @@ int life__start(struct life *l, const struct life_cfg *cfg, life_record_fn fn, v
 		bpf_map__set_max_entries(sk->maps.records, rb);
 	}
 	sk->rodata->targ_test_spill = getenv("IODIG_TEST_SPILL") != NULL;	/* tests (life.bpf.h) */
+	sk->rodata->targ_test_taken = getenv("IODIG_TEST_SLOT_TAKEN") != NULL;	/* tests (life_issue) */
 	if (!cfg->own_clock)	/* the side table of BPF-made D stamps */
 		bpf_map__set_max_entries(sk->maps.clocks, 1);
 	if (!l->watch)

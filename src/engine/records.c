@@ -701,6 +701,25 @@ int printer__on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* A recorded summary: this build's, or one from before life_stats ended in
+ * watch_kept (8 bytes shorter, the fields after the stats moved up). */
+bool req_summary__of(const void *data, size_t size, struct req_summary *sum)
+{
+	const size_t tail = sizeof(*sum) - offsetof(struct req_summary, in_flight),
+		     old = sizeof(*sum) - sizeof(sum->s.watch_kept);
+
+	if (size == sizeof(*sum)) {
+		memcpy(sum, data, sizeof(*sum));
+		return true;
+	}
+	if (size != old)
+		return false;
+	memcpy(sum, data, old - tail);
+	sum->s.watch_kept = 0;
+	memcpy(&sum->in_flight, (const char *)data + old - tail, tail);
+	return true;
+}
+
 void printer__summary_of(struct life *l, struct req_summary *sum)
 {
 	*sum = (struct req_summary){ .followed = !l->watch, .kernel_q = l->kernel_q,
@@ -714,7 +733,7 @@ void printer__summary_of(struct life *l, struct req_summary *sum)
 /* The summary's counters, in the order JSON and text give them. */
 struct summary_values {
 	uint64_t completed, records, lost, partial, untracked, not_issued, merges, splits,
-		 requeues, abandoned, in_flight, unseen_end, unstamped, watch_full, missed,
+		 requeues, abandoned, in_flight, unseen_end, unstamped, watch_full, watch_kept, missed,
 		 queue_write_stalls;
 	int64_t skipped;
 	struct kmemo_stats km;
@@ -740,6 +759,7 @@ static const struct counter summary_counters[] = {
 	{ "unseen_end", SV(unseen_end), "%llu ended unseen (no program ran at their completion)", FOLLOWED },
 	{ "unstamped", SV(unstamped), "%llu without a Q stamp", WATCHED },
 	{ "watch_full", SV(watch_full), "%llu with the watch list full", WATCHED },
+	{ "watch_kept", SV(watch_kept), "%llu had Q and the submitter from the watch list (slot taken)", WATCHED },
 	{ "missed", SV(missed), "%llu missed (a program already running on the CPU)" },
 	{ "skipped", SV(skipped), "%lld skipped (completed, but the kernel ran no BPF program for them)", 0, 1 },
 	{ "queue_write_stalls", SV(queue_write_stalls), "%llu stalls named a queue write" },
@@ -769,7 +789,7 @@ void printer__summary(struct req_printer *p, const struct req_summary *sum)
 	struct summary_values v = {
 		s->completed, s->records, s->lost, s->partial, s->untracked, s->not_issued,
 		s->merges, s->splits, s->requeues, s->abandoned, sum->in_flight, s->unseen_end,
-		s->unstamped, s->watch_full, sum->missed, p->attributed, sum->skipped, p->km,
+		s->unstamped, s->watch_full, s->watch_kept, sum->missed, p->attributed, sum->skipped, p->km,
 	};
 	unsigned mode = (sum->followed ? FOLLOWED : WATCHED) | (p->kmemo ? KMEMO : 0);
 

@@ -9,6 +9,7 @@
 #define IODIG_RECORDS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "fields.h"
 #include "frames.h"
@@ -32,6 +33,10 @@ struct req_summary {
 	uint64_t in_flight, missed;
 	int64_t skipped;	/* signed: skipped.h */
 };
+_Static_assert(offsetof(struct req_summary, s) + sizeof(struct life_stats) ==
+	       offsetof(struct req_summary, in_flight), "req_summary__of: the stats end where the tail begins");
+/* a RECF_SUMMARY's bytes, of this build or an older one; false: neither */
+bool req_summary__of(const void *data, size_t size, struct req_summary *sum);
 
 /* A REC_TAGS added up by process: who held the disk's tags when a request
  * began to wait, who was given tags while it waited, the most first. */

@@ -18,6 +18,11 @@ SLOW0=$IODIG_PID
 bracket_first
 start_iodig "$T/slow.json" slow 1 --json
 SLOW=$IODIG_PID
+# and one whose watched requests lose their slot right after the issue, as
+# to a later bio of the same hash (a clean-clone CI run lost five 4.5 ms
+# stalls so): Q and the submitter must come from the watch list
+IODIG_TEST_SLOT_TAKEN=1 start_iodig "$T/taken.json" slow 1 --json
+TAKEN=$IODIG_PID
 bracket_clock 1000000 "$L" "$S"
 fio --name=w --filename="$L" --direct=1 --rw=randrw --bs=4k --size=64M --time_based \
     --runtime=3 --ioengine=libaio --iodepth=32 --rate_iops=10000,10000 >/dev/null &
@@ -35,6 +40,17 @@ wait $F2 || die fio
 bracket_stop
 IODIG_PID=$SLOW; stop_iodig
 IODIG_PID=$SLOW0; stop_iodig
+IODIG_PID=$TAKEN; stop_iodig
+
+# slots taken after the issue: nothing missed, each watched one kept
+bracket_check "$T/taken.json" 1000000
+kept=$(jq -s '[.[] | select(.type == "summary")][0].watch_kept' "$T/taken.json")
+taken_stalls=$(jq -s "[.[] | select(.type == \"request\" and .disk == \"$n\" and .dominant == \"Q2G\")] | length" "$T/taken.json")
+[ "$taken_stalls" -ge 1 ] && [ "$kept" -ge "$taken_stalls" ] ||
+	die "slots taken after the issue: $kept kept from the watch list, for $taken_stalls Q2G stalls on $n"
+jq -e -s "all(.[] | select(.type == \"request\" and .disk == \"$n\" and .dominant == \"Q2G\"); .partial == false and .comm == \"fio\")" "$T/taken.json" >/dev/null ||
+	die "slots taken after the issue: a Q2G stall on $n partial or not fio's"
+ok "slots taken after the issue: $kept requests' Q and submitter kept by the watch list, $taken_stalls Q2G stalls on $n, each fio's"
 
 jq -e -s '[.[] | select(.type == "summary")][0] | .lost == 0 and .tracking == "watched"' "$T/slow.json" \
 	>/dev/null || die "slow summary: $(grep summary "$T/slow.json")"
