@@ -935,17 +935,18 @@ static __always_inline bool surely_fast(struct request *rq, __u64 c)
 }
 
 /* Watched, its slot taken by a later bio: what the slot said when the
- * request was put on the watch list, copied (unwatch frees the entry). */
-static __always_inline struct life_bio *watch_kept(struct bio *first, struct life_bio *kept)
+ * request was put on the watch list.  Read in place, before unwatch()
+ * frees it (no copy: C's stack and tags_emit's are at 512 bytes together,
+ * on 6.1's verifier's count). */
+static __always_inline struct life_bio *watch_kept(struct bio *first)
 {
 	__u64 k = ptr_val(first);
 	struct life_bio *w = bpf_map_lookup_elem(&watch, &k);
 
 	if (!w || !w->q)
 		return NULL;
-	*kept = *w;
 	__sync_fetch_and_add(&stats.watch_kept, 1);
-	return kept;
+	return w;
 }
 
 /* Off the watch list once looked at: the first bio, and the one G saw. */
@@ -964,7 +965,7 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 	struct life_req r = {};
 	struct flush_data fdata = {};
 	struct life_pcpu *pc;
-	struct life_bio *b, kept;
+	struct life_bio *b;
 	__u32 wb_pid = 0;
 	struct life_slot *s;
 	struct bio *first;
@@ -1023,7 +1024,7 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 	s = rq_slot(rq, &key, !targ_watch);
 	b = s ? &s->b : NULL;
 	if (!b && targ_watch && first)
-		b = watch_kept(first, &kept);
+		b = watch_kept(first);
 	if (b) {
 		r.q = b->q;
 		r.i = b->i;
@@ -1101,7 +1102,7 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 		phases_add(r.dev, op, ph, (1u << PH_NR) - 1);
 		/* export --tag-holders: who held the tags it waited for */
 		if (targ_tags && (r.seen & (SEEN_Q | SEEN_G)) == (SEEN_Q | SEEN_G) && ph[PH_Q2G] >= LIFE_TAG_MIN_NS)
-			tags_emit((__u64)rq->q->nr_requests << 32 | r.dev, r.q, r.g, r.c, b ? key : ptr_val(first));
+			tags_emit((__u64)rq->q->nr_requests << 32 | r.dev, r.q, r.g, r.c, s ? key : ptr_val(first));
 		if (targ_min_ns && ph[PH_Q2C] >= targ_min_ns) {
 			struct life_phase_key k = { r.dev, PH_Q2G, op };
 			__u64 zero = 0, *n;
@@ -1147,10 +1148,11 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 	if (targ_watch && filter_cgroup && r.cgroup != filter_cgroup)
 		return 0;
 	if (targ_tags && (r.seen & (SEEN_Q | SEEN_G)) == (SEEN_Q | SEEN_G) && r.g > r.q + LIFE_TAG_MIN_NS)
-		tags_emit((__u64)rq->q->nr_requests << 32 | r.dev, r.q, r.g, r.c, b ? key : ptr_val(first));
+		tags_emit((__u64)rq->q->nr_requests << 32 | r.dev, r.q, r.g, r.c, s ? key : ptr_val(first));
 	r.type = REC_REQ;
 	r.kstack = r.ustack = -1;
-	if ((targ_kstack || targ_ustack) && b) {
+	/* (a slot kept by the watch list only: its stacks went with the slot) */
+	if ((targ_kstack || targ_ustack) && s) {
 		__u32 k = life_slot_of(key, targ_slot_bits);
 		struct life_qstack *qs = bpf_map_lookup_elem(&qstacks, &k);
 

@@ -120,19 +120,25 @@ static int on_record(void *ctx, void *data, size_t size)
 {
 	struct rec_ctx *rc = ctx;
 	const struct life_req *r = data;
-	uint64_t now = run__mono_ns();
+	uint64_t now;
 	struct kept *k;
 
+	/* kept from its completion (the kernel's CLOCK_MONOTONIC, as
+	 * run__mono_ns()): no clock read for a request's record */
 	if (size >= sizeof(*r) && r->type == REC_REQ) {
 		__u64 ph[PH_NR];
 
 		life_phases(r->q, r->g, r->i, r->d, r->c, r->seen, ph);
 		hist__add(&rc->second, ph[PH_Q2C]);
+		now = r->c;
 	} else if (size >= sizeof(struct life_upper) && r->type == REC_UPPER) {
 		/* a bio-based disk's bio: submission to its end */
 		const struct life_upper *u = data;
 
 		hist__add(&rc->second, u->c > u->q ? u->c - u->q : 0);
+		now = u->c;
+	} else {
+		now = run__mono_ns();
 	}
 	if (!(k = room(rc, kept_len(size)))) {
 		rc->dropped++;	/* bigger than --max-mb */
