@@ -171,11 +171,61 @@ struct {
 } split_qs SEC(".maps");
 
 
+/*
+ * Watched, a bio's slot is one of a pair: its hash's, and the one beside it
+ * (index ^ 1, the next line).  Bio addresses are recycled (the slab gives a
+ * freed bio's memory to the next), so two addresses of one hash collide
+ * whenever both are in flight: a slow disk's two bios beside a fast disk's
+ * many lost their slot for runs of requests, 42 of a 2 ms device's 1071 in
+ * one slow_stalls run (both at once, by two builds: the multiplicative hash
+ * keeps a colliding pair colliding under another anchor).  The pair holds
+ * both.  Q reads the slot to choose (writing blindly was the point, but in
+ * watched mode C never writes the slot, so the line is this CPU's or cold):
+ * +17 ns at Q, docs/PERFORMANCE.md.  Followed mode (C frees the slot on its
+ * CPU) still writes blindly, one slot a hash.
+ */
+static __always_inline struct life_slot *slot_at(__u64 bio, __u32 *idx)
+{
+	__u32 k = life_slot_of(bio, targ_slot_bits), k1;
+	struct life_slot *s = bpf_map_lookup_elem(&bios, &k), *s1;
+
+	if (targ_watch && s && s->bio != bio) {
+		k1 = k ^ 1;
+		s1 = bpf_map_lookup_elem(&bios, &k1);
+		if (s1 && s1->bio == bio) {
+			s = s1;
+			k = k1;
+		}
+	}
+	*idx = k;
+	return s;
+}
+
+/* The slot naming bio (watched: of its pair), else its hash's. */
 static __always_inline struct life_slot *slot_get(__u64 bio)
 {
-	__u32 k = life_slot_of(bio, targ_slot_bits);
+	__u32 k;
 
-	return bpf_map_lookup_elem(&bios, &k);
+	return slot_at(bio, &k);
+}
+
+/* Watched: the slot a new bio takes: the one of its pair naming it, else a
+ * free one, else the one written longer ago (Q stamps it; 0: unknown,
+ * oldest). */
+static __always_inline struct life_slot *slot_pick(__u64 bio, __u32 *idx)
+{
+	__u32 k = life_slot_of(bio, targ_slot_bits), k1 = k ^ 1;
+	struct life_slot *s = bpf_map_lookup_elem(&bios, &k), *s1;
+
+	*idx = k;
+	if (!s || !s->bio || s->bio == bio)
+		return s;
+	s1 = bpf_map_lookup_elem(&bios, &k1);
+	if (s1 && (s1->bio == bio || s1->b.q < s->b.q || !s1->bio)) {
+		*idx = k1;
+		return s1;
+	}
+	return s;
 }
 
 /* The slot of a bio being followed, or NULL. */
@@ -285,9 +335,9 @@ static __always_inline __u64 current_who(__u64 *comm)
  * to be 0 when there are none. */
 /* Watched: a slot written, not followed, by the submitter (its ids and
  * name: current_who()). */
-static __always_inline struct life_slot *slot_claim(__u64 bio, __u64 q, __u64 g, __u16 seen)
+static __always_inline struct life_slot *slot_claim(__u64 bio, __u64 q, __u64 g, __u16 seen, __u32 *idx)
 {
-	struct life_slot *s = slot_get(bio);
+	struct life_slot *s = slot_pick(bio, idx);
 
 	if (!s)
 		return NULL;
@@ -382,9 +432,9 @@ static __always_inline long rb_flags(struct life_pcpu *pc)
 }
 
 /* -K/-U: in the submitter's context, its stacks, beside the bio's slot */
-static __always_inline void take_stacks(void *ctx, __u64 bio)
+/* k: the index of the bio's slot */
+static __always_inline void take_stacks(void *ctx, __u32 k)
 {
-	__u32 k = life_slot_of(bio, targ_slot_bits);
 	struct life_qstack *qs;
 
 	if (!targ_kstack && !targ_ustack)
@@ -453,8 +503,10 @@ int BLOCK_PROG(life_queue, block_bio_queue, struct bio *bio)
 	if (targ_watch) {
 		/* Written blindly, never read here: the line stays on this CPU.
 		 * Every bio, whatever the filters: C applies them. */
-		take_stacks(ctx, key);
-		slot_claim(key, bpf_ktime_get_ns(), 0, SEEN_Q);
+		__u32 k;
+
+		slot_claim(key, bpf_ktime_get_ns(), 0, SEEN_Q, &k);
+		take_stacks(ctx, k);
 		return 0;
 	}
 	if (who)
@@ -469,7 +521,7 @@ int BLOCK_PROG(life_queue, block_bio_queue, struct bio *bio)
 	if (!cgroup_wanted(bio))
 		return bio_not_followed(key);
 	q = bpf_ktime_get_ns();
-	take_stacks(ctx, key);
+	take_stacks(ctx, life_slot_of(key, targ_slot_bits));
 	s = slot_get(key);
 	if (!s)
 		return 0;
@@ -489,6 +541,7 @@ int BLOCK_PROG(life_split, block_split, struct bio *split, unsigned int new_sect
 {
 	struct life_bio *p, b;
 	struct life_slot *s;
+	__u32 k;
 
 	if (targ_kernel_q) {
 		__u32 zero = 0;
@@ -507,7 +560,7 @@ int BLOCK_PROG(life_split, block_split, struct bio *split, unsigned int new_sect
 	__sync_fetch_and_add(&stats.splits, 1);
 	p->seen |= SEEN_SPLIT;
 	b = *p;
-	s = slot_get(ptr_val(split));
+	s = targ_watch ? slot_pick(ptr_val(split), &k) : slot_get(ptr_val(split));
 	if (!s)
 		return 0;
 	if (!targ_watch)	/* watched, overwritten: nothing to count */
@@ -757,6 +810,7 @@ int BLOCK_PROG(life_getrq, block_getrq, struct bio *bio)
 	struct life_slot *s;
 	struct life_bio *b;
 	bool sq_used = false;
+	__u32 k;
 
 	if (targ_tags)
 		grant_note(bio_dev(bio), key);
@@ -781,7 +835,7 @@ int BLOCK_PROG(life_getrq, block_getrq, struct bio *bio)
 		}
 	}
 	s = slot_claim(key, q, now,
-		       (q ? SEEN_Q : 0) | (sq_used ? SEEN_SPLIT : 0));
+		       (q ? SEEN_Q : 0) | (sq_used ? SEEN_SPLIT : 0), &k);
 	/* no Q stamp: Q2G unknown, so C must look */
 	if (!q)
 		__sync_fetch_and_add(&stats.unstamped, 1);
@@ -1153,8 +1207,11 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 	r.kstack = r.ustack = -1;
 	/* (a slot kept by the watch list only: its stacks went with the slot) */
 	if ((targ_kstack || targ_ustack) && s) {
-		__u32 k = life_slot_of(key, targ_slot_bits);
-		struct life_qstack *qs = bpf_map_lookup_elem(&qstacks, &k);
+		__u32 k;
+		struct life_qstack *qs;
+
+		slot_at(key, &k);	/* watched: which of its pair */
+		qs = bpf_map_lookup_elem(&qstacks, &k);
 
 		if (qs) {
 			r.kstack = qs->k;
