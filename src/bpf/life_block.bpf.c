@@ -181,8 +181,9 @@ struct {
  * keeps a colliding pair colliding under another anchor).  The pair holds
  * both.  Q reads the slot to choose (writing blindly was the point, but in
  * watched mode C never writes the slot, so the line is this CPU's or cold):
- * +17 ns at Q, docs/PERFORMANCE.md.  Followed mode (C frees the slot on its
- * CPU) still writes blindly, one slot a hash.
+ * +1 to +8 ns a request paired (docs/PERFORMANCE.md, "slow's slots in
+ * pairs").  Followed mode (C frees the slot on its CPU) still writes
+ * blindly, one slot a hash.
  */
 static __always_inline struct life_slot *slot_at(__u64 bio, __u32 *idx)
 {
