@@ -193,8 +193,8 @@ bpftrace_attached() {
 # every request of the DEVs bpftrace timed (block_bio_queue to
 # block_rq_complete, by disk and sector) at TNS ns or more has a record in
 # JSON whose Q and C lie outside bpftrace's, and no record bpftrace timed is
-# shorter.  Except where slow lost a request's slot to a later bio of the
-# same hash (p ~ 2% for a 10 ms request at 300k/s: docs/DESIGN.md): with no
+# shorter.  Except where slow lost a request's slot to later bios of the
+# same hash (both slots of its pair: docs/DESIGN.md, "slow is watched"): with no
 # kernel Q stamp its Q is lost too, so it has a partial record timed from G,
 # and the summary counts it in untracked; such records, at most untracked,
 # are held to bpftrace's C only.  Needs 10 such requests; sets BR_IO, the
