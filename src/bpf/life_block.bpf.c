@@ -495,17 +495,15 @@ int BLOCK_PROG(life_queue, block_bio_queue, struct bio *bio)
 	/* the phases name no process: who submitted only for a filter */
 	bool named = targ_mode != LIFE_PHASES || filter_comm_on, who = named || filter_pid || targ_owners;
 	struct life_slot *s;
-	__u32 wb_pid = 0;
+	__u32 wb_pid = 0, k;
 
 	if (!bio_to_mq(bio))
 		return 0;
 	if (!bio_wanted(bio))
 		return 0;
 	if (targ_watch) {
-		/* Written blindly, never read here: the line stays on this CPU.
-		 * Every bio, whatever the filters: C applies them. */
-		__u32 k;
-
+		/* One of the bio's pair (slot_pick), whatever the filters: C
+		 * applies them. */
 		slot_claim(key, bpf_ktime_get_ns(), 0, SEEN_Q, &k);
 		take_stacks(ctx, k);
 		return 0;
@@ -522,8 +520,8 @@ int BLOCK_PROG(life_queue, block_bio_queue, struct bio *bio)
 	if (!cgroup_wanted(bio))
 		return bio_not_followed(key);
 	q = bpf_ktime_get_ns();
-	take_stacks(ctx, life_slot_of(key, targ_slot_bits));
-	s = slot_get(key);
+	s = slot_at(key, &k);
+	take_stacks(ctx, k);
 	if (!s)
 		return 0;
 	slot_taken_note(s, key, q);
@@ -867,14 +865,14 @@ int BLOCK_PROG(life_getrq, block_getrq, struct bio *bio)
  * C's samples: 27% on the load and 25% waiting for the store, then 40% on
  * the add alone, 38% fewer in all (PERFORMANCE.md, "One transfer").
  */
-static __always_inline struct life_slot *rq_slot(struct request *rq, __u64 *key, bool own)
+static __always_inline struct life_slot *rq_slot(struct request *rq, __u64 *key, bool own, __u32 *idx)
 {
 	struct bio *bio = rq->bio;
 	struct life_slot *s;
 
 	for (int i = 0; i < LIFE_FRONT_MERGES && bio; i++) {
 		*key = ptr_val(bio);
-		s = slot_get(*key);
+		s = slot_at(*key, idx);
 		if (s) {
 			if (own)
 				line_own(&s->bio);
@@ -889,7 +887,8 @@ static __always_inline struct life_slot *rq_slot(struct request *rq, __u64 *key,
 
 static __always_inline struct life_bio *rq_entry(struct request *rq, __u64 *key)
 {
-	struct life_slot *s = rq_slot(rq, key, false);
+	__u32 k;
+	struct life_slot *s = rq_slot(rq, key, false, &k);
 
 	return s ? &s->b : NULL;
 }
@@ -927,7 +926,8 @@ SEC("tp_btf/block_rq_issue")
 int BLOCK_PROG(life_issue, block_rq_issue, struct request *rq)
 {
 	__u64 key, *d;
-	struct life_slot *s = rq_slot(rq, &key, false);
+	__u32 k;
+	struct life_slot *s = rq_slot(rq, &key, false, &k);
 	struct life_bio *b = s ? &s->b : NULL;
 
 	if (targ_watch) {
@@ -1021,7 +1021,7 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 	struct flush_data fdata = {};
 	struct life_pcpu *pc;
 	struct life_bio *b;
-	__u32 wb_pid = 0;
+	__u32 wb_pid = 0, idx = 0;
 	struct life_slot *s;
 	struct bio *first;
 	__u64 key = 0, g = 0, d = 0, t;
@@ -1076,7 +1076,7 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 	}
 	if (targ_watch && surely_fast(rq, r.c))
 		return 0;
-	s = rq_slot(rq, &key, !targ_watch);
+	s = rq_slot(rq, &key, !targ_watch, &idx);
 	b = s ? &s->b : NULL;
 	if (!b && targ_watch && first)
 		b = watch_kept(first);
@@ -1208,11 +1208,7 @@ int BPF_PROG(life_complete, struct request *rq, int error, unsigned int nr_bytes
 	r.kstack = r.ustack = -1;
 	/* (a slot kept by the watch list only: its stacks went with the slot) */
 	if ((targ_kstack || targ_ustack) && s) {
-		__u32 k;
-		struct life_qstack *qs;
-
-		slot_at(key, &k);	/* watched: which of its pair */
-		qs = bpf_map_lookup_elem(&qstacks, &k);
+		struct life_qstack *qs = bpf_map_lookup_elem(&qstacks, &idx);
 
 		if (qs) {
 			r.kstack = qs->k;
