@@ -144,11 +144,7 @@ int cmd_size(int argc, char **argv)
 
 	if (err >= 0)
 		return err;
-	if ((err = filter__pid_alive(o.pid)))
-		return err;
-	if (o.disk && (err = filter__disk(o.disk, &o.sel)))
-		return err;
-	if (o.cgroup && (err = filter__cgroup(o.cgroup, &cgid)))
+	if ((err = filter__io(o.pid, o.disk, &o.sel, o.cgroup, &cgid)))
 		return err;
 	json__init(&sc.j, stdout);
 	if (!(sc.sk = size_bpf__open_opts(bpfenv__open_opts())))

@@ -232,11 +232,7 @@ int cmd_stacks(int argc, char **argv)
 		return usage_error("-K and -U together: leave both out for both stacks");
 	if (!!o.tp + !!o.uprobe + !!o.kfunc > 1)
 		return usage_error("one of --tracepoint, --uprobe and --kfunc");
-	if ((err = filter__pid_alive(o.pid)))
-		return err;
-	if (o.disk && (err = filter__disk(o.disk, &o.sel)))
-		return err;
-	if (o.cgroup && (err = filter__cgroup(o.cgroup, &cgid)))
+	if ((err = filter__io(o.pid, o.disk, &o.sel, o.cgroup, &cgid)))
 		return err;
 	json__init(&sc.j, stdout);
 	if (!o.user_only && (err = ksyms__load(&sc.ks, NULL)))

@@ -292,11 +292,7 @@ int cmd_top(int argc, char **argv)
 		return err;
 	if (!o.loop.interval_ms)
 		o.loop.interval_ms = 1000;
-	if ((err = filter__pid_alive(o.pid)))
-		return err;
-	if (o.disk && (err = filter__disk(o.disk, &o.sel)))
-		return err;
-	if (o.cgroup && (err = filter__cgroup(o.cgroup, &cgid)))
+	if ((err = filter__io(o.pid, o.disk, &o.sel, o.cgroup, &cgid)))
 		return err;
 	cfg.dev = o.sel.disk;
 	cfg.part = o.sel.part;

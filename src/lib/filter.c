@@ -91,3 +91,17 @@ int filter__disk(const char *arg, struct disk_sel *sel)
 		return fail("disk", "'%s': no such block device (see /proc/partitions)", arg);
 	return 0;
 }
+
+int filter__io(unsigned long long pid, const char *disk, struct disk_sel *sel,
+	       const char *cgroup, uint64_t *cgid)
+{
+	int err;
+
+	if ((err = filter__pid_alive(pid)))
+		return err;
+	if (disk && (err = filter__disk(disk, sel)))
+		return err;
+	if (cgroup && (err = filter__cgroup(cgroup, cgid)))
+		return err;
+	return 0;
+}

@@ -21,5 +21,9 @@ struct disk_sel;
 /* -d DISK: a disk, or a partition (then only its I/O).  Returns 0 or the
  * exit status. */
 int filter__disk(const char *arg, struct disk_sel *sel);
+/* -p, -d and -c as size, stacks and top take them (each may be unset: 0,
+ * NULL): the checks above in that order.  Returns 0 or the exit status. */
+int filter__io(unsigned long long pid, const char *disk, struct disk_sel *sel,
+	       const char *cgroup, uint64_t *cgid);
 
 #endif
