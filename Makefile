@@ -96,11 +96,13 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $*_bpf > $@
 
 # The names the objects give types: the vmlinux types a slim BTF keeps
-# (src/lib/btfslim.c); and those set-up looks up by name itself
-# (bpfenv__grow_as_used(): bpf_mem_alloc).
+# (src/lib/btfslim.c); those set-up looks up by name itself
+# (bpfenv__grow_as_used(): bpf_mem_alloc); and the enumerators and enums it
+# looks up by name, found in the C sources.
 BTF_ROOTS_EXTRA := bpf_mem_alloc
-$(BUILD)/btf_roots.c: $(SKELS:.skel.h=.bpf.o) scripts/btf-roots Makefile
-	BTF_ROOTS_EXTRA="$(BTF_ROOTS_EXTRA)" BPFTOOL=$(BPFTOOL) scripts/btf-roots $(SKELS:.skel.h=.bpf.o) > $@
+$(BUILD)/btf_roots.c: $(SKELS:.skel.h=.bpf.o) $(CMD_SRCS) $(LIB_SRCS) scripts/btf-roots Makefile
+	BTF_ROOTS_EXTRA="$(BTF_ROOTS_EXTRA)" BTF_ROOTS_SRC="$(CMD_SRCS) $(LIB_SRCS)" BPFTOOL=$(BPFTOOL) \
+		scripts/btf-roots $(SKELS:.skel.h=.bpf.o) > $@
 $(BUILD)/btf_roots.o: $(BUILD)/btf_roots.c
 	$(CC) $(IODIG_CFLAGS) -c $< -o $@
 

@@ -456,7 +456,7 @@ void bpfenv__vmlinux_drop(void)
 	malloc_trim(0);	/* its pages back to the system: they are most of set-up's heap */
 }
 
-long long bpfenv__enumerator(const struct btf *btf, const char *name, long long dflt)
+static bool enumerator_find(const struct btf *btf, const char *name, long long *v)
 {
 	for (__u32 id = 1; btf && id < btf__type_cnt(btf); id++) {
 		const struct btf_type *t = btf__type_by_id(btf, id);
@@ -465,17 +465,32 @@ long long bpfenv__enumerator(const struct btf *btf, const char *name, long long 
 			const struct btf_enum *e = btf_enum(t);
 
 			for (int i = 0; i < btf_vlen(t); i++)
-				if (!strcmp(btf__name_by_offset(btf, e[i].name_off), name))
-					return e[i].val;
+				if (!strcmp(btf__name_by_offset(btf, e[i].name_off), name)) {
+					*v = e[i].val;
+					return true;
+				}
 		} else if (btf_is_enum64(t)) {
 			const struct btf_enum64 *e = btf_enum64(t);
 
 			for (int i = 0; i < btf_vlen(t); i++)
-				if (!strcmp(btf__name_by_offset(btf, e[i].name_off), name))
-					return (long long)btf_enum64_value(e + i);
+				if (!strcmp(btf__name_by_offset(btf, e[i].name_off), name)) {
+					*v = (long long)btf_enum64_value(e + i);
+					return true;
+				}
 		}
 	}
-	return dflt;
+	return false;
+}
+
+/* (-v says each answer: tests/live/btf_slim.sh holds the cut BTF's to the
+ * whole's) */
+long long bpfenv__enumerator(const struct btf *btf, const char *name, long long dflt)
+{
+	long long v = dflt;
+	bool found = enumerator_find(btf, name, &v);
+
+	debugf("enumerator %s: %lld%s", name, v, found ? "" : " (not in BTF: the default)");
+	return v;
 }
 
 /* the btf_trace_<tp> typedef that tp_btf programs attach by, or <= 0 */

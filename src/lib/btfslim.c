@@ -17,8 +17,10 @@
  *
  * Kept: every type with one of the caller's names (iodig's: the names its
  * BPF objects give types, flavours ___x stripped; the build writes them to
- * btf_roots.c), every enum (set-up looks enumerators up by name alone),
- * every btf_trace_ typedef with its prototype.
+ * btf_roots.c), every enum with such a name or with an enumerator of such
+ * a name (set-up looks some enumerators up by name alone; the build finds
+ * those lookups in the C sources), every btf_trace_ typedef with its
+ * prototype.
  *
  * The file is read where it lies (mapped, 6.16 and later) or in pieces
  * (pread): never whole in our memory, which before 6.16 would be 4-5 MB at
@@ -310,8 +312,25 @@ static void hold(struct cut *c, const struct btf_type *t, bool trace)
 	}
 }
 
+/* An enum with an enumerator named in names: set-up looks some up by the
+ * enumerator alone (bpfenv__enumerator(); scripts/btf-roots finds them). */
+static bool enumerator_named(const struct btf_type *t, const struct u32s *names)
+{
+	size_t each = BTF_INFO_KIND(t->info) == BTF_KIND_ENUM ? sizeof(struct btf_enum) : sizeof(struct btf_enum64);
+	const char *e = (const char *)(t + 1);
+
+	for (unsigned int i = 0; i < BTF_INFO_VLEN(t->info); i++, e += each) {
+		uint32_t name_off;
+
+		memcpy(&name_off, e, sizeof(name_off));	/* each entry's first field */
+		if (u32s_has(names, name_off))
+			return true;
+	}
+	return false;
+}
+
 /* Pass 2, the types in order: each one's offset, and the IDs of the roots
- * (named by one of names or traces, or an enum). */
+ * (named by one of names or traces, or an enum with such an enumerator). */
 static int scan_types(struct cut *c, const struct u32s *names, const struct u32s *traces, struct u32s *rootids)
 {
 	const struct src *s = c->s;
@@ -333,9 +352,9 @@ static int scan_types(struct cut *c, const struct u32s *names, const struct u32s
 		if ((err = u32s_add(&c->off, q.at + q.pos - s->types_at)))
 			break;
 		k = BTF_INFO_KIND(t->info);
-		if (k == BTF_KIND_ENUM || k == BTF_KIND_ENUM64 ||
-		    (k != BTF_KIND_FUNC && k != BTF_KIND_VAR && k != BTF_KIND_DATASEC && k != BTF_KIND_DECL_TAG &&
-		     t->name_off && (u32s_has(names, t->name_off) || u32s_has(traces, t->name_off)))) {
+		if ((k != BTF_KIND_FUNC && k != BTF_KIND_VAR && k != BTF_KIND_DATASEC && k != BTF_KIND_DECL_TAG &&
+		     t->name_off && (u32s_has(names, t->name_off) || u32s_has(traces, t->name_off))) ||
+		    ((k == BTF_KIND_ENUM || k == BTF_KIND_ENUM64) && enumerator_named(t, names))) {
 			if ((err = u32s_add(rootids, c->off.n)))
 				break;
 		}

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <bpf/btf.h>
 #include "bpfenv.h"
+#include "log.h"
 #include "reqflags.h"
 
 /* "REQ_OP_WRITE_ZEROES" minus its prefix -> "write-zeroes" */
@@ -96,6 +97,14 @@ int reqflags__load(struct reqflags *rf, const struct btf *btf)
 	}
 	each_enumerator(btf, ops, add_op, rf);
 	each_enumerator(btf, bits, add_flag, rf);
+	{	/* (-v: tests/live/btf_slim.sh holds the cut BTF's to the whole's) */
+		char *text = reqflags__to_text(rf);
+
+		for (char *p = text; p && *p; p++)
+			*p = *p == '\n' ? ';' : *p;
+		debugf("request ops and flags from BTF: %s", text ? text : "?");
+		free(text);
+	}
 out:
 	return err;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* btfslim: a BTF made here with libbpf's writing API, cut to one root: what
- * is kept whole, what becomes a placeholder, and that every ID stays; from
+/* btfslim: a BTF made here with libbpf's writing API, cut to its roots (a
+ * struct, enums by their name or an enumerator's): what is kept whole, what
+ * becomes a placeholder, and that every ID stays; from
  * memory (a mapped file) and from a file read in pieces, the same.  5000
  * filler types first, so that both sections cross the readers' 64 KiB
  * chunks more than once. */
@@ -16,7 +17,7 @@
 
 #define FILL 5000
 enum { T_INT = FILL + 1, T_KEEP, T_INNER, T_PTR_OTHER, T_OTHER, T_TRACE, T_TRACE_PTR, T_PROTO, T_VOIDP,
-       T_ENUM, T_DROP, T_BITS, T_ANON_ENUM, T_ARR, T_N };
+       T_ENUM, T_DROP, T_BITS, T_ANON_ENUM, T_ARR, T_ENUM_DROP, T_ANON_DROP, T_ENUM64, T_N };
 
 static struct btf *build(void)
 {
@@ -58,6 +59,13 @@ static struct btf *build(void)
 	CHECK(btf__add_enum(b, "", 4) == T_ANON_ENUM, "anon enum");
 	btf__add_enum_value(b, "QUEUE_FLAG_X", 16);
 	CHECK(btf__add_array(b, T_INT, T_INNER, 2) == T_ARR, "array");
+	CHECK(btf__add_enum(b, "not_asked", 4) == T_ENUM_DROP, "enum not asked for");
+	btf__add_enum_value(b, "NOT_ASKED", 3);
+	CHECK(btf__add_enum(b, "", 4) == T_ANON_DROP, "anonymous enum not asked for");
+	btf__add_enum_value(b, "QUEUE_FLAG_Y", 17);
+	CHECK(btf__add_enum64(b, "", 8, false) == T_ENUM64, "anonymous enum64");
+	btf__add_enum64_value(b, "E64_FIRST", 1ULL << 40);
+	btf__add_enum64_value(b, "E64_ASKED", 1ULL << 41);
 	return b;
 }
 
@@ -102,24 +110,31 @@ static void check_cut(struct btf *s, const struct btfslim_stats *st, const char 
 	t = btf__type_by_id(s, T_PROTO);
 	CHECK(btf_is_func_proto(t) && btf_vlen(t) == 2 && btf_params(t)[1].type == T_PTR_OTHER &&
 	      !strcmp(btf__name_by_offset(s, btf_params(t)[1].name_off), "o"), "prototype kept");
-	/* every enum, named or not, with its values */
+	/* the enums asked for, by their name or one of their enumerators', with
+	 * their values; no other */
 	t = btf__type_by_id(s, T_ENUM);
 	CHECK(btf_is_enum(t) && btf_vlen(t) == 2 && (__u32)btf_enum(t)[0].val == 0xfffffff0u &&
 	      !strcmp(btf__name_by_offset(s, btf_enum(t)[1].name_off), "E_ONE"), "enum e");
 	t = btf__type_by_id(s, T_ANON_ENUM);
 	CHECK(btf_is_enum(t) && btf_enum(t)[0].val == 16 &&
 	      !strcmp(btf__name_by_offset(s, btf_enum(t)[0].name_off), "QUEUE_FLAG_X"), "anonymous enum");
-	CHECK(st->kept == T_N - 1 - FILL - 2, "kept %u (all but the fillers, other, dropme)", st->kept);
+	t = btf__type_by_id(s, T_ENUM64);
+	CHECK(btf_is_enum64(t) && btf_vlen(t) == 2 && btf_enum64_value(btf_enum64(t) + 1) == 1ULL << 41 &&
+	      !strcmp(btf__name_by_offset(s, btf_enum64(t)[1].name_off), "E64_ASKED"), "anonymous enum64, by its second");
+	CHECK(btf_is_fwd(btf__type_by_id(s, T_ENUM_DROP)) && btf__find_by_name(s, "not_asked") < 0,
+	      "an enum not asked for dropped");
+	CHECK(btf_is_fwd(btf__type_by_id(s, T_ANON_DROP)), "an anonymous enum not asked for dropped");
+	CHECK(st->kept == T_N - 1 - FILL - 4, "kept %u (all but the fillers, other, dropme, two enums)", st->kept);
 }
 
 int main(void)
 {
-	static const char *const roots[] = { "keepme" };
+	static const char *const roots[] = { "E64_ASKED", "QUEUE_FLAG_X", "e", "keepme" };
 	struct btf *full = build();
 	struct btfslim_stats st = {}, st2 = {};
 	__u32 size, size2;
 	const void *raw = btf__raw_data(full, &size);
-	struct btf *s = btfslim__new(raw, -1, size, roots, 1, &st), *s2;
+	struct btf *s = btfslim__new(raw, -1, size, roots, 4, &st), *s2;
 	FILE *f = tmpfile();
 
 	CHECK(size > 2 * 65536, "the BTF made: %u bytes", size);
@@ -129,7 +144,7 @@ int main(void)
 	check_cut(s, &st, "from memory");
 	/* from a file, read in pieces: the same bytes */
 	CHECK(f && fwrite(raw, 1, size, f) == size && !fflush(f), "tmpfile");
-	s2 = f ? btfslim__new(NULL, fileno(f), size, roots, 1, &st2) : NULL;
+	s2 = f ? btfslim__new(NULL, fileno(f), size, roots, 4, &st2) : NULL;
 	CHECK(s2, "cut from a file: %s", strerror(errno));
 	if (s2) {
 		const void *a = btf__raw_data(s, &size), *b = btf__raw_data(s2, &size2);
@@ -145,7 +160,7 @@ int main(void)
 		char junk[64] = "not btf";
 
 		errno = 0;
-		CHECK(!btfslim__new(junk, -1, sizeof(junk), roots, 1, NULL) && errno == EINVAL, "junk refused");
+		CHECK(!btfslim__new(junk, -1, sizeof(junk), roots, 4, NULL) && errno == EINVAL, "junk refused");
 	}
 	btf__free(full);
 	if (f)

@@ -286,6 +286,9 @@ for c in lat slow; do
 	s=$(kv btf $c.slim); f=$(kv btf $c.full)
 	if [ "$(kv btf $c.slim.rc)" = 0 ]; then
 		check "$c: the same CO-RE relocations cut and whole (lines and md5: $s / $f)" '[ "$s" = "$f" ] && [ "${s%% *}" -gt 0 ]'
+		s=$(kv btf $c.slim.setup); f=$(kv btf $c.full.setup)
+		check "$c: the same enumerators and request flags read cut and whole (lines and md5: $s / $f)" \
+			'[ "$s" = "$f" ] && [ "${s%% *}" -gt 0 ]'
 		check "$c: cut ($(kv btf $c.line | sed 's/^iodig [a-z]*: //'))" 'kv btf $c.line | grep -q "kept whole"'
 		echo "  $c's peak RSS: $(kv btf $c.slim.hwm) kB cut, $(kv btf $c.full.hwm) kB whole"
 	else

@@ -238,9 +238,11 @@ end ustack
 
 begin btf
 # vmlinux BTF cut to what iodig's objects use (src/lib/btfslim.c) against the
-# whole: lat's and slow's CO-RE relocations as libbpf logs them (-v), a count
-# and an md5 each way, the line that says what was cut, and the peak RSS
+# whole: lat's and slow's CO-RE relocations as libbpf logs them (-v), and
+# the enumerators and request flags set-up reads (-v), a count and an md5
+# each way, the line that says what was cut, and the peak RSS
 relos() { grep -E 'relo #[0-9]+: (matching candidate|patched)' "$1" | sed 's/^iodig [a-z]*: //'; }
+setup() { grep -E '^iodig [a-z]*: (enumerator |request ops and flags from BTF: )' "$1"; }
 for c in lat slow; do
 	for m in slim full; do
 		export IODIG_VMLINUX_BTF=$m
@@ -248,6 +250,7 @@ for c in lat slow; do
 		kv $c.$m.hwm "$(awk '/^VmHWM/ {print $2}' /proc/$pid_b/status 2>/dev/null)"
 		kill -INT $pid_b 2>/dev/null; wait $pid_b; kv $c.$m.rc $?
 		kv $c.$m "$(relos /tmp/b.err | wc -l) $(relos /tmp/b.err | md5sum | cut -d' ' -f1)"
+		kv $c.$m.setup "$(setup /tmp/b.err | wc -l) $(setup /tmp/b.err | md5sum | cut -d' ' -f1)"
 		[ $m = slim ] && kv $c.line "$(grep -m1 'vmlinux BTF' /tmp/b.err)"
 	done
 	unset IODIG_VMLINUX_BTF
