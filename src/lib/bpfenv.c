@@ -416,8 +416,8 @@ struct btf *__wrap_btf__load_vmlinux_btf(void)
 			b = btfslim__new(map != MAP_FAILED ? map : NULL, fd, size, slim_roots, slim_nroots, &bs);
 			if (b)
 				debugf("vmlinux BTF (%s, %zu bytes): %u types of %u kept whole (%zu bytes), "
-				       "the others 12-byte placeholders: %zu bytes", map != MAP_FAILED ? "mapped" : "read",
-				       size, bs.kept, bs.types, bs.kept_bytes, bs.bytes);
+				       "the others to ID %u 12-byte placeholders: %zu bytes", map != MAP_FAILED ? "mapped" : "read",
+				       size, bs.kept, bs.types, bs.kept_bytes, bs.ids, bs.bytes);
 			else
 				debugf("vmlinux BTF: not cut (%s), used whole", strerror(errno));
 		}

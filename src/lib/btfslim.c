@@ -9,9 +9,10 @@
  * the tracepoints' prototypes.  None of that needs the other 90% of the
  * 5.5 MB: a kept type is copied whole, with the types it holds (members,
  * array elements, typedef targets, prototypes), but not what its pointers
- * point to, unless that is kept in its own right.  Every other ID becomes a
- * nameless FWD, 12 bytes, so IDs (which the kernel is given for tp_btf)
- * stay the kernel's own.  Pointers are compatible with any pointer in
+ * point to, unless that is kept in its own right.  Every other ID up to the
+ * last one kept or referred to becomes a nameless FWD, 12 bytes, so IDs
+ * (which the kernel is given for tp_btf) stay the kernel's own; the IDs
+ * after it are left out.  Pointers are compatible with any pointer in
  * libbpf's field matching (bpf_core_fields_are_compat), so a pointer to a
  * placeholder changes no relocation.
  *
@@ -222,6 +223,7 @@ struct cut {
 	struct u32s off;	/* by ID - 1: offset in the type section (IDs 1..off.n) */
 	uint8_t *keep;		/* by ID */
 	uint32_t *stack, depth;
+	uint32_t last;		/* the highest ID kept or referred to by a kept type */
 	char *rec;		/* one type record, read */
 	size_t rec_cap;
 };
@@ -251,6 +253,8 @@ static const struct btf_type *rec_of(struct cut *c, uint32_t id)
 
 static void push(struct cut *c, uint32_t id)
 {
+	if (id <= c->off.n && id > c->last)
+		c->last = id;
 	if (id && id <= c->off.n && !c->keep[id]) {
 		c->keep[id] = 1;
 		c->stack[c->depth++] = id;	/* at most n: each ID once */
@@ -264,7 +268,9 @@ static void hold(struct cut *c, const struct btf_type *t, bool trace)
 	const void *tail = t + 1;
 
 	switch (BTF_INFO_KIND(t->info)) {
-	case BTF_KIND_PTR:
+	case BTF_KIND_PTR:	/* its target's ID must be there, as a placeholder */
+		if (t->type <= c->off.n && t->type > c->last)
+			c->last = t->type;
 		break;
 	case BTF_KIND_TYPEDEF: {
 		uint32_t to = t->type;
@@ -529,11 +535,13 @@ struct btf *btfslim__new(const void *map, int fd, size_t size, const char *const
 	}
 	free(c.stack);
 	c.stack = NULL;
-	/* the types: kept ones read again, by ID; the names they use noted */
+	/* the types: kept ones read again, by ID; the names they use noted.
+	 * None after the last ID kept or referred to: they would all be
+	 * placeholders (6.18: the IDs after 44884 of 126411). */
 	err = -ENOMEM;
 	if (!grow(&o, sizeof(h)))
 		goto out;
-	for (uint32_t id = 1; id <= c.off.n; id++) {
+	for (uint32_t id = 1; id <= c.last; id++) {
 		size_t n = c.keep[id] ? size_of(&c, id) : sizeof(struct btf_type);
 		struct btf_type *d = grow(&o, n);
 
@@ -576,6 +584,7 @@ struct btf *btfslim__new(const void *map, int fd, size_t size, const char *const
 		.str_off = types_end - sizeof(h), .str_len = o.len - types_end };
 	if (st) {
 		st->types = c.off.n;
+		st->ids = c.last;
 		st->bytes = o.len;
 	}
 	free(nm.old.v);

@@ -16,6 +16,7 @@ extern const unsigned int btf_roots_n;
 
 struct btfslim_stats {
 	uint32_t types, kept;	/* IDs in all, and kept whole */
+	uint32_t ids;		/* IDs in the BTF made: to the last kept or referred to */
 	size_t kept_bytes;	/* the kept types' own, without their names */
 	size_t bytes;		/* the BTF made, its strings included */
 };

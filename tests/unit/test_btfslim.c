@@ -17,7 +17,8 @@
 
 #define FILL 5000
 enum { T_INT = FILL + 1, T_KEEP, T_INNER, T_PTR_OTHER, T_OTHER, T_TRACE, T_TRACE_PTR, T_PROTO, T_VOIDP,
-       T_ENUM, T_DROP, T_BITS, T_ANON_ENUM, T_ARR, T_ENUM_DROP, T_ANON_DROP, T_ENUM64, T_N };
+       T_ENUM, T_DROP, T_BITS, T_ANON_ENUM, T_ARR, T_ENUM_DROP, T_ANON_DROP, T_ENUM64,
+       T_KEEP2, T_PTR_LATE, T_LATE, T_TAIL, T_N };
 
 static struct btf *build(void)
 {
@@ -66,6 +67,14 @@ static struct btf *build(void)
 	CHECK(btf__add_enum64(b, "", 8, false) == T_ENUM64, "anonymous enum64");
 	btf__add_enum64_value(b, "E64_FIRST", 1ULL << 40);
 	btf__add_enum64_value(b, "E64_ASKED", 1ULL << 41);
+	/* a root whose pointer refers to a later ID, and an ID after all that */
+	CHECK(btf__add_struct(b, "keeptoo", 8) == T_KEEP2, "keeptoo");
+	btf__add_field(b, "l", T_PTR_LATE, 0, 0);
+	CHECK(btf__add_ptr(b, T_LATE) == T_PTR_LATE, "ptr late");
+	CHECK(btf__add_struct(b, "late", 4) == T_LATE, "late");
+	btf__add_field(b, "w", T_INT, 0, 0);
+	CHECK(btf__add_struct(b, "tail", 4) == T_TAIL, "tail");
+	btf__add_field(b, "v", T_INT, 0, 0);
 	return b;
 }
 
@@ -80,8 +89,13 @@ static void check_cut(struct btf *s, const struct btfslim_stats *st, const char 
 	const struct btf_member *m;
 
 	printf("%s\n", how);
-	CHECK(btf__type_cnt(s) == T_N, "every ID kept: %u types", btf__type_cnt(s));
-	CHECK(st->types == T_N - 1, "stats: %u types", st->types);
+	/* every ID to the last one kept or referred to: none after it */
+	CHECK(btf__type_cnt(s) == T_TAIL, "every ID to the last referred to kept: %u types", btf__type_cnt(s));
+	CHECK(st->types == T_N - 1 && st->ids == T_LATE, "stats: %u types, %u made", st->types, st->ids);
+	t = btf__type_by_id(s, T_PTR_LATE);
+	CHECK(btf_is_ptr(t) && t->type == T_LATE && btf_is_fwd(btf__type_by_id(s, T_LATE)),
+	      "a kept pointer's target after every kept type: a placeholder at its ID");
+	CHECK(btf__find_by_name(s, "tail") < 0 && btf__find_by_name(s, "late") < 0, "no 'late', no 'tail'");
 
 	/* the root, whole: its members' names, types and offsets, bitfields too */
 	CHECK(btf__find_by_name_kind(s, "keepme", BTF_KIND_STRUCT) == T_KEEP, "keepme at its ID");
@@ -124,17 +138,18 @@ static void check_cut(struct btf *s, const struct btfslim_stats *st, const char 
 	CHECK(btf_is_fwd(btf__type_by_id(s, T_ENUM_DROP)) && btf__find_by_name(s, "not_asked") < 0,
 	      "an enum not asked for dropped");
 	CHECK(btf_is_fwd(btf__type_by_id(s, T_ANON_DROP)), "an anonymous enum not asked for dropped");
-	CHECK(st->kept == T_N - 1 - FILL - 4, "kept %u (all but the fillers, other, dropme, two enums)", st->kept);
+	CHECK(st->kept == T_ENUM64 - FILL - 4 + 2,
+	      "kept %u (to the enum64 all but the fillers, other, dropme, two enums; keeptoo and its pointer)", st->kept);
 }
 
 int main(void)
 {
-	static const char *const roots[] = { "E64_ASKED", "QUEUE_FLAG_X", "e", "keepme" };
+	static const char *const roots[] = { "E64_ASKED", "QUEUE_FLAG_X", "e", "keepme", "keeptoo" };
 	struct btf *full = build();
 	struct btfslim_stats st = {}, st2 = {};
 	__u32 size, size2;
 	const void *raw = btf__raw_data(full, &size);
-	struct btf *s = btfslim__new(raw, -1, size, roots, 4, &st), *s2;
+	struct btf *s = btfslim__new(raw, -1, size, roots, 5, &st), *s2;
 	FILE *f = tmpfile();
 
 	CHECK(size > 2 * 65536, "the BTF made: %u bytes", size);
@@ -144,7 +159,7 @@ int main(void)
 	check_cut(s, &st, "from memory");
 	/* from a file, read in pieces: the same bytes */
 	CHECK(f && fwrite(raw, 1, size, f) == size && !fflush(f), "tmpfile");
-	s2 = f ? btfslim__new(NULL, fileno(f), size, roots, 4, &st2) : NULL;
+	s2 = f ? btfslim__new(NULL, fileno(f), size, roots, 5, &st2) : NULL;
 	CHECK(s2, "cut from a file: %s", strerror(errno));
 	if (s2) {
 		const void *a = btf__raw_data(s, &size), *b = btf__raw_data(s2, &size2);
@@ -160,7 +175,7 @@ int main(void)
 		char junk[64] = "not btf";
 
 		errno = 0;
-		CHECK(!btfslim__new(junk, -1, sizeof(junk), roots, 4, NULL) && errno == EINVAL, "junk refused");
+		CHECK(!btfslim__new(junk, -1, sizeof(junk), roots, 5, NULL) && errno == EINVAL, "junk refused");
 	}
 	btf__free(full);
 	if (f)
