@@ -39,4 +39,5 @@ if [ "$v" -ge 6016 ]; then
 fi
 set -- $lat_hwm
 [ "$1" -lt $(($2 - 512)) ] || die "lat's peak RSS: $1 kB cut, $2 kB whole (want 512 kB less at least)"
+[ "$1" -le 8192 ] || die "lat's peak RSS: $1 kB, over issue #23's 8 MB"
 ok "lat's peak RSS: $1 kB with the cut, $2 kB with the whole"
