@@ -537,7 +537,7 @@ struct btf *btfslim__new(const void *map, int fd, size_t size, const char *const
 	c.stack = NULL;
 	/* the types: kept ones read again, by ID; the names they use noted.
 	 * None after the last ID kept or referred to: they would all be
-	 * placeholders (6.18: the IDs after 44884 of 126411). */
+	 * placeholders (6.18: the IDs after 44886 of 126411). */
 	err = -ENOMEM;
 	if (!grow(&o, sizeof(h)))
 		goto out;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* btfslim: a BTF made here with libbpf's writing API, cut to its roots (a
  * struct, enums by their name or an enumerator's): what is kept whole, what
- * becomes a placeholder, and that every ID stays; from
+ * becomes a placeholder, and that every ID to the last one needed stays; from
  * memory (a mapped file) and from a file read in pieces, the same.  5000
  * filler types first, so that both sections cross the readers' 64 KiB
  * chunks more than once. */
