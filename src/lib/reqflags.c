@@ -97,7 +97,7 @@ int reqflags__load(struct reqflags *rf, const struct btf *btf)
 	}
 	each_enumerator(btf, ops, add_op, rf);
 	each_enumerator(btf, bits, add_flag, rf);
-	{	/* (-v: tests/live/btf_slim.sh holds the cut BTF's to the whole's) */
+	if (log__verbose()) {	/* (tests/live/btf_slim.sh holds the cut BTF's to the whole's) */
 		char *text = reqflags__to_text(rf);
 
 		for (char *p = text; p && *p; p++)
