@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include <bpf/libbpf.h>
+#include "attach.h"
 #include "bpfenv.h"
 #include "cli.h"
 #include "cmds.h"
@@ -316,7 +317,7 @@ int cmd_exec(int argc, char **argv)
 			goto out;
 		}
 	}
-	exec_bpf__detach(sk);
+	attach__detach_skeleton(sk->skeleton);
 	bpfenv__wait_programs();
 	ring_buffer__consume(rb);
 	summary(&x, sk);

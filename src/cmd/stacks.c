@@ -328,7 +328,7 @@ int cmd_stacks(int argc, char **argv)
 	bpf_link__destroy(link);
 	link = NULL;
 	attacher__destroy(&at);
-	stacks_bpf__detach(sc.sk);
+	attach__detach_skeleton(sc.sk->skeleton);
 	bpfenv__wait_programs();
 	if (!o.kernel_only)
 		scan(&sc);

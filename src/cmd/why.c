@@ -424,7 +424,7 @@ int why__poll(struct why_ctx *wc, int ms)
 void why__finish(struct why_ctx *wc)
 {
 	wc->skel->bss->stopping = true;	/* the syscall links go after the summary */
-	why_bpf__detach(wc->skel);
+	attach__detach_skeleton(wc->skel->skeleton);
 	life__detach(&wc->l);
 	life__drain(&wc->l);
 	why__join_ready(wc);	/* those before the last poll */

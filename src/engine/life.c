@@ -8,6 +8,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "attach.h"
 #include "kfeatures.h"
 #include "bpfenv.h"
 #include "disks.h"
@@ -412,7 +413,7 @@ void life__detach(struct life *l)
 	skipped__stop(&l->skipped);
 	bpf_link__destroy(l->grants);
 	l->grants = NULL;
-	life_bpf__detach(l->skel);
+	attach__detach_skeleton(l->skel->skeleton);
 	bpfenv__wait_programs();
 }
 
@@ -477,6 +478,8 @@ void life__stats(struct life *l, struct life_stats *s)
 
 void life__stop(struct life *l)
 {
+	if (l->skel)	/* the links together, not one by one in destroy */
+		attach__detach_skeleton(l->skel->skeleton);
 	ring_buffer__free(l->rb);
 	if (l->slots)
 		munmap(l->slots, sizeof(struct life_slot) * LIFE_SLOTS);
