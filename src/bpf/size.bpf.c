@@ -10,6 +10,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "size.h"
+#include "lib/hist.h"
 #include "filter.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -32,20 +33,6 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } last_end SEC(".maps");
-
-static __always_inline __u32 log2_64(__u64 v)
-{
-	__u32 r = 0;
-
-	/* no clz in BPF: halve by powers */
-	if (v >> 32) { v >>= 32; r += 32; }
-	if (v >> 16) { v >>= 16; r += 16; }
-	if (v >> 8) { v >>= 8; r += 8; }
-	if (v >> 4) { v >>= 4; r += 4; }
-	if (v >> 2) { v >>= 2; r += 2; }
-	if (v >> 1) r += 1;
-	return r;
-}
 
 SEC("tp_btf/block_bio_queue")
 int BLOCK_PROG(size_bio, block_bio_queue, struct bio *bio)
@@ -85,7 +72,7 @@ int BLOCK_PROG(size_bio, block_bio_queue, struct bio *bio)
 			return 0;
 		}
 	}
-	slot = log2_64(bytes);
+	slot = hist_log2(bytes);
 	__sync_fetch_and_add(&v->count, 1);
 	__sync_fetch_and_add(&v->bytes, bytes);
 	if (seq)
