@@ -33,6 +33,7 @@
 #include "run.h"
 #include "text.h"
 #include "cache.skel.h"
+#include "sort.h"
 
 enum { OPT_BY = OPT_FIRST_CMD, OPT_SNAPSHOT };
 
@@ -290,7 +291,7 @@ static int cache_report(void *ctx, bool last)
 			return fail("collecting rows", "out of memory");
 		counters__delta(&r->d, &sum, &r->last, sizeof(sum));
 	}
-	qsort(cc->rows, cc->n, sizeof(*cc->rows), cmp_rows);
+	sort__any(cc->rows, cc->n, sizeof(*cc->rows), cmp_rows);
 	for (size_t i = 0; i < cc->n; i++) {
 		const struct cache_val *d = &cc->rows[i].d;
 

@@ -25,6 +25,7 @@
 #include "run.h"
 #include "usyms.h"
 #include "func.skel.h"
+#include "sort.h"
 
 enum { OPT_MODE = OPT_FIRST_CMD };
 
@@ -279,7 +280,7 @@ static int func_report(void *ctx, bool last)
 			     bpf_map__fd(sk->maps.hists_spill), old, sizeof(struct func_key), take, fc);
 	if (err)
 		return err < 0 ? fail("collecting histograms", "%s", strerror(-err)) : err;
-	qsort(fc->s, fc->ns, sizeof(*fc->s), series_cmp);
+	sort__any(fc->s, fc->ns, sizeof(*fc->s), series_cmp);
 	counters__delta(&v.d, &s, &fc->last, sizeof(v.d));
 	bpfenv__run_stats(sk->obj, &ns, &cnt);
 	v.bpf_run_ns = ns;

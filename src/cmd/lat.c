@@ -26,6 +26,7 @@
 #include "run.h"
 #include "skipped.h"
 #include "lat.skel.h"
+#include "sort.h"
 
 
 enum { OPT_OWN_CLOCK = OPT_FIRST_CMD, OPT_PHASES };
@@ -147,7 +148,7 @@ static int lat_collect(struct lat_ctx *lc)
 			     sizeof(struct lat_key), lat_take, lc);
 	if (err)
 		return err < 0 ? fail("collecting histograms", "%s", strerror(-err)) : err;
-	qsort(lc->ents, lc->nents, sizeof(*lc->ents), cmp_ent);
+	sort__any(lc->ents, lc->nents, sizeof(*lc->ents), cmp_ent);
 	return 0;
 }
 

@@ -22,6 +22,7 @@
 #include "log.h"
 #include "recs.h"
 #include "run.h"
+#include "sort.h"
 
 #define LAYERS_MAX 256
 
@@ -197,7 +198,7 @@ static int layers_report(void *ctx, bool last)
 	struct fctx c = { .mode = 1, .secs = (now - lc->t0) / 1e9, .interval = ++lc->interval };
 
 	lc->t0 = now;
-	qsort(lc->d, lc->nd, sizeof(lc->d[0]), by_name);
+	sort__any(lc->d, lc->nd, sizeof(lc->d[0]), by_name);
 	for (int i = 0; i < lc->nd; i++)
 		if (!lc->d[i].parent)
 			mark(lc, &lc->d[i], 0);

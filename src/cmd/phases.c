@@ -18,6 +18,7 @@
 #include "report.h"
 #include "life.skel.h"
 #include "log.h"
+#include "sort.h"
 
 struct phase_disk {
 	__u32 dev;
@@ -100,7 +101,7 @@ static int phases_report(void *ctx, bool last)
 	err = life__drain_phases(&pc->l, phases_take, pc);
 	if (err)
 		return err < 0 ? fail("collecting histograms", "%s", strerror(-err)) : err;
-	qsort(pc->d, pc->nd, sizeof(*pc->d), cmp_disk);
+	sort__any(pc->d, pc->nd, sizeof(*pc->d), cmp_disk);
 	skipped = life__skipped_interval(&pc->l);
 	life__stats(&pc->l, &s);
 	counters__delta(&d, &s, &pc->last, sizeof(d));

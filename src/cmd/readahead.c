@@ -32,6 +32,7 @@
 #include "run.h"
 #include "text.h"
 #include "readahead.skel.h"
+#include "sort.h"
 
 enum { OPT_BY = OPT_FIRST_CMD };
 
@@ -263,7 +264,7 @@ static int ra_report(void *ctx, bool last)
 			     bpf_map__fd(sk->maps.uses_spill), old, sizeof(struct ra_key), take_use, rc);
 	if (err)
 		return err < 0 ? fail("collecting histograms", "%s", strerror(-err)) : err;
-	qsort(rc->rows, rc->n, sizeof(*rc->rows), cmp_rows);
+	sort__any(rc->rows, rc->n, sizeof(*rc->rows), cmp_rows);
 	for (size_t i = 0; i < rc->n; i++) {
 		const struct ra_val *d = &rc->rows[i].d;
 

@@ -11,6 +11,7 @@
 #include "hist_user.h"
 #include "report_int.h"
 #include "text.h"
+#include "sort.h"
 
 static int cmp_dev(const void *a, const void *b)
 {
@@ -173,7 +174,7 @@ static void procs(struct rep *p)
 		if (p->r[i].ph[PH_Q2C] > t[k].q2c_max)
 			t[k].q2c_max = p->r[i].ph[PH_Q2C];
 	}
-	qsort(t, n, sizeof(*t), cmp_proc);
+	sort__any(t, n, sizeof(*t), cmp_proc);
 	report__put(p, "<h2>Top processes (the submitter, at Q)</h2>\n<table id=\"procs\"><tr><th>pid</th><th>comm</th>"
 	       "<th>requests</th><th>bytes</th><th>mean Q2C</th><th>max Q2C</th></tr>\n");
 	for (size_t i = 0; i < n && i < TOPPROC; i++) {
@@ -198,7 +199,7 @@ static void holders(struct rep *p)
 {
 	if (!p->tag_waits)
 		return;
-	qsort(p->holder, p->nholder, sizeof(p->holder[0]), cmp_holder);
+	sort__any(p->holder, p->nholder, sizeof(p->holder[0]), cmp_holder);
 	report__put(p, "<h2>Who held the tags requests waited for</h2>\n<p>%llu requests waited %s or more for a tag; "
 		    "each is counted under the process that held the most of its disk's tags when it began to "
 		    "wait, or was given the most while it waited.</p>\n<table id=\"tagholders\"><tr><th>disk</th>"
@@ -268,7 +269,7 @@ static void slowest(struct rep *p)
 		return;
 	for (size_t i = 0; i < p->n; i++)
 		s[i] = &p->r[i];
-	qsort(s, p->n, sizeof(*s), cmp_q2c);
+	sort__any(s, p->n, sizeof(*s), cmp_q2c);
 	report__put(p, "<h2>The slowest requests</h2>\n<table id=\"slowest\"><tr><th>at</th><th>disk</th><th>op</th>"
 	       "<th>bytes</th><th>pid</th><th>comm</th><th>Q2G</th><th>G2I</th><th>I2D</th><th>D2C</th><th>Q2C</th>"
 	       "<th>dominant</th><th>queue writer</th>%s</tr>\n",
@@ -341,7 +342,7 @@ int report__write_html(struct rep *p, const char *src)
 		if (d == nd && nd < 64)
 			devs[nd++] = p->r[i].dev;
 	}
-	qsort(devs, nd, sizeof(devs[0]), cmp_dev);
+	sort__any(devs, nd, sizeof(devs[0]), cmp_dev);
 	/* 60 columns, none shorter than 10 ms (a short recording gets fewer) */
 	cols = span / 10000000ULL + 1 < COLS ? (int)(span / 10000000ULL + 1) : COLS;
 	report__put(p, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>iodig report</title>\n"

@@ -36,6 +36,7 @@
 #include "stacks.skel.h"
 #include "text.h"
 #include "usyms.h"
+#include "sort.h"
 
 enum { OPT_TP = OPT_FIRST_CMD, OPT_UPROBE, OPT_KFUNC, OPT_FOLDED, OPT_SVG, OPT_WALK_EACH };
 
@@ -99,7 +100,7 @@ static int report(struct stacks_ctx *sc)
 			continue;
 		n++;
 	}
-	qsort(es, n, sizeof(*es), cmp_entry);
+	sort__any(es, n, sizeof(*es), cmp_entry);
 	if (sc->o->svg) {	/* every stack, whatever -n says */
 		struct flame fl;
 		FILE *f;

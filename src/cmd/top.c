@@ -33,6 +33,7 @@
 #include "procio.h"
 #include "run.h"
 #include "text.h"
+#include "sort.h"
 
 enum { OPT_BY = OPT_FIRST_CMD, OPT_SORT };
 
@@ -188,7 +189,7 @@ static int top_report(void *ctx, bool last)
 			r->proc_read = r->proc_write = -1;
 	}
 	sort_by = tc->o->sort;
-	qsort(tc->rows, tc->nrows, sizeof(*tc->rows), cmp_rows);
+	sort__any(tc->rows, tc->nrows, sizeof(*tc->rows), cmp_rows);
 	life__stats(&tc->l, &s);
 	counters__delta(&d, &s, &tc->last, sizeof(d));
 	m = bpfenv__recursion_misses(sk->obj);

@@ -14,6 +14,7 @@
 #include "fields.h"
 #include "why_int.h"
 #include "why.skel.h"
+#include "sort.h"
 
 enum { M_SYS = 1, M_FUNC = 2, M_KMEMO = 4 };
 
@@ -370,7 +371,7 @@ void why__summary(struct why_ctx *wc)
 	struct fctx fc = {};
 
 	for (int i = 0; i <= NSYSC; i++)	/* the places, longest first */
-		qsort(wc->agg[i].wait, wc->agg[i].nwaits, sizeof(wc->agg[i].wait[0]), by_ns_desc);
+		sort__any(wc->agg[i].wait, wc->agg[i].nwaits, sizeof(wc->agg[i].wait[0]), by_ns_desc);
 
 	sv.wc = wc;
 	values(wc, &sv.v);

@@ -12,6 +12,7 @@
 #include "diagnose.h"
 #include "disks.h"
 #include "hist_user.h"
+#include "sort.h"
 
 static int cmp_u32(const void *a, const void *b)
 {
@@ -199,7 +200,7 @@ static void rule_devices(struct diagnose *d, struct dx_finding *out, unsigned *n
 
 			if (s) {
 				memcpy(s, k->sec_p99_us, k->nsec * sizeof(*s));
-				qsort(s, k->nsec, sizeof(*s), cmp_u32);
+				sort__any(s, k->nsec, sizeof(*s), cmp_u32);
 				ms(a, sizeof(a), s[0] * 1000ull);
 				ms(c, sizeof(c), s[k->nsec - 1] * 1000ull);
 				ms(e, sizeof(e), s[k->nsec / 2] * 1000ull);
@@ -690,7 +691,7 @@ unsigned diagnose__findings(struct diagnose *d, struct dx_finding *f, unsigned m
 		total += d->layer[i].own_ns > 0 ? (uint64_t)d->layer[i].own_ns : 0;
 	for (unsigned i = 0; i < d->nthrottled; i++)
 		total += d->throttled[i].v.paused_ms * 1000000ull;
-	qsort(f, n, sizeof(*f), by_cost);	/* lost events' cost is all ones: first */
+	sort__any(f, n, sizeof(*f), by_cost);	/* lost events' cost is all ones: first */
 	if (!n)
 		nothing(d, &f[n++]);
 	for (unsigned i = 0; i < n; i++) {

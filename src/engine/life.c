@@ -480,6 +480,7 @@ void life__stop(struct life *l)
 {
 	if (l->skel)	/* the links together, not one by one in destroy */
 		attach__detach_skeleton(l->skel->skeleton);
+	skipped__stop(&l->skipped);	/* (export and record stop without life__detach) */
 	ring_buffer__free(l->rb);
 	if (l->slots)
 		munmap(l->slots, sizeof(struct life_slot) * LIFE_SLOTS);

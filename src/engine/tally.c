@@ -9,6 +9,7 @@
 #include "rows.h"
 #include "run.h"
 #include "tally.h"
+#include "sort.h"
 
 static size_t counters_of(const struct tally *t)
 {
@@ -44,7 +45,7 @@ int tally__collect(struct tally *t)
 		memcpy(last, val, t->val_size);
 	}
 	if (t->cmp)
-		qsort(t->rows, t->n, t->row_size, t->cmp);
+		sort__any(t->rows, t->n, t->row_size, t->cmp);
 	return 0;
 }
 

@@ -40,6 +40,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "btfslim.h"
+#include "sort.h"
 
 #define CHUNK (64 << 10)
 
@@ -569,7 +570,7 @@ struct btf *btfslim__new(const void *map, int fd, size_t size, const char *const
 	c.off.v = NULL;
 	free(c.keep);
 	c.keep = NULL;
-	qsort(nm.old.v, nm.old.n, sizeof(*nm.old.v), cmp_u32);
+	sort__any(nm.old.v, nm.old.n, sizeof(*nm.old.v), cmp_u32);
 	if ((err = copy_names(&s, &nm, &o)))
 		goto out;
 	for (size_t at = sizeof(h); at < types_end;) {	/* the names' offsets, made anew */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "flame.h"
+#include "sort.h"
 
 struct flame_node {
 	char *name;
@@ -127,7 +128,7 @@ static void draw(FILE *out, const struct flame_node *n, uint64_t x, int depth, i
 		"<text y=\"%d\"></text></g>\n", n->kernel ? " [kernel]" : "", (unsigned long long)n->value,
 		unit, total ? 100.0 * n->value / total : 0, 40 + (maxd - 1 - depth) * 16, fill,
 		40 + (maxd - 1 - depth) * 16 + 11);
-	qsort(n->kids, n->nkids, sizeof(*n->kids), cmp_name);
+	sort__any(n->kids, n->nkids, sizeof(*n->kids), cmp_name);
 	for (int i = 0; i < n->nkids; i++) {
 		draw(out, n->kids[i], cx, depth + 1, maxd, total, unit);
 		cx += n->kids[i]->value;

@@ -10,6 +10,7 @@
 #include "ksyms.h"
 #include "text.h"
 #include "usyms.h"
+#include "sort.h"
 
 bool frames__prefixed(const char *fn, const char *const *prefixes, size_t n)
 {
@@ -392,7 +393,7 @@ void ustacks__scan(struct ustacks *c, struct usyms *us, int keys_fd, size_t key_
 			break;
 	}
 	if (c->n > sorted)
-		qsort(c->u, c->n, sizeof(*c->u), cmp_ustack);
+		sort__any(c->u, c->n, sizeof(*c->u), cmp_ustack);
 }
 
 void ustacks__free(struct ustacks *c)

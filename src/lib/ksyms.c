@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ksyms.h"
+#include "sort.h"
 
 /* Names are kept as offsets into strs while it grows, pointers after. */
 static long add_str(struct ksyms *k, const char *s)
@@ -70,7 +71,7 @@ int ksyms__load(struct ksyms *k, const char *path)
 		k->syms[i].name = k->strs + (long)k->syms[i].name;
 		k->syms[i].module = (long)k->syms[i].module < 0 ? NULL : k->strs + (long)k->syms[i].module;
 	}
-	qsort(k->syms, k->n, sizeof(*k->syms), cmp_addr);
+	sort__any(k->syms, k->n, sizeof(*k->syms), cmp_addr);
 	return 0;
 nomem:
 	fclose(f);

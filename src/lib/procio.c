@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include "procio.h"
 #include "text.h"
+#include "sort.h"
 
 static int cmp_io(const void *a, const void *b)
 {
@@ -77,7 +78,7 @@ void procio__scan(struct procio *tc)
 		tc->now[tc->nnow++] = io;
 	}
 	closedir(d);
-	qsort(tc->now, tc->nnow, sizeof(*tc->now), cmp_io);
+	sort__any(tc->now, tc->nnow, sizeof(*tc->now), cmp_io);
 	{	/* processes gone: their last shown counts with them */
 		int k = 0;
 
@@ -129,7 +130,7 @@ void procio__shown(struct procio *p, uint32_t pid)
 		p->shown = q;
 	}
 	p->shown[p->nshown++] = *now;
-	qsort(p->shown, p->nshown, sizeof(*p->shown), cmp_io);
+	sort__any(p->shown, p->nshown, sizeof(*p->shown), cmp_io);
 }
 
 void procio__free(struct procio *p)

@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "umaps.h"
+#include "sort.h"
 
 #define BUCKETS 4096
 #define PAGES 32	/* per CPU: 128 KiB, some 1,000 mmap records; taken every 100 ms */
@@ -289,7 +290,7 @@ void umaps__poll(struct umaps *m)
 		return;
 	perf_buffer__consume(m->pb);
 	/* the CPUs' records in the order they happened */
-	qsort(m->q, m->nq, sizeof(*m->q), cmp_pending);
+	sort__any(m->q, m->nq, sizeof(*m->q), cmp_pending);
 	for (size_t i = 0; i < m->nq; i++) {
 		apply(m, m->q[i].h);
 		free(m->q[i].h);

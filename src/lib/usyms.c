@@ -12,6 +12,7 @@
 #include "log.h"
 #include "umaps.h"
 #include "usyms.h"
+#include "sort.h"
 
 #define USYMS_PROCS 256
 
@@ -190,7 +191,7 @@ static void jit_load(struct proc_syms *s)
 		s->jit[s->njit++] = (struct jit_sym){ start, size, strdup(name) };
 	}
 	fclose(f);
-	qsort(s->jit, s->njit, sizeof(*s->jit), cmp_jit);
+	sort__any(s->jit, s->njit, sizeof(*s->jit), cmp_jit);
 }
 
 /* The last of n entries (stride bytes each, sorted by the uint64_t start
@@ -257,7 +258,7 @@ static struct mod_syms *mod_syms(struct proc_syms *ps, Dwfl_Module *m)
 		ms->s[ms->n++] = (struct msym){ addr, addr + sym.st_size, name,
 						GELF_ST_BIND(sym.st_info) == STB_GLOBAL };
 	}
-	qsort(ms->s, ms->n, sizeof(*ms->s), cmp_msym);
+	sort__any(ms->s, ms->n, sizeof(*ms->s), cmp_msym);
 	return ms;
 }
 
