@@ -75,9 +75,9 @@ int attacher__user(struct attacher *a, const struct attach_progs *p, const char 
 int attacher__program(struct attacher *a, struct bpf_program *prog, const char *what);
 void attacher__destroy(struct attacher *a);
 
-/* Links destroyed together, from up to DETACH_THREADS threads: each link
- * on a perf event waits for a grace period as it goes, and waiters at once
- * share one (attach.c says which). */
+/* Links destroyed together, from up to DETACH_THREADS threads: a link on
+ * a perf event waits for grace periods as it goes, and the first of its two
+ * waits overlaps the other links' (attach.c says which). */
 #define DETACH_THREADS 15
 struct bpf_object_skeleton;
 void attach__destroy_links(struct bpf_link **links, int n);

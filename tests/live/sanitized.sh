@@ -51,5 +51,6 @@ sanitized exec exec
 sanitized sysfs sysfs
 sanitized layers layers
 sanitized why why
+sanitized doctor doctor -d "$d" 30
 sanitized func func "$(readlink -f /lib/x86_64-linux-gnu/libc.so.6):malloc"
 ok "$n tracing commands under ASan and UBSan, each under load and stopped by SIGINT: exit 0, no report"
