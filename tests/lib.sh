@@ -2,9 +2,12 @@
 # stopped the way a user would, and assertions on kernel-reported facts.
 # A test exits 0 (pass), 1 (fail) or 77 (skip).  Under CI=true a missing
 # capability is a failure, never a skip.  KEEP_T=1 keeps the test's directory.
+# IODIG_UNDER_TEST=PATH runs another build: build-asan/iodig-asan puts every
+# live test's iodig under ASan and UBSan (outside CI: their timings and RSS
+# limits are the static build's).
 set -u
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-IODIG="$TOP/iodig"
+IODIG=$(readlink -f "${IODIG_UNDER_TEST:-$TOP/iodig}")
 T=$(mktemp -d /tmp/iodig-test.XXXXXX)
 PIDS=()
 

@@ -9,6 +9,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,20 +154,27 @@ static int on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* PREFIX's directory, with its '/' ("./" for none); PREFIX's last part. */
+static const char *prefix_dir(const char *prefix, char *dir, size_t len)
+{
+	const char *base = strrchr(prefix, '/');
+
+	snprintf(dir, len, "%.*s", base ? (int)(base - prefix) + 1 : 2, base ? prefix : "./");
+	return base ? base + 1 : prefix;
+}
+
 /* The recordings PREFIX-N.rec there are: the highest N, and those at or
  * below drop_upto removed (the oldest, past --max-files). */
 static unsigned long long recordings(const char *prefix, unsigned long long drop_upto)
 {
 	char dir[4096], path[4096 + 256];
-	const char *base = strrchr(prefix, '/');
+	const char *base = prefix_dir(prefix, dir, sizeof(dir));
 	unsigned long long max = 0, n;
 	struct dirent *e;
 	size_t blen;
 	DIR *d;
 	int end;
 
-	snprintf(dir, sizeof(dir), "%.*s", base ? (int)(base - prefix) + 1 : 1, base ? prefix : ".");
-	base = base ? base + 1 : prefix;
 	blen = strlen(base);
 	if (!(d = opendir(dir)))
 		return 0;
@@ -275,6 +283,7 @@ int cmd_record(int argc, char **argv)
 	struct life_cfg cfg = { .mode = LIFE_SLOW, .min_ns = 0, .sysfs = true, .lazy_grants = true };
 	struct life l = {};
 	const struct btf *vmlinux;
+	char dir[4096];
 	struct sigaction sa = { .sa_handler = on_usr1 };
 	uint64_t next_second;
 	int err = cli__prologue(&cmd, argc, argv, &o.c, &o);
@@ -286,6 +295,10 @@ int cmd_record(int argc, char **argv)
 	cfg.dev = o.sel.disk;
 	cfg.part = o.sel.part;
 	rc.l = &l;
+	/* said now, not when the incident comes and nothing can be written */
+	prefix_dir(o.prefix, dir, sizeof(dir));
+	if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS))
+		return fail("writing recordings", "%s: %s", dir, strerror(errno));
 	rc.dumps = recordings(o.prefix, 0);	/* a restart overwrites nothing */
 	rc.cap = o.max_mb << 20;
 	if (!(rc.ring = malloc(rc.cap)))	/* (mapped: its pages count as they fill) */

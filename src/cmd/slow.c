@@ -134,8 +134,10 @@ int slow__main(int argc, char **argv, bool snoop, const char *synopsis, const ch
 	if ((err = printer__stacks(&pr, o.kstack, o.ustack)))
 		goto out;
 	/* a file that cannot be written is said before anything is attached */
-	if (o.record && (err = recfile__create(&pr.rec, o.record)))
-		return fail("writing the recording", "%s: %s", o.record, strerror(-err));
+	if (o.record && (err = recfile__create(&pr.rec, o.record))) {
+		err = fail("writing the recording", "%s: %s", o.record, strerror(-err));
+		goto out;
+	}
 	err = life__start(&l, &cfg, printer__on_record, &pr);
 	if (err)
 		goto out;

@@ -408,12 +408,20 @@ int64_t life__skipped_interval(struct life *l)
 	return skipped__interval(&l->skipped);
 }
 
-void life__detach(struct life *l)
+/* Every link gone (the skeleton's together: attach.c says why) and the
+ * skipped count stopped; again, nothing. */
+static void unhook(struct life *l)
 {
 	skipped__stop(&l->skipped);
 	bpf_link__destroy(l->grants);
 	l->grants = NULL;
-	attach__detach_skeleton(l->skel->skeleton);
+	if (l->skel)
+		attach__detach_skeleton(l->skel->skeleton);
+}
+
+void life__detach(struct life *l)
+{
+	unhook(l);
 	bpfenv__wait_programs();
 }
 
@@ -478,9 +486,7 @@ void life__stats(struct life *l, struct life_stats *s)
 
 void life__stop(struct life *l)
 {
-	if (l->skel)	/* the links together, not one by one in destroy */
-		attach__detach_skeleton(l->skel->skeleton);
-	skipped__stop(&l->skipped);	/* (export and record stop without life__detach) */
+	unhook(l);	/* (export and record stop without life__detach) */
 	ring_buffer__free(l->rb);
 	if (l->slots)
 		munmap(l->slots, sizeof(struct life_slot) * LIFE_SLOTS);

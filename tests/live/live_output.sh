@@ -22,7 +22,7 @@ within_1s() {
 start_iodig "$T/slow.txt" slow 0 -d "$n"
 # snoop into a pipe: stdout is not a tty and not a file
 "$IODIG" snoop -d "$n" --json --ready-file "$T/ready2" 2>"$T/snoop.err" | cat > "$T/snoop.json" &
-PIDS+=("$(pgrep -n -f "iodig snoop -d $n")")
+PIDS+=("$(pgrep -n -f "${IODIG##*/} snoop -d $n")")
 for i in $(seq 50); do [ -s "$T/ready2" ] && break; sleep 0.1; done
 [ -s "$T/ready2" ] || die "snoop not ready"
 base=$(lines "$T/slow.txt")	# the header
@@ -44,7 +44,7 @@ assert_eq "$(grep -c ' dd ' "$T/slow.txt")" 3 "slow lines for dd's requests"
 calls() { grep -c 'fdatasync' "$1"; }
 start_iodig "$T/why.txt" why 0 --comm dd --syscalls fdatasync
 "$IODIG" why 0 --comm dd --syscalls fdatasync --json --ready-file "$T/ready3" 2>"$T/why.err" | cat > "$T/why.json" &
-PIDS+=("$(pgrep -n -f "iodig why 0 --comm dd --syscalls fdatasync --json")")
+PIDS+=("$(pgrep -n -f "${IODIG##*/} why 0 --comm dd --syscalls fdatasync --json")")
 for i in $(seq 50); do [ -s "$T/ready3" ] && break; sleep 0.1; done
 [ -s "$T/ready3" ] || die "why --json not ready: $(cat "$T/why.err")"
 for k in 1 2 3; do

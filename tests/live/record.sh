@@ -88,3 +88,17 @@ done
 stop_iodig
 assert_eq "$(cd "$T" && echo mm-*.rec)" "mm-3.rec mm-4.rec" "--max-files 2 after a restart: the files left"
 assert_eq "$(reqs "$T/mm-4.rec")" 10 "mm-4.rec: the last 10 reads"
+# 6. a PREFIX without a directory part: the directory is the current one
+# (--max-files removed ".rel-1.rec", never there, and left rel-1.rec)
+mkdir "$T/cwd"
+(cd "$T/cwd" && start_iodig "$T/c.out" record -o rel --max-files 1 -d "$d" &&
+	for k in 1 2; do
+		dd if="$L" of=/dev/null bs=4k count=10 iflag=direct status=none
+		kill -USR1 "$IODIG_PID"
+		for i in $(seq 50); do grep -q "rel-$k.rec" "$T/c.out.err" && break; sleep 0.1; done
+	done && stop_iodig) || die "record -o rel"
+assert_eq "$(cd "$T/cwd" && echo *.rec .*.rec)" "rel-2.rec .*.rec" "--max-files 1, PREFIX in the current directory: the newest left"
+# 7. a PREFIX whose directory is missing is said at the start (it recorded
+# until the incident, then could not write)
+"$IODIG" record -o "$T/no/dir/r" 2>"$T/e"; rc=$?
+assert_eq "$rc $(cat "$T/e")" "1 iodig record: writing recordings: $T/no/dir/: No such file or directory" "-o into a missing directory"

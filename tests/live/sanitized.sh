@@ -54,3 +54,25 @@ sanitized why why
 sanitized doctor doctor -d "$d" 30
 sanitized func func "$(readlink -f /lib/x86_64-linux-gnu/libc.so.6):malloc"
 ok "$n tracing commands under ASan and UBSan, each under load and stopped by SIGINT: exit 0, no report"
+
+# refused WANT ARGS...: exit WANT (1, or 2 for a usage error) after one
+# line, nothing leaked on the way out (snoop --record into a missing
+# directory returned past its clean-up: a leak)
+n=0
+refused() {
+	local want=$1 rc
+	shift
+	"$A" "$@" > /dev/null 2> "$T/refused.err"; rc=$?
+	[ "$rc" = "$want" ] || die "iodig $* under ASan/UBSan: exit $rc, want $want: $(head -c 1500 "$T/refused.err")"
+	[ "$(wc -l < "$T/refused.err")" = 1 ] || die "iodig $*: not one line: $(head -c 1500 "$T/refused.err")"
+	n=$((n + 1))
+}
+refused 1 snoop --record "$T/no/dir/x.rec"
+refused 1 slow -d nosuchdisk
+refused 1 record -o "$T/no/dir/r"
+refused 2 export --listen 256.0.0.1:1
+refused 1 why -p 999999999
+refused 1 func no_such_function_anywhere
+refused 1 stacks -p 999999999
+refused 1 top -c /no/such/cgroup
+ok "$n bad inputs under ASan and UBSan: the exit asked, one line, no report"
