@@ -252,10 +252,16 @@ static const struct btf_type *rec_of(struct cut *c, uint32_t id)
 	return (const void *)c->rec;
 }
 
-static void push(struct cut *c, uint32_t id)
+/* id must be in the BTF made: the cut ends at the last such ID */
+static void refer(struct cut *c, uint32_t id)
 {
 	if (id <= c->off.n && id > c->last)
 		c->last = id;
+}
+
+static void push(struct cut *c, uint32_t id)
+{
+	refer(c, id);
 	if (id && id <= c->off.n && !c->keep[id]) {
 		c->keep[id] = 1;
 		c->stack[c->depth++] = id;	/* at most n: each ID once */
@@ -270,8 +276,7 @@ static void hold(struct cut *c, const struct btf_type *t, bool trace)
 
 	switch (BTF_INFO_KIND(t->info)) {
 	case BTF_KIND_PTR:	/* its target's ID must be there, as a placeholder */
-		if (t->type <= c->off.n && t->type > c->last)
-			c->last = t->type;
+		refer(c, t->type);
 		break;
 	case BTF_KIND_TYPEDEF: {
 		uint32_t to = t->type;
