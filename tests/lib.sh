@@ -294,6 +294,14 @@ bpftrace_stop() {
 }
 
 # stop_iodig: SIGINT, wait, the exit status must be 0
+# stop_iodig_timed: stop_iodig, and the ms from SIGINT to its exit in STOP_MS
+stop_iodig_timed() {
+	local t0
+	t0=$(date +%s%N)
+	stop_iodig
+	STOP_MS=$(( ($(date +%s%N) - t0) / 1000000 ))
+}
+
 stop_iodig() {
 	# (quiet: an iodig that ended by itself, as func -p does when its
 	# process exits, is gone already, and wait still gives its status)
@@ -497,6 +505,16 @@ own_ids() {
 # ids_left KIND IDS: how many of IDS (own_ids) `bpftool KIND show` still lists
 ids_left() {
 	bpftool "$1" show -j | jq --argjson ids "[$2]" '[.[] | select(.id as $i | $ids | index($i))] | length'
+}
+
+# released WHO LIDS PIDS: none of the links LIDS (own_ids, read while it
+# ran) left once it exited, and none of the programs PIDS 1 s after (the
+# kernel frees a program a grace period after its last link went)
+released() {
+	local i
+	assert_eq "$(ids_left link "$2")" 0 "$1's BPF links once it exited ($(echo "$2" | tr ',' '\n' | wc -l) while it ran)"
+	for i in $(seq 20); do [ "$(ids_left prog "$3")" = 0 ] && break; sleep 0.05; done
+	assert_eq "$(ids_left prog "$3")" 0 "$1's BPF programs 1 s after it exited ($(echo "$3" | tr ',' '\n' | wc -l) while it ran)"
 }
 
 # own_progs PID PREFIX: how many of PID's BPF programs are named PREFIX*

@@ -16,23 +16,17 @@ EP=$(free_port)
 
 # stopped NAME IODIG-ARGS...: started, watched, stopped by SIGINT, checked
 stopped() {
-	local name=$1 pids lids n t0 t1 ms i
+	local name=$1 pids lids n
 	shift
 	start_iodig "$T/$name.out" "$@"
 	n=$(own_progs "$IODIG_PID" life_sysfs_)
 	[ "$n" = 10 ] || die "$name: $n queue-write watcher programs loaded, want 10 (5 calls, entry and exit)"
 	pids=$(own_ids "$IODIG_PID" prog_id); lids=$(own_ids "$IODIG_PID" link_id)
 	sleep 0.5
-	t0=$(date +%s%N)
-	stop_iodig
-	t1=$(date +%s%N)
-	ms=$(( (t1 - t0) / 1000000 ))
-	[ "$ms" -le 600 ] || die "$name took $ms ms from SIGINT to exit (want 600 at most; one link after another it took 700)"
-	ok "$name (dd writing 1-byte blocks): exited $ms ms after SIGINT"
-	assert_eq "$(ids_left link "$lids")" 0 "$name's BPF links once it exited ($(echo "$lids" | tr ',' '\n' | wc -l) while it ran)"
-	# a program is freed by the kernel a grace period after its last link went
-	for i in $(seq 20); do [ "$(ids_left prog "$pids")" = 0 ] && break; sleep 0.05; done
-	assert_eq "$(ids_left prog "$pids")" 0 "$name's BPF programs 1 s after it exited"
+	stop_iodig_timed
+	[ "$STOP_MS" -le 600 ] || die "$name took $STOP_MS ms from SIGINT to exit (want 600 at most; one link after another it took 700)"
+	ok "$name (dd writing 1-byte blocks): exited $STOP_MS ms after SIGINT"
+	released "$name" "$lids" "$pids"
 }
 
 stopped slow slow 10

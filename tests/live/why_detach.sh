@@ -25,18 +25,12 @@ pids=$(own_ids "$IODIG_PID" prog_id); lids=$(own_ids "$IODIG_PID" link_id)
 fops=$(bpftool map dump name why_bpf.bss | jq '[.. | objects | .qw_fops? // empty][0]')
 [ -n "$fops" ] && [ "$fops" != 0 ] && [ "$fops" != null ] || die "the watcher did not learn sysfs files' f_op: '$fops'"
 sleep 1
-t0=$(date +%s%N)
-stop_iodig
-t1=$(date +%s%N)
+stop_iodig_timed
 kill $DD
-ms=$(( (t1 - t0) / 1000000 ))
 jq -e -s '[.[] | select(.type == "summary")] | length == 1' "$T/w.json" >/dev/null || die "no summary after SIGINT"
-[ "$ms" -le 500 ] || die "why took $ms ms from SIGINT to exit (want 500 at most)"
-ok "why (every process, dd writing 1-byte blocks): summary out and exited $ms ms after SIGINT"
-assert_eq "$(ids_left link "$lids")" 0 "its BPF links once it exited ($(echo "$lids" | tr ',' '\n' | wc -l) while it ran)"
-# a program is freed by the kernel a grace period after its last link went
-for i in $(seq 20); do [ "$(ids_left prog "$pids")" = 0 ] && break; sleep 0.05; done
-assert_eq "$(ids_left prog "$pids")" 0 "why's and the engine's BPF programs 1 s after it exited ($(echo "$pids" | tr ',' '\n' | wc -l) while it ran)"
+[ "$STOP_MS" -le 500 ] || die "why took $STOP_MS ms from SIGINT to exit (want 500 at most)"
+ok "why (every process, dd writing 1-byte blocks): summary out and exited $STOP_MS ms after SIGINT"
+released why "$lids" "$pids"
 
 # ---- the watcher, each write call ----
 L=$(loopdev 64); n=${L#/dev/}
